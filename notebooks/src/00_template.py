@@ -1,0 +1,42 @@
+# %% [markdown]
+# # 00 · Template: the house style of every notebook
+#
+# Every notebook of this companion follows the same five steps:
+#
+# 1. a **`parameters` cell** of plain typed literals (papermill overrides them; `SMOKE=True`
+#    gives a tiny CPU run used by `make test`);
+# 2. **imports from `pearl`** only — all logic lives in the tested library under `lib/`;
+# 3. **compute**, timing each step with `run.time(...)`;
+# 4. **show** a table or figure;
+# 5. **save** under `results/` (tables `tableN.{csv,md}`, one `<notebook>.json` with metrics and
+#    provenance) and `figures/` (`figureN.{png,pdf}`).
+#
+# This template encodes a few phrases with the default backbone and saves their cosine matrix.
+
+# %% parameters
+SMOKE: bool = False
+MODEL: str = "minilm"
+PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"]
+
+# %%
+import time
+
+import numpy as np
+import pandas as pd
+
+from pearl.encode import encode, load_model
+from pearl.provenance import Run
+
+run = Run("00_template", dict(SMOKE=SMOKE, MODEL=MODEL, PHRASES=PHRASES))
+
+# %%
+t0 = time.perf_counter()
+model = load_model(MODEL)
+vectors = encode(model, PHRASES)
+run.time("encode", time.perf_counter() - t0)
+cosine = pd.DataFrame(vectors @ vectors.T, index=PHRASES, columns=PHRASES).round(3)
+cosine
+
+# %%
+path = run.save(metrics={"mean_offdiagonal_cosine": float((cosine.values.sum() - len(PHRASES)) / (len(PHRASES) ** 2 - len(PHRASES)))})
+print("wrote", path)

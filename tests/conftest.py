@@ -1,0 +1,38 @@
+"""Shared fixtures. Tests never touch the network and never write into results/ or figures/:
+everything a run writes goes under a scratch PEARL_OUTPUT."""
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def scratch_output(tmp_path_factory):
+    """One scratch output root for the whole session (notebooks feed each other through it)."""
+    out = tmp_path_factory.mktemp("pearl_output")
+    old = os.environ.get("PEARL_OUTPUT")
+    os.environ["PEARL_OUTPUT"] = str(out)
+    yield out
+    if old is None:
+        os.environ.pop("PEARL_OUTPUT", None)
+    else:
+        os.environ["PEARL_OUTPUT"] = old
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    from pearl.encode import load_model
+
+    return load_model("minilm", device="cpu")
+
+
+def have_wordnet() -> bool:
+    return Path("/usr/share/wordnet/data.noun").is_file()
+
+
+needs_wordnet = pytest.mark.skipif(not have_wordnet(), reason="WordNet missing: apt-get install wordnet-base")
