@@ -21,6 +21,7 @@ export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
+$(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtime .cache/ipython .cache/matplotlib)
 
 # the batch run, in dependency order; later issues' notebooks join this list
 NOTEBOOKS := $(shell cat notebooks/ORDER)

@@ -97,7 +97,7 @@ def _verify(path: Path, name: str) -> Path:
 def _download(name: str) -> Path:
     if not name.startswith("pearl_benchmark/"):
         raise DataError(f"{name} has no download source. " + FIX.format(name=name))
-    url = PEARL_URL + name.removeprefix("pearl_benchmark/").replace("conll2003", "conll2003")
+    url = PEARL_URL + name.removeprefix("pearl_benchmark/")
     target = paths.cache_dir() / name
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(target.suffix + ".part")

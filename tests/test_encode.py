@@ -1,0 +1,71 @@
+"""encode(): equal to sentence-transformers, and a defined behaviour for every bad input."""
+import numpy as np
+import pytest
+
+from pearl.encode import Encoder, check_phrases, default_backbone_path, encode, mean_pool, resolve
+
+PHRASES = ["The New York Times", "NYTimes", "nytimes.com", "New York Post", "a", "The New York Times"]
+
+
+def test_matches_sentence_transformers(minilm):
+    from sentence_transformers import SentenceTransformer
+
+    st = SentenceTransformer(str(default_backbone_path()), device="cpu")
+    ours = encode(minilm, PHRASES, batch_size=2)  # small batches: padding across lengths
+    theirs = st.encode(PHRASES, normalize_embeddings=True)
+    assert ours.shape == (len(PHRASES), 384) and ours.dtype == np.float32
+    assert np.abs(ours - theirs).max() <= 1e-5
+
+
+def test_order_and_duplicates_preserved(minilm):
+    vecs = encode(minilm, PHRASES)
+    np.testing.assert_array_equal(vecs[0], vecs[-1])
+    single = encode(minilm, ["nytimes.com"])
+    assert np.abs(vecs[2] - single[0]).max() < 1e-5
+    np.testing.assert_allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-5)
+
+
+def test_empty_list_gives_empty_array_of_right_width(minilm):
+    out = encode(minilm, [])
+    assert out.shape == (0, 384) and out.dtype == np.float32
+
+
+@pytest.mark.parametrize("bad", [[""], ["   "], [None], ["ok", "\t\n"], [3.0]])
+def test_bad_phrases_raise_clear_valueerror(minilm, bad):
+    with pytest.raises(ValueError, match="phrase"):
+        encode(minilm, bad)
+
+
+def test_a_bare_string_is_refused():
+    with pytest.raises(ValueError, match="wrap it"):
+        check_phrases("The New York Times")
+
+
+def test_very_long_emoji_and_non_latin_are_encoded(minilm):
+    """Long inputs are truncated to the model's 256 word pieces; odd scripts give finite unit vectors."""
+    long = "word " * 2000  # 10,000 characters
+    out = encode(minilm, [long, long[:5000], "😀🎉", "東京都", "Ελληνικά", "e\u0301te\u0301"])
+    assert np.isfinite(out).all()
+    np.testing.assert_allclose(np.linalg.norm(out, axis=1), 1.0, atol=1e-5)
+    # truncation: both long strings exceed 256 pieces, so they embed identically
+    assert np.abs(out[0] - out[1]).max() < 1e-5
+
+
+def test_mean_pool_ignores_padding():
+    import torch
+
+    hidden = torch.tensor([[[1.0, 1.0], [3.0, 3.0], [100.0, 100.0]]])
+    mask = torch.tensor([[1, 1, 0]])
+    assert mean_pool(hidden, mask).tolist() == [[2.0, 2.0]]
+
+
+def test_function_encoders_share_the_path():
+    enc = Encoder(name="toy", dim=2, fn=lambda ps: np.array([[len(p), 1.0] for p in ps]))
+    out = encode(enc, ["ab", "abcd", "ab"])
+    np.testing.assert_allclose(out[0], np.array([2, 1]) / np.sqrt(5), rtol=1e-6)
+    np.testing.assert_array_equal(out[0], out[2])
+
+
+def test_alias_resolves_offline():
+    assert resolve("minilm") == str(default_backbone_path())
+    assert resolve("intfloat/e5-small-v2") == "intfloat/e5-small-v2"  # a hub name, loaded when connected
