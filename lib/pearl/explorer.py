@@ -1,0 +1,304 @@
+"""The similarity explorer: an ipywidgets app for teaching what phrase embeddings do.
+
+Type a query; candidates (typed one per line, or the query's nearest neighbours in a
+vocabulary, found with faiss) are ranked by cosine similarity, one ranked table with bars
+per model, side by side, updated as you type (debounced). The teaching view applies the
+character / token / phrase-level augmentations of PEARL to the query and shows how far
+each variant moves in embedding space (cosine to the original query, per model).
+
+>>> app = Explorer({"minilm": load_model("minilm")}, "The New York Times",
+...                ["NYTimes", "New York Post"])               # doctest: +SKIP
+>>> display(app.widget)        # live, in Jupyter or Voila      # doctest: +SKIP
+>>> display(app.snapshot())    # static HTML, for papermill    # doctest: +SKIP
+
+Responsiveness: every phrase is encoded once per model and kept in an LRU cache, so a
+keystroke costs one query encoding per model (plus the variants of the teaching view);
+:func:`measure_latency` times that path. Bars are drawn in HTML, not matplotlib: a
+figure per keystroke would cost more than the encoding.
+
+Left out: editing models at run time, saving sessions, and any server of its own (use
+Voila to serve the notebook).
+"""
+from __future__ import annotations
+
+import html
+import statistics
+import threading
+import time
+from collections import OrderedDict
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+
+from .encode import Encoder, encode
+
+#: cap on a query's length: longer input is almost surely a paste by mistake
+MAX_QUERY_CHARS = 500
+
+
+class EmbeddingCache:
+    """LRU cache of one model's phrase vectors; misses are encoded together in one batch."""
+
+    def __init__(self, model: Encoder, maxsize: int = 50_000):
+        self.model, self.maxsize = model, maxsize
+        self._vecs: OrderedDict[str, np.ndarray] = OrderedDict()
+        self.hits = self.misses = 0
+
+    def __call__(self, phrases: Sequence[str]) -> np.ndarray:
+        phrases = list(phrases)
+        missing = list(dict.fromkeys(p for p in phrases if p not in self._vecs))
+        self.misses += len(missing)
+        self.hits += len(phrases) - len(missing)
+        if missing:
+            for p, v in zip(missing, encode(self.model, missing)):
+                self._vecs[p] = v
+        out = np.stack([self._vecs[p] for p in phrases]) if phrases else np.zeros((0, self.model.dim), np.float32)
+        for p in phrases:
+            self._vecs.move_to_end(p)
+        while len(self._vecs) > self.maxsize:
+            self._vecs.popitem(last=False)
+        return out
+
+    def __len__(self) -> int:
+        return len(self._vecs)
+
+    def keep_only(self, phrases) -> None:
+        """Forget every vector but those of ``phrases`` (used to time cold queries)."""
+        keep = set(phrases)
+        for p in [p for p in self._vecs if p not in keep]:
+            del self._vecs[p]
+
+
+class Debouncer:
+    """Run ``fn`` once, ``wait`` seconds after the last call; ``wait=0`` runs it at once.
+
+    ``timer`` makes the scheduling testable: anything with ``threading.Timer``'s
+    signature and ``start``/``cancel``.
+    """
+
+    def __init__(self, wait: float, fn: Callable[[], None], timer=threading.Timer):
+        self.wait, self.fn, self.timer = wait, fn, timer
+        self._pending = None
+        self._lock = threading.Lock()
+
+    def __call__(self) -> None:
+        if self.wait <= 0:
+            self.fn()
+            return
+        with self._lock:
+            if self._pending is not None:
+                self._pending.cancel()
+            self._pending = self.timer(self.wait, self._fire)
+            self._pending.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._pending = None
+        self.fn()
+
+    @property
+    def pending(self) -> bool:
+        return self._pending is not None
+
+
+class NeighbourIndex:
+    """Exact inner-product (= cosine) faiss index over a vocabulary, encoded once."""
+
+    def __init__(self, cache: EmbeddingCache, vocabulary: Sequence[str]):
+        import faiss
+
+        self.cache = cache
+        self.vocabulary = list(dict.fromkeys(vocabulary))
+        if not self.vocabulary:
+            raise ValueError("the neighbour vocabulary is empty: pass some phrases")
+        vecs = encode(cache.model, self.vocabulary)
+        self.index = faiss.IndexFlatIP(vecs.shape[1])
+        self.index.add(vecs)
+
+    def search(self, query: str, k: int = 10) -> list[str]:
+        """The ``k`` vocabulary phrases nearest to ``query``, the query itself excluded."""
+        _, ids = self.index.search(self.cache([query]), min(k + 1, len(self.vocabulary)))
+        return [self.vocabulary[i] for i in ids[0] if i >= 0 and self.vocabulary[i] != query][:k]
+
+
+def check_query(query: str) -> str | None:
+    """The cleaned query, or None when there is nothing to rank (empty/whitespace)."""
+    if not isinstance(query, str):
+        raise ValueError(f"the query must be a string, not {type(query).__name__}")
+    query = query.strip()[:MAX_QUERY_CHARS]
+    return query or None
+
+
+def rank(cache: EmbeddingCache, query: str, candidates: Sequence[str]) -> list[tuple[str, float]]:
+    """``(candidate, cosine)`` pairs, best first (ties keep input order)."""
+    if not candidates:
+        return []
+    vecs = cache([query] + list(candidates))
+    scores = vecs[1:] @ vecs[0]
+    return [(candidates[i], float(scores[i])) for i in np.argsort(-scores, kind="stable")]
+
+
+def ranking_html(label: str, ranked: list[tuple[str, float]]) -> str:
+    """One model's ranked table with an inline bar per cosine (classes for styling and tests)."""
+    rows = "".join(
+        f'<tr class="pearl-row"><td>{i}</td><td class="pearl-candidate">{html.escape(c)}</td>'
+        f'<td class="pearl-score">{s:.3f}</td><td style="width:140px"><div style="background:#4c72b0;'
+        f'height:10px;width:{max(s, 0) * 100:.0f}%"></div></td></tr>'
+        for i, (c, s) in enumerate(ranked, 1)
+    )
+    return (f'<div style="margin-right:24px"><b>{html.escape(label)}</b>'
+            f'<table class="pearl-ranking" data-model="{html.escape(label)}">'
+            f"<tr><th>#</th><th>candidate</th><th>cosine</th><th></th></tr>{rows}</table></div>")
+
+
+def variant_scores(caches: Mapping[str, EmbeddingCache], query: str, variants: Mapping[str, str]):
+    """Rows ``(operation, variant, {model: cosine to the query})`` for the teaching view."""
+    ops = [op for op, v in variants.items() if isinstance(v, str) and v.strip()]
+    out = [(op, variants[op], {}) for op in ops]
+    for label, cache in caches.items():
+        vecs = cache([query] + [variants[op] for op in ops])
+        for row, s in zip(out, vecs[1:] @ vecs[0]):
+            row[2][label] = float(s)
+    return out
+
+
+def variants_html(rows) -> str:
+    if not rows:
+        return "<i>no augmentations available for this query</i>"
+    models = list(rows[0][2])
+    head = "".join(f"<th>cos to query · {html.escape(m)}</th>" for m in models)
+    body = "".join(
+        f'<tr><td>{html.escape(op)}</td><td class="pearl-variant">{html.escape(v)}</td>'
+        + "".join(f"<td>{s[m]:.3f}</td>" for m in models) + "</tr>" for op, v, s in rows
+    )
+    return f'<table class="pearl-variants"><tr><th>augmentation</th><th>variant</th>{head}</tr>{body}</table>'
+
+
+def autofj_vocabulary(size: int = 3000, seed: int = 0) -> list[str]:
+    """A seeded sample of distinct entity names from all 50 AutoFJ tables (neighbour vocabulary)."""
+    from .data import autofj_names, read_autofj
+
+    names = set()
+    for ds in autofj_names():
+        left, right, _ = read_autofj(ds)
+        names.update(n.strip() for n in left + right if n.strip() and n != "nan")
+    names = sorted(names)  # sorted: same seed, same sample
+    rng = np.random.default_rng(seed)
+    return [names[i] for i in sorted(rng.choice(len(names), min(size, len(names)), replace=False))]
+
+
+class Explorer:
+    """The app. ``models`` maps display names to encoders; the first one picks neighbours.
+
+    ``augment`` maps a query to ``{operation: variant}`` (e.g. ``Augmenter(...).variants``)
+    for the teaching view; ``vocabulary`` enables the "nearest neighbours" candidate mode.
+    """
+
+    def __init__(self, models: Mapping[str, Encoder], query: str, candidates: Sequence[str],
+                 vocabulary: Sequence[str] | None = None, augment: Callable[[str], dict] | None = None,
+                 k: int = 10, debounce_s: float = 0.25, timer=threading.Timer):
+        import ipywidgets as w
+
+        if not models:
+            raise ValueError("the explorer needs at least one model")
+        self.caches = {label: EmbeddingCache(m) for label, m in models.items()}
+        self.augment = augment
+        self.neighbours = NeighbourIndex(next(iter(self.caches.values())), vocabulary) if vocabulary else None
+        self.updates = 0
+        self.paused = False  # True: edits do not schedule updates (used while timing)
+        self._lock = threading.Lock()
+        self.query = w.Text(value=query, description="query", continuous_update=True,
+                            layout=w.Layout(width="480px"))
+        self.candidates = w.Textarea(value="\n".join(candidates), description="candidates",
+                                     layout=w.Layout(width="480px", height="140px"))
+        options = ["typed candidates"] + (["nearest in vocabulary"] if self.neighbours else [])
+        self.source = w.ToggleButtons(options=options, value=options[0])
+        self.k = w.IntSlider(value=k, min=1, max=50, description="k")
+        self.ranking = w.HTML()
+        self.teaching = w.HTML()
+        self.status = w.HTML()
+        self.debounce = Debouncer(debounce_s, self.update, timer=timer)
+        for widget in (self.query, self.candidates, self.source, self.k):
+            widget.observe(self._on_edit, names="value")
+        self.update()
+
+    def _on_edit(self, _change) -> None:
+        if not self.paused:
+            self.debounce()
+
+    # the state --------------------------------------------------------------------
+    def current_candidates(self, query: str) -> list[str]:
+        if self.source.value == "nearest in vocabulary" and self.neighbours is not None:
+            return self.neighbours.search(query, self.k.value)
+        return [c.strip()[:MAX_QUERY_CHARS] for c in self.candidates.value.splitlines() if c.strip()]
+
+    def rankings(self) -> dict[str, list[tuple[str, float]]]:
+        query = check_query(self.query.value)
+        if query is None:
+            return {}
+        cands = self.current_candidates(query)
+        return {label: rank(cache, query, cands) for label, cache in self.caches.items()}
+
+    def update(self) -> None:
+        """Recompute everything the user sees (called, debounced, on every edit)."""
+        with self._lock:
+            t0 = time.perf_counter()
+            query = check_query(self.query.value)
+            if query is None:
+                self.ranking.value = "<i>type a query</i>"
+                self.teaching.value = ""
+            else:
+                ranked = self.rankings()
+                self.ranking.value = ('<div style="display:flex;flex-wrap:wrap">'
+                                      + "".join(ranking_html(m, r) for m, r in ranked.items()) + "</div>")
+                if self.augment is not None:
+                    self.teaching.value = variants_html(variant_scores(self.caches, query, self.augment(query)))
+            self.updates += 1
+            cache = next(iter(self.caches.values()))
+            self.status.value = (f"<small>update {self.updates}: {1000 * (time.perf_counter() - t0):.0f} ms · "
+                                 f"cache {cache.hits} hits / {cache.misses} misses</small>")
+
+    # the views --------------------------------------------------------------------
+    @property
+    def widget(self):
+        import ipywidgets as w
+
+        controls = [self.query, self.source, self.k, self.candidates] if self.neighbours else \
+            [self.query, self.candidates]
+        tabs = w.Tab(children=[w.VBox([self.ranking, self.status]), self.teaching])
+        tabs.set_title(0, "ranking")
+        tabs.set_title(1, "augmentations of the query")
+        return w.VBox(controls + [tabs])
+
+    def snapshot(self):
+        """Static HTML of the current state: what papermill (``INTERACTIVE=False``) shows."""
+        from IPython.display import HTML
+
+        return HTML(f"<p><b>query:</b> {html.escape(self.query.value)}</p>{self.ranking.value}"
+                    f"<h4>augmentations of the query</h4>{self.teaching.value}")
+
+
+def measure_latency(app: Explorer, queries: Sequence[str], repeats: int = 1) -> dict:
+    """Milliseconds per update for a changed query, candidates already cached.
+
+    Times :meth:`Explorer.update` (encoding, ranking, HTML, teaching view) directly; the
+    debounce wait and the browser's rendering come on top. Before each update the caches
+    forget everything but the candidates, so every query (and its variants) is encoded
+    afresh, as when the user types a new character.
+    """
+    app.update()  # warm: candidates encoded and cached
+    keep = app.current_candidates(check_query(app.query.value) or "")
+    times = []
+    for _ in range(repeats):
+        for q in queries:
+            for cache in app.caches.values():
+                cache.keep_only(keep)
+            app.paused = True  # no debounced second update during timing
+            app.query.value = q
+            app.paused = False
+            t0 = time.perf_counter()
+            app.update()
+            times.append(1000 * (time.perf_counter() - t0))
+    times.sort()
+    return {"updates": len(times), "median_ms": round(statistics.median(times), 1),
+            "p90_ms": round(times[int(0.9 * (len(times) - 1))], 1), "max_ms": round(times[-1], 1)}
