@@ -86,7 +86,8 @@ class Encoder:
 def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> Encoder:
     """Load any Hugging Face encoder or sentence-transformers folder (by name or path).
 
-    Folders written by :mod:`pearl.export` (a PEARL model) load as their phrase encoder;
+    Folders written by :mod:`pearl.export` (holding ``pearl.json``) load as the full PEARL
+    encoder: ``encode()`` then returns the concatenated phrase + character embedding;
     ``"glove"`` loads the averaged-GloVe baseline.
     """
     if str(name_or_path).lower() in {"glove", "glove-50d"}:
@@ -98,6 +99,10 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> En
 
     path = resolve(name_or_path)
     device = pick_device(device)
+    if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
+        from .export import load_encoder
+
+        return load_encoder(path, device)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path).to(device).eval()
     max_length = min(getattr(tokenizer, "model_max_length", 512) or 512, 512)

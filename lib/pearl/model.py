@@ -1,0 +1,108 @@
+"""The PEARL model (§3.2-3.4): phrase encoder + character encoder + phrase-type head.
+
+- **Phrase encoder**: any Hugging Face encoder with mask-aware mean pooling
+  (all-MiniLM-L6-v2 by default: 384-d; e5-small-v2 384-d, e5-base-v2 768-d).
+- **Character encoder**: :class:`pearl.char_encoder.CharEncoder`, 64-d by default.
+- **Phrase embedding**: the concatenation ``[p / |p| ; w * c / |c|]`` of the two, e.g.
+  384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
+  and the character part is scaled by ``char_weight`` (0.5), so the cosine of two phrase
+  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)``: the character view carries a
+  fixed, documented 20% share instead of whatever share its raw norm happens to take (the
+  reference code concatenates raw vectors, whose norms drift during training).
+- **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
+  (:data:`pearl.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
+
+Switches for the ablations: ``use_char=False`` drops the character encoder (the embedding
+is the phrase part alone, 384-d); ``num_labels=0`` drops the type head.
+
+>>> model = PearlModel(backbone, char_encoder=CharEncoder(), num_labels=95)  # doctest: +SKIP
+>>> model.dim, model.phrase_dim, model.char_dim                               # doctest: +SKIP
+(448, 384, 64)
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from .char_encoder import CharEncoder, char_ids
+from .encode import mean_pool
+
+
+@dataclass
+class PearlOutput:
+    embedding: torch.Tensor  # (batch, dim), not normalised as a whole
+    type_logits: torch.Tensor | None  # (batch, num_labels) or None without the head
+
+
+class PearlModel(nn.Module):
+    """Backbone + optional character encoder + optional phrase-type head."""
+
+    def __init__(self, backbone: nn.Module, char_encoder: CharEncoder | None = None,
+                 num_labels: int = 95, char_weight: float = 0.5):
+        super().__init__()
+        self.backbone = backbone
+        self.char_encoder = char_encoder
+        self.char_weight = float(char_weight)
+        self.phrase_dim = int(backbone.config.hidden_size)
+        self.char_dim = char_encoder.out_dim if char_encoder is not None else 0
+        self.dim = self.phrase_dim + self.char_dim
+        self.type_head = nn.Linear(self.dim, num_labels) if num_labels else None
+
+    @property
+    def num_labels(self) -> int:
+        return self.type_head.out_features if self.type_head is not None else 0
+
+    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None) -> PearlOutput:
+        kwargs = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
+        hidden = self.backbone(input_ids=input_ids, attention_mask=attention_mask, **kwargs).last_hidden_state
+        parts = [F.normalize(mean_pool(hidden, attention_mask).float(), dim=-1)]
+        if self.char_encoder is not None:
+            if char_ids is None:
+                raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.char_encoder.char_ids)")
+            parts.append(self.char_weight * F.normalize(self.char_encoder(char_ids).float(), dim=-1))
+        embedding = torch.cat(parts, dim=-1)
+        logits = self.type_head(embedding) if self.type_head is not None else None
+        return PearlOutput(embedding, logits)
+
+    def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
+        """The tensors :meth:`forward` takes for ``phrases`` (tokenised outside forward)."""
+        batch = dict(tokenizer(phrases, padding=True, truncation=True, max_length=max_length, return_tensors="pt"))
+        if self.char_encoder is not None:
+            batch["char_ids"] = char_ids(phrases)
+        return batch
+
+    @torch.inference_mode()
+    def embed(self, tokenizer, phrases: list[str], batch_size: int = 256, max_length: int = 32) -> torch.Tensor:
+        """Embeddings of ``phrases`` (eval mode, length-sorted batches), float32 on CPU."""
+        was_training = self.training
+        self.eval()
+        device = next(self.parameters()).device
+        order = sorted(range(len(phrases)), key=lambda i: -len(phrases[i]))
+        out = torch.empty(len(phrases), self.dim)
+        for start in range(0, len(phrases), batch_size):
+            idx = order[start : start + batch_size]
+            batch = self.inputs(tokenizer, [phrases[i] for i in idx], max_length)
+            out[idx] = self(**{k: v.to(device) for k, v in batch.items()}).embedding.float().cpu()
+        self.train(was_training)
+        return out
+
+
+def load_backbone(name_or_path: str | os.PathLike):
+    """(backbone, tokenizer) of a Hugging Face encoder; ``"minilm"`` resolves offline."""
+    from transformers import AutoModel, AutoTokenizer
+
+    from .encode import resolve
+
+    path = resolve(name_or_path)
+    return AutoModel.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+
+
+def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool = True,
+                char_dim: int = 64, num_labels: int = 95, char_weight: float = 0.5) -> PearlModel:
+    """A :class:`PearlModel` with the components the switches keep."""
+    char = CharEncoder(out_dim=char_dim) if use_char else None
+    return PearlModel(backbone, char, num_labels if use_type_head else 0, char_weight)

@@ -1,0 +1,44 @@
+"""A tiny random BERT with all-MiniLM-L6-v2's tokenizer and a synthetic labelled corpus:
+the training tests run in seconds and need no data files."""
+import numpy as np
+import torch
+
+
+def tiny_backbone(seed: int = 0, dropout: float = 0.1):
+    from transformers import AutoTokenizer, BertConfig, BertModel
+
+    from pearl.encode import resolve
+
+    tokenizer = AutoTokenizer.from_pretrained(resolve("minilm"))
+    torch.manual_seed(seed)
+    config = BertConfig(vocab_size=tokenizer.vocab_size, hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+                        intermediate_size=64, max_position_embeddings=64, hidden_dropout_prob=dropout,
+                        attention_probs_dropout_prob=dropout)
+    return BertModel(config, add_pooling_layer=False), tokenizer
+
+
+LABELS = ["NP-ORG", "NP-PERSON", "NP-GPE", "VP"]
+WORDS = "new york times paris city green tree run fast bank river old man small house".split()
+
+
+def tiny_corpus(n: int = 48, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    rows = []
+    for i in range(n):
+        k = int(rng.integers(1, 4))
+        phrase = " ".join(rng.choice(WORDS, k)) + f" {i}"
+        rows.append((phrase, LABELS[i % len(LABELS)]))
+    return rows
+
+
+def tiny_hard_negatives(corpus):
+    phrases = [p for p, _ in corpus]
+    return {p: [phrases[(i + j) % len(phrases)] for j in (1, 2, 3)] for i, p in enumerate(phrases)}
+
+
+def swap_augmenter(rng):
+    """A stand-in augmenter for tests: drops one random character."""
+    def augment(phrase):
+        i = int(rng.integers(len(phrase)))
+        return phrase[:i] + phrase[i + 1:]
+    return augment
