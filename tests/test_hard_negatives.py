@@ -46,7 +46,7 @@ def test_mine_excludes_phrase_and_synonyms_and_keeps_lowest_cosine(minilm):
     admissible = [p for p in PHRASES[1:] if p in {PHRASES[j] for j in hn.edit_candidates(PHRASES)[0]}
                   and not hn.is_augmentation("the war", p, TABLES)]
     assert set(got) == set(sorted(admissible, key=sims.get)[:3])
-    assert stats["phrases"] == len(PHRASES) and stats["excluded_as_augmentation"] > 0
+    assert stats["phrases"] == len(PHRASES) and stats["share_excluded_as_augmentation"] > 0
     assert "unrelated lobster pots" not in negs
 
 
@@ -64,3 +64,11 @@ def test_read_write_and_missing(tmp_path):
     assert hn.read_hard_negatives(path) == {"the war": ["the way"]}
     with pytest.raises(FileNotFoundError, match="02_augmentation"):
         hn.read_hard_negatives(tmp_path / "missing.json")
+
+
+def test_mine_on_anchors_only_encodes_what_it_needs():
+    rng = np.random.default_rng(1)
+    vecs = rng.normal(size=(len(PHRASES), 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    negs, stats = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs, anchors=2)
+    assert set(negs) <= {"the war", "The War"} and stats["anchors"] == 2

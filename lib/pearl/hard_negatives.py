@@ -20,7 +20,9 @@ For each phrase of a corpus:
    spelling, far in meaning ("the war" vs "the way").
 
 A phrase with fewer than ``k`` admissible candidates keeps what it has (the statistics
-report how many have all ``k``). Left out: approximate nearest-neighbour search over
+report how many have all ``k``). Encoding is the slow step on a CPU (MiniLM: a few
+hundred phrases/s on two cores), so :func:`mine` can work on the ``anchors`` most frequent
+phrases and encode only them and their candidates. Left out: approximate nearest-neighbour search over
 characters (n-gram LSH); blocking is enough for corpora of up to a few million phrases.
 """
 from __future__ import annotations
@@ -67,9 +69,9 @@ def blocks(phrases: list[str], max_block: int = 2000) -> dict[str, list[int]]:
 
 
 def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 64,
-                    max_block: int = 2000, progress: bool = False) -> list[list[int]]:
-    """For each phrase, ids of up to ``limit`` phrases within normalised Levenshtein
-    distance ``max_distance`` that share a block with it, closest first."""
+                    max_block: int = 2000, progress: bool = False, anchors: list[int] | None = None) -> list[list[int]]:
+    """For each anchor (default: every phrase), ids of up to ``limit`` phrases within
+    normalised Levenshtein distance ``max_distance`` that share a block with it, closest first."""
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
     from tqdm.auto import tqdm
@@ -80,7 +82,8 @@ def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 
         for i in ids:
             member[i].append(key)
     out = []
-    for i in tqdm(range(len(phrases)), disable=not progress, desc="edit candidates", unit="phrase"):
+    anchors = range(len(phrases)) if anchors is None else anchors
+    for i in tqdm(anchors, disable=not progress, desc="edit candidates", unit="phrase"):
         ids = sorted({j for key in member.get(i, ()) for j in by_key[key]} - {i})
         if not ids:
             out.append([])
@@ -118,21 +121,30 @@ def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
     return False
 
 
-def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 64,
-         max_block: int = 2000, vectors: np.ndarray | None = None, progress: bool = False):
+def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 32,
+         max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
+         progress: bool = False):
     """``({phrase: [hard negative, ...]}, stats)`` with up to ``k`` negatives per phrase,
-    lowest cosine first. ``vectors`` (L2-normalised, one row per phrase) skips encoding."""
+    lowest cosine first.
+
+    ``anchors`` mines for the first ``anchors`` phrases only (pass them most frequent
+    first), encoding just those and their candidates: the CPU budget. ``vectors``
+    (L2-normalised, one row per phrase) skips encoding.
+    """
     from .encode import encode
 
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
-    cands = edit_candidates(phrases, max_distance, limit, max_block, progress)
+    ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
+    raw = edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=ids)
+    cands = [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(ids, raw)]
+    n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
+    need = sorted(set(ids) | {j for c in cands for j in c})
     if vectors is None:
-        vectors = encode(model, phrases, progress=progress)
+        encoded = encode(model, [phrases[j] for j in need], progress=progress)
+        vectors = np.zeros((len(phrases), encoded.shape[1]), dtype=np.float32)
+        vectors[need] = encoded
     negatives, cosines = {}, []
-    excluded = 0
-    for i, ids in enumerate(cands):
-        keep = [j for j in ids if not is_augmentation(phrases[i], phrases[j], tables)]
-        excluded += len(ids) - len(keep)
+    for i, keep in zip(ids, cands):
         if not keep:
             continue
         sims = vectors[keep] @ vectors[i]
@@ -140,17 +152,18 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
         negatives[phrases[i]] = [phrases[keep[j]] for j in order]
         cosines.extend(sims[order].tolist())
     rng = np.random.default_rng(0)
-    a, b = rng.integers(len(phrases), size=(2, min(20_000, len(phrases) ** 2)))
+    pairs = rng.choice(need, size=(2, min(20_000, len(need) ** 2))) if need else np.zeros((2, 0), int)
     counts = [len(v) for v in negatives.values()]
     stats = {
-        "phrases": len(phrases),
+        "phrases": len(phrases), "anchors": len(ids), "encoded": len(need),
         "with_negatives": len(negatives),
-        "share_with_k": float(sum(c == k for c in counts) / max(len(phrases), 1)),
+        "share_of_anchors_with_k": float(sum(c == k for c in counts) / max(len(ids), 1)),
         "mean_negatives": float(np.mean(counts)) if counts else 0.0,
-        "mean_candidates": float(np.mean([len(c) for c in cands])) if cands else 0.0,
-        "excluded_as_augmentation": int(excluded),
+        "mean_admissible_candidates": float(np.mean([len(c) for c in cands])) if cands else 0.0,
+        "share_excluded_as_augmentation": float(1 - kept / n_raw) if n_raw else 0.0,
         "mean_cosine_hard_negative": float(np.mean(cosines)) if cosines else None,
-        "mean_cosine_random_pair": float(np.mean(np.sum(vectors[a] * vectors[b], axis=1))) if len(phrases) else None,
+        "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pairs[0]] * vectors[pairs[1]], axis=1)))
+        if pairs.size else None,
     }
     return negatives, stats
 

@@ -260,3 +260,20 @@ def read_rows(path: Path | None = None) -> list[dict]:
 def read_corpus(path: Path | None = None) -> list[tuple[str, str]]:
     """``(phrase, label)`` rows of the corpus written by the data-building notebook."""
     return [(r["phrase"], r["label"]) for r in read_rows(path)]
+
+
+def merge_sources(corpus_rows: Iterable[tuple[str, str, int]], lexicon_rows: Iterable[tuple[str, str]] = (),
+                  corpus: str = "wikitext2", lexicon: str = "wordnet") -> list[tuple[str, str, int, str]]:
+    """One row per distinct phrase with its source; a corpus label wins (it was seen in
+    context); lexicon-only phrases get frequency 0.
+
+    >>> merge_sources([("in time", "PP-OTHER", 3)], [("in time", "ADVP-OTHER"), ("give up", "VP-OTHER")])
+    [('in time', 'PP-OTHER', 3, 'wikitext2+wordnet'), ('give up', 'VP-OTHER', 0, 'wordnet')]
+    """
+    rows = {p: [p, lab, f, corpus] for p, lab, f in corpus_rows}
+    for p, lab in lexicon_rows:
+        if p in rows:
+            rows[p][3] = f"{corpus}+{lexicon}"
+        else:
+            rows[p] = [p, lab, 0, lexicon]
+    return [tuple(r) for r in rows.values()]

