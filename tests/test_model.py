@@ -92,3 +92,12 @@ def test_distillation_brings_the_char_encoder_towards_its_teacher():
     assert np.mean(losses[-10:]) < np.mean(losses[:10])
     with pytest.raises(ValueError, match="teacher vectors"):
         distill_init(CharEncoder(out_dim=8), phrases, teacher[:5])
+
+
+def test_length_buckets_give_the_same_vectors():
+    backbone, tok = tiny_backbone()
+    model = build_model(backbone, char_dim=16).eval()
+    batch = model.inputs(tok, ["a", "the new york times company of paris", "green tree", "run fast now", "x"])
+    one = model(**batch).embedding
+    three = model(**batch, buckets=3).embedding
+    torch.testing.assert_close(one, three, atol=1e-5, rtol=1e-5)

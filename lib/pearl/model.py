@@ -56,10 +56,15 @@ class PearlModel(nn.Module):
     def num_labels(self) -> int:
         return self.type_head.out_features if self.type_head is not None else 0
 
-    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None) -> PearlOutput:
-        kwargs = {"token_type_ids": token_type_ids} if token_type_ids is not None else {}
-        hidden = self.backbone(input_ids=input_ids, attention_mask=attention_mask, **kwargs).last_hidden_state
-        parts = [F.normalize(mean_pool(hidden, attention_mask).float(), dim=-1)]
+    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None, buckets: int = 1) -> PearlOutput:
+        """Embeddings (and type logits) of a tokenised batch.
+
+        ``buckets > 1`` runs the backbone on that many length-sorted slices of the batch,
+        each trimmed to its own longest phrase: the same vectors with less padding (phrases
+        in a training batch range from 1 to ~12 word pieces, so one padded block wastes much).
+        """
+        pooled = self._phrase_vectors(input_ids, attention_mask, token_type_ids, buckets)
+        parts = [F.normalize(pooled.float(), dim=-1)]
         if self.char_encoder is not None:
             if char_ids is None:
                 raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.char_encoder.char_ids)")
@@ -67,6 +72,24 @@ class PearlModel(nn.Module):
         embedding = torch.cat(parts, dim=-1)
         logits = self.type_head(embedding) if self.type_head is not None else None
         return PearlOutput(embedding, logits)
+
+    def _phrase_vectors(self, input_ids, attention_mask, token_type_ids, buckets: int):
+        lengths = attention_mask.sum(1)
+        order = torch.argsort(lengths, stable=True) if buckets > 1 else None
+        slices = torch.tensor_split(order, buckets) if order is not None else [None]
+        out = []
+        for idx in slices:
+            ids, mask, types = input_ids, attention_mask, token_type_ids
+            if idx is not None:
+                width = int(lengths[idx].max())
+                ids, mask = ids[idx, :width], mask[idx, :width]
+                types = types[idx, :width] if types is not None else None
+            kwargs = {"token_type_ids": types} if types is not None else {}
+            hidden = self.backbone(input_ids=ids, attention_mask=mask, **kwargs).last_hidden_state
+            out.append(mean_pool(hidden, mask))
+        if order is None:
+            return out[0]
+        return torch.cat(out)[torch.argsort(order)]  # back to batch order
 
     def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
         """The tensors :meth:`forward` takes for ``phrases`` (tokenised outside forward)."""

@@ -67,6 +67,7 @@ class TrainConfig:
     objective: str = "pearl"  # "pearl" | "simcse" (dropout positives) | "triplet" (Phrase-BERT)
     average: float = 0.5  # weight of the fine-tuned backbone in the final weight averaging
     max_length: int = 32
+    length_buckets: int = 4  # backbone runs on this many length-sorted slices (less padding)
     checkpoint_every: int = 0
     num_workers: int = 0
     device: str | None = None
@@ -118,7 +119,7 @@ def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg: 
 
 def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1) -> tuple[torch.Tensor, dict]:
     """The loss of one (local) batch; with ``world > 1`` embeddings are gathered across processes."""
-    out = model(**batch["inputs"])
+    out = model(**batch["inputs"], buckets=cfg.length_buckets)
     b, e = batch["n"], out.embedding
     orig, aug, neg = e[:b], e[b : 2 * b], e[2 * b :]
     if world > 1:
@@ -202,6 +203,9 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
     if resume is not None:
+        if resume.get("config") != dataclasses.asdict(cfg):
+            raise ValueError(f"{ckpt_path} was written with another configuration: delete {run_dir} "
+                             "to start afresh, or resume with the same TrainConfig")
         model.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         scheduler.load_state_dict(resume["scheduler"])
@@ -236,7 +240,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
         bar.set_postfix(loss=f"{parts['loss']:.3f}")
         if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
-            save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log)
+            save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log, cfg)
     seconds = time.perf_counter() - t0
     model = model._orig_mod if hasattr(model, "_orig_mod") else model
     if hasattr(model.backbone, "_orig_mod"):
@@ -250,14 +254,11 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
 
 
-def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list) -> None:
+def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list, cfg: TrainConfig) -> None:
     """Everything a resumed run needs; written to a temporary file, then renamed (no half files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(), "step": step, "log": list(log), "rng": _rng_state()}, tmp)
+                "scheduler": scheduler.state_dict(), "step": step, "log": list(log), "rng": _rng_state(),
+                "config": dataclasses.asdict(cfg)}, tmp)
     tmp.replace(path)
-
-
-def config_dict(cfg: TrainConfig) -> dict:
-    return dataclasses.asdict(cfg)

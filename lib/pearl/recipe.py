@@ -1,0 +1,85 @@
+"""Training profiles and the glue the training notebook calls: data in, trained folders out.
+
+Profiles (``PROFILES``), all on the same code path (:func:`pearl.train.train`):
+
+- ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
+- ``cpu``: the default of ``make reproduce``; sized so that three seeds train in about
+  10 minutes on 2 CPU cores (plus about 3 minutes of Table-1 scoring per model). With so
+  few steps the paper's lr of 3e-5 barely moves the backbone, hence a larger lr (the
+  training notebook's note lists what was tried);
+- ``gpu``: the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16 (documented; run when a
+  GPU is at hand).
+
+>>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
+(512, 3e-05)
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .train import TrainConfig, TrainResult, train
+
+PROFILES = {
+    "smoke": dict(steps=4, batch_size=8, lr=1e-4, max_phrases=64, char_distill_steps=5, char_distill_vocab=128),
+    "cpu": dict(steps=300, batch_size=32, lr=1e-4, max_phrases=None, checkpoint_every=100),
+    "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, num_workers=4,
+                checkpoint_every=1000),
+}
+
+
+def config_for(profile: str, **overrides) -> tuple[TrainConfig, int | None]:
+    """(TrainConfig, max_phrases) of a profile, with overrides (``None`` values are ignored)."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
+    values = {**PROFILES[profile], **{k: v for k, v in overrides.items() if v is not None}}
+    max_phrases = values.pop("max_phrases", None)
+    return TrainConfig(**values), max_phrases
+
+
+def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
+    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.augment.Augmenter`; weight 0 = level off."""
+    from .augment import Augmenter
+
+    if not (char or token or phrase):
+        from .batches import identity_augmenter
+
+        return identity_augmenter
+
+    def make(rng: np.random.Generator):
+        return Augmenter(char, token, phrase, rng, tables).augment
+
+    return make
+
+
+def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, seed: int = 0):
+    """(corpus, hard negatives or None, augmentation tables) from the data notebooks' outputs.
+
+    ``max_phrases`` keeps a random subset of that many phrases (same seed, same subset).
+    """
+    from .augment import load_tables
+    from .hard_negatives import read_hard_negatives
+    from .phrases import read_corpus
+
+    corpus = read_corpus()
+    if max_phrases and len(corpus) > max_phrases:
+        keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
+        corpus = [corpus[i] for i in sorted(keep)]
+    negs = read_hard_negatives() if hard_negatives else None
+    return corpus, negs, load_tables()
+
+
+def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
+                     run_dir: str | Path | None = None, progress: bool = True) -> TrainResult:
+    """Train one model and export it to ``out_dir`` (a folder ``pearl.encode.load_model`` reads)."""
+    from .export import export
+    from .phrases import LABELS
+
+    result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
+    export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
+           extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
+                  "train_phrases": len(corpus)})
+    return result
