@@ -58,7 +58,7 @@ reproduce: $(STAMP) sysdeps
 	@mkdir -p results/executed
 	@for nb in $(NOTEBOOKS); do \
 	  echo "== $$nb (PROFILE=$(PROFILE))"; \
-	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb -p PROFILE $(PROFILE) || exit 1; \
+	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb -p PROFILE $(PROFILE) -p INTERACTIVE False || exit 1; \
 	done
 
 lock: $(STAMP)

@@ -148,3 +148,28 @@ def test_measure_latency_reports_every_update(minilm):
     assert out["updates"] == 6 and 0 < out["median_ms"] <= out["p90_ms"] <= out["max_ms"]
     app.query.value = "painkiller"  # still live after timing
     assert page_order(app)[0] == "aspirin"
+
+
+def test_query_variants_come_from_pearl_augment_and_are_stable():
+    from pearl.augment import LEVELS
+    from pearl.explorer import QueryVariants
+
+    variants = QueryVariants(seed=0, tables=None)
+    a = variants("The New York Times")
+    assert a == variants("The New York Times"), "same query, same variants"
+    ops = {op for names in LEVELS.values() for op in names}
+    assert set(a) <= ops and {"char_swap", "token_swap"} <= set(a)
+    assert all(v != "The New York Times" for v in a.values())
+
+
+def test_one_thread_restores_the_thread_count():
+    import torch
+
+    from pearl.explorer import one_thread
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with one_thread():
+            assert torch.get_num_threads() == 1
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before

@@ -26,6 +26,7 @@ import statistics
 import threading
 import time
 from collections import OrderedDict
+from contextlib import contextmanager
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
@@ -34,6 +35,29 @@ from .encode import Encoder, encode
 
 #: cap on a query's length: longer input is almost surely a paste by mistake
 MAX_QUERY_CHARS = 500
+#: batches up to this size are encoded on one CPU thread (see :func:`one_thread`)
+SMALL_BATCH = 32
+
+
+@contextmanager
+def one_thread(enabled: bool = True):
+    """Run torch on one CPU thread inside the block, then restore the thread count.
+
+    Why: a keystroke encodes one short phrase, which gains nothing from intra-op
+    parallelism; on a busy 2-core machine we measured 480 ms per query with 2 threads
+    (threads waiting for each other) against 11 ms with one.
+    """
+    if not enabled:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 class EmbeddingCache:
@@ -50,7 +74,10 @@ class EmbeddingCache:
         self.misses += len(missing)
         self.hits += len(phrases) - len(missing)
         if missing:
-            for p, v in zip(missing, encode(self.model, missing)):
+            small = self.model.fn is None and self.model.device == "cpu" and len(missing) <= SMALL_BATCH
+            with one_thread(small):
+                vecs = encode(self.model, missing)
+            for p, v in zip(missing, vecs):
                 self._vecs[p] = v
         out = np.stack([self._vecs[p] for p in phrases]) if phrases else np.zeros((0, self.model.dim), np.float32)
         for p in phrases:
@@ -174,6 +201,30 @@ def variants_html(rows) -> str:
     return f'<table class="pearl-variants"><tr><th>augmentation</th><th>variant</th>{head}</tr>{body}</table>'
 
 
+class QueryVariants:
+    """The teaching view's augmentations: one variant per sub-operation of :mod:`pearl.augment`.
+
+    Re-seeded for every query so the same query always shows the same variants. Uses the
+    synonym / paraphrase tables of the augmentation notebook when they exist; without them
+    the token-synonym operations are skipped (``self.tables is None`` says so).
+    """
+
+    def __init__(self, seed: int = 0, tables=None):
+        from .augment import load_tables
+
+        if tables is None:
+            try:
+                tables = load_tables()
+            except FileNotFoundError:
+                tables = None  # 02_augmentation has not run: char, swap and rule-based ops only
+        self.seed, self.tables = seed, tables
+
+    def __call__(self, query: str) -> dict[str, str]:
+        from .augment import Augmenter
+
+        return Augmenter(seed_or_rng=self.seed, tables=self.tables).variants(query)
+
+
 def autofj_vocabulary(size: int = 3000, seed: int = 0) -> list[str]:
     """A seeded sample of distinct entity names from all 50 AutoFJ tables (neighbour vocabulary)."""
     from .data import autofj_names, read_autofj
@@ -267,7 +318,7 @@ class Explorer:
             [self.query, self.candidates]
         tabs = w.Tab(children=[w.VBox([self.ranking, self.status]), self.teaching])
         tabs.set_title(0, "ranking")
-        tabs.set_title(1, "augmentations of the query")
+        tabs.set_title(1, "augmentations")
         return w.VBox(controls + [tabs])
 
     def snapshot(self):

@@ -1,0 +1,75 @@
+# %% [markdown]
+# # 06 · The similarity explorer (teaching)
+#
+# Type a query: the candidates are ranked by cosine similarity, one table per model, side by
+# side, updated as you type (debounced, every phrase encoded once and cached). Candidates
+# are typed one per line, or found as the query's nearest neighbours among AutoFJ entity
+# names (a faiss index). The second tab applies PEARL's character / token / phrase
+# augmentations to the query and shows how far each variant moves (cosine to the query):
+# a model trained with PEARL's objective should keep typos and paraphrases close.
+#
+# **Running it.** Live in Jupyter or served as an app:
+# `voila notebooks/06_explorer.ipynb` (with `INTERACTIVE=True`, the default). Batch runs
+# (`make reproduce`, which passes `-p INTERACTIVE False`, and every `SMOKE=True` run) render
+# a static snapshot instead and measure the update latency into `results/06_explorer.json`.
+
+# %% parameters
+SMOKE: bool = False
+INTERACTIVE: bool = True  # live widgets; False (and SMOKE) -> static snapshot + latency measurement
+MODELS: list = []  # empty: MiniLM and every trained PEARL model
+QUERY: str = "The New York Times"
+CANDIDATES: list = ["nytimes.com", "NYTimes", "New-York Daily Times", "New York Post", "New York"]
+VOCAB_SIZE: int = 3000  # AutoFJ names in the nearest-neighbour vocabulary
+LATENCY_CANDIDATES: int = 50
+SEED: int = 0
+
+# %%
+import time
+
+from IPython.display import display
+
+from pearl import explorer, figures
+from pearl.encode import load_model
+from pearl.provenance import Run
+
+STATIC = SMOKE or not INTERACTIVE
+if SMOKE:
+    VOCAB_SIZE = 300
+run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, QUERY=QUERY,
+                              VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
+
+t0 = time.perf_counter()
+names = MODELS or figures.default_models(with_glove=False)
+models = {figures.model_label(n): load_model(n) for n in names}
+vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
+variants = explorer.QueryVariants(seed=SEED)
+app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
+run.time("build_app", time.perf_counter() - t0)
+print("models:", list(models), "· vocabulary:", len(vocabulary), "AutoFJ names",
+      "· augmentation tables:", "loaded" if variants.tables is not None else "absent (run 02_augmentation)")
+
+# %%
+display(app.snapshot() if STATIC else app.widget)
+
+# %% [markdown]
+# ## Update latency
+# Time of one update for a changed query, with the default backbone (MiniLM) only and
+# `LATENCY_CANDIDATES` AutoFJ names as candidates, already cached: the query and its
+# augmentation variants are encoded afresh each time, as when the user types a character.
+# The debounce wait (0.25 s) and the browser's drawing come on top. Batch runs only.
+
+# %%
+if STATIC:
+    typed = "Massachusetts Institute of Technology"
+    queries = [typed[:i] for i in range(3, len(typed) + 1, 2)]  # the query as it is being typed
+    bench = explorer.Explorer({"minilm": models.get("minilm") or load_model("minilm")}, queries[0],
+                              vocabulary[:LATENCY_CANDIDATES], augment=variants, debounce_s=0)
+    latency = explorer.measure_latency(bench, queries, repeats=1 if SMOKE else 3)
+    ranking_only = explorer.Explorer({"minilm": bench.caches["minilm"].model}, queries[0],
+                                     vocabulary[:LATENCY_CANDIDATES], debounce_s=0)
+    latency_ranking = explorer.measure_latency(ranking_only, queries, repeats=1 if SMOKE else 3)
+    print("with teaching view:", latency, "\nranking only:      ", latency_ranking)
+    path = run.save({"update_latency_ms": latency, "update_latency_ranking_only_ms": latency_ranking,
+                     "latency_candidates": LATENCY_CANDIDATES, "latency_goal_ms": 200,
+                     "rankings": {m: r[:5] for m, r in app.rankings().items()}})
+    print("wrote", path)
