@@ -158,3 +158,16 @@ def test_glove_neighbours_filter_inflections_and_stop_words():
     assert _is_inflection("city", "cities") and not _is_inflection("film", "movie")
     out = glove_neighbours(["film", "the", "lobster"], threshold=0.85)
     assert "movie" in out["film"] and "films" not in out["film"] and "the" not in out
+
+
+def test_figure3_lists_every_operation():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pearl.data_figures import plot_figure3
+
+    variants = au.Augmenter(1, 1, 1, 0, TABLES).variants("The New York Times")
+    fig = plot_figure3("The New York Times", variants)
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    assert any(t == "paraphrase: " + variants["phrase_paraphrase"] for t in texts)
+    assert any(t == "glove: -" for t in texts)  # names get no synonym: shown as not applicable

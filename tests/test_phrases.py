@@ -99,3 +99,18 @@ def test_wordnet_types_and_classes():
     assert wordnet_type(wn.synset("world_war_ii.n.01")) == "EVENT"
     assert wordnet_type(wn.synset("police_officer.n.01")) == "OTHER"  # not an instance
     assert _class_of("in time", "r") == "PP" and _class_of("give up", "v") == "VP"
+
+
+def test_shares_and_figure_a1():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from pearl.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
+
+    labels = ["NP-ORG", "NP-OTHER", "PP-DATE", "VP-OTHER"]
+    assert class_shares(labels) == {"NP": 50.0, "VP": 25.0, "PP": 25.0, "ADVP": 0.0, "ADJP": 0.0}
+    types, other = type_shares(labels)
+    assert other == 50.0 and types["ORG"] == types["DATE"] == 50.0 and "OTHER" not in types
+    assert sum(PAPER_CLASS_SHARES.values()) == pytest.approx(100.0)
+    fig = plot_figure_a1(labels)
+    assert "OTHER = 50.0%" in fig.axes[0].get_title()

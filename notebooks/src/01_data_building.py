@@ -106,6 +106,15 @@ types_all, other_all = type_shares(all_labels)
 print(f"OTHER: {other_wiki:.1f}% of WikiText-2 phrases, {other_all:.1f}% with WordNet")
 shares
 
+# %% [markdown]
+# Why the class shares differ from the paper's: the paper's classes are constituents of a
+# Berkeley parse of full Wikipedia; ours come from the dependency rules of `pearl.phrases`.
+# A Penn-Treebank VP spans the verb with *all* its complements, so nearly every VP is longer
+# than a short phrase, while our VP rule stops at the first clause, conjunct or comma and
+# keeps verb + object/particle spans that fit in `MAX_TOKENS`: more VPs. Adverbs inside
+# other phrases ("very", "highly") are not ADVPs here, and spaCy's small model attaches many
+# sentence adverbs to the nearest word: fewer ADVPs.
+
 # %%
 fig = plot_figure_a1(wiki_labels, source=f"WikiText-2, min freq {MIN_FREQ}")
 fig.savefig(paths.figures_dir("figureA1.png"), dpi=150, bbox_inches="tight")
