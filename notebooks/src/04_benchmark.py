@@ -23,6 +23,7 @@ SMOKE: bool = False
 PROFILE: str = "cpu"
 MODELS: list = ["char3gram-jaccard", "glove", "minilm"]
 PEARL_MODELS: str = "pearl-*"
+THREADS: int = 0  # torch CPU threads; 0 = default. Use 1 when other jobs share the cores
 DATASETS: list = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj"]
 
 # %%
@@ -35,7 +36,8 @@ from IPython.display import Markdown, display
 from pearl import paths, table1
 from pearl.provenance import Run, save_table
 
-run = Run("04_benchmark", dict(SMOKE=SMOKE, PROFILE=PROFILE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, DATASETS=DATASETS))
+run = Run("04_benchmark", dict(SMOKE=SMOKE, PROFILE=PROFILE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS,
+                             THREADS=THREADS, DATASETS=DATASETS))
 pearl_dirs = table1.pearl_model_dirs(PEARL_MODELS) if PEARL_MODELS else []
 print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 
@@ -48,7 +50,7 @@ for name in MODELS + [str(p) for p in pearl_dirs]:
     t0 = time.perf_counter()
     model = table1.load_benchmark_model(name)
     key = Path(name).name if Path(name).is_dir() else name
-    model_rows = table1.run_model(key, model, DATASETS, smoke=SMOKE)
+    model_rows = table1.run_model(key, model, DATASETS, smoke=SMOKE, threads=THREADS)
     rows += model_rows
     run.time(f"{key}/load", time.perf_counter() - t0 - sum(r["seconds"] for r in model_rows))
     for r in model_rows:
