@@ -99,6 +99,7 @@ def test_figure4_data_and_plot(minilm):
     table, proj = figures.figure4_data({"minilm": minilm}, sample, methods=("tsne",))
     assert table[["model", "space"]].values.tolist() == [["minilm", "embedding"], ["minilm", "tsne"]]
     assert table["knn_accuracy"].between(0, 1).all() and table["silhouette"].between(-1, 1).all()
+    assert (table["zero_vectors"] == 0).all(), "MiniLM sees every name"
     assert proj["minilm"]["tsne"].shape == (len(sample), 2)
     fig = figures.plot_figure4(proj, [g for _, g in sample], table)
     assert "silhouette" in fig.axes[0].get_title()

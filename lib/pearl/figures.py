@@ -90,12 +90,14 @@ def figure1_table(models: dict, cases: Sequence[dict]):
     import pandas as pd
 
     from .encode import encode
+    from .explorer import one_thread
 
     rows = []
     for label, model in models.items():
         for c in cases:
             cands = list(c["aliases"]) + list(c["others"])
-            vecs = encode(model, [c["query"]] + cands)
+            with one_thread(model.fn is None):  # a handful of phrases: threads only wait for each other
+                vecs = encode(model, [c["query"]] + cands)
             scores, ranks = rank_candidates(vecs[0], vecs[1:])
             n = len(c["aliases"])
             first = bool(ranks[:n].max() == n)  # every alias above every other candidate
@@ -247,7 +249,8 @@ def figure4_data(models: dict, sample: Sequence[tuple[str, str]], methods=("tsne
     """Per model: the embeddings' projections and a table of separation scores.
 
     Returns ``(table, projections)``; ``table`` has one row per (model, space) where space is
-    ``embedding`` (full dimension, cosine) or a projection (2-D, Euclidean);
+    ``embedding`` (full dimension, cosine) or a projection (2-D, Euclidean), with the count of
+    names embedded as zero vectors (out of the model's vocabulary);
     ``projections[model][method]`` is an ``(n, 2)`` array.
     """
     import pandas as pd
@@ -259,12 +262,17 @@ def figure4_data(models: dict, sample: Sequence[tuple[str, str]], methods=("tsne
     rows, projections = [], {}
     for label, model in models.items():
         vecs = encode(model, names)
-        rows.append(dict(model=label, space="embedding", **separation(vecs, labels, "cosine", seed=seed)))
+        # names a model cannot see at all (GloVe: every word out of vocabulary) embed as zero
+        # vectors; they have no direction, so t-SNE scatters them. Counted, not hidden.
+        zero = int((np.linalg.norm(vecs, axis=1) < 1e-6).sum())
+        rows.append(dict(model=label, space="embedding", zero_vectors=zero,
+                         **separation(vecs, labels, "cosine", seed=seed)))
         projections[label] = {}
         for m in methods:
             xy = project(vecs, m, seed=seed)
             projections[label][m] = xy
-            rows.append(dict(model=label, space=m, **separation(xy, labels, "euclidean", seed=seed)))
+            rows.append(dict(model=label, space=m, zero_vectors=zero,
+                             **separation(xy, labels, "euclidean", seed=seed)))
     return pd.DataFrame(rows), projections
 
 

@@ -11,7 +11,9 @@
 # (DBpedia classes) mapped to the same six types (`pearl.figures.YAGO_GROUPS`, Wikipedia
 # disambiguators such as "(magazine)" stripped). Beyond the picture we report what the eye
 # sees: the silhouette score and a 5-fold kNN (k=10) type accuracy, in the full embedding
-# space and in each projection.
+# space and in each projection. `zero_vectors` counts names a model cannot see at all
+# (averaged GloVe: every word out of its vocabulary, e.g. most drug names); they embed as
+# zero vectors, which t-SNE scatters around the edge of the plot.
 #
 # Models: averaged GloVe and MiniLM (baselines) and every trained PEARL model found under
 # `models/pearl-*`.
