@@ -83,3 +83,52 @@ def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_di
            extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
                   "train_phrases": len(corpus)})
     return result
+
+
+def main(argv=None) -> None:
+    """Command line, also the multi-GPU entry point::
+
+        torchrun --nproc_per_node 4 -m pearl.recipe --profile gpu --seed 0
+        python -m pearl.recipe --profile cpu --seed 1 --lr 1e-4
+
+    Under ``torchrun`` (``WORLD_SIZE`` set) it joins the process group (NCCL on CUDA, gloo
+    otherwise); rank 0 exports to ``models/pearl-<backbone>-seed<N>``.
+    """
+    import argparse
+    import os
+
+    ap = argparse.ArgumentParser(description="Train and export one PEARL model")
+    ap.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    ap.add_argument("--backbone", default="minilm")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int)
+    ap.add_argument("--batch-size", type=int)
+    ap.add_argument("--lr", type=float)
+    ap.add_argument("--max-phrases", type=int)
+    args = ap.parse_args(argv)
+    cfg, max_phrases = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
+                                  batch_size=args.batch_size, lr=args.lr)
+    rank = 0
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        import torch
+        import torch.distributed as dist
+
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        rank = dist.get_rank()
+    corpus, negs, tables = load_training_data(args.max_phrases or max_phrases, cfg.hard_negatives > 0)
+    from .paths import models_dir
+    from .phrases import LABELS
+
+    name = f"pearl-{args.backbone.split('/')[-1].lower().replace('all-minilm-l6-v2', 'minilm')}-seed{args.seed}"
+    result = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS),
+                   run_dir=models_dir("runs", name), progress=rank == 0)
+    if rank == 0:
+        from .export import export
+
+        export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
+               extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1)})
+        print("exported", models_dir(name))
+
+
+if __name__ == "__main__":
+    main()
