@@ -64,8 +64,9 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
     return fig
 
 
-def plot_figure3(phrase: str, variants: dict[str, str]):
-    """``variants`` as returned by :meth:`pearl.augment.Augmenter.variants`."""
+def plot_figure3(phrase: str, variants: dict[str, str], paraphrases: list[str] | None = None):
+    """``variants`` as returned by :meth:`pearl.augment.Augmenter.variants`; ``paraphrases``
+    (all of the phrase's table entries) are listed at the phrase level when given."""
     import matplotlib.pyplot as plt
 
     from .augment import LEVELS
@@ -82,5 +83,10 @@ def plot_figure3(phrase: str, variants: dict[str, str]):
             col, row = divmod(j, 2)
             ax.text(0.35 + 0.33 * col, y - 0.05 * row, f"{op.split('_', 1)[1]}: {variants.get(op, '-')}",
                     fontsize=10, va="center", family="monospace", color="black" if op in variants else "grey")
+    if paraphrases:
+        ax.text(0.35, ys["phrase"] - 0.05, "all: " + ", ".join(paraphrases[:6]), fontsize=10, va="center",
+                family="monospace")
+    ax.text(0.02, 0.0, "-: the operation does not apply (names get no synonym replacement)", fontsize=8,
+            color="grey")
     ax.set_title(f"Augmentation levels applied to \"{phrase}\"")
     return fig

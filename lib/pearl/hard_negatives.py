@@ -131,18 +131,23 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
     first), encoding just those and their candidates: the CPU budget. ``vectors``
     (L2-normalised, one row per phrase) skips encoding.
     """
+    import time
+
     from .encode import encode
 
+    t0 = time.perf_counter()
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
     ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
     raw = edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=ids)
     cands = [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(ids, raw)]
     n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
     need = sorted(set(ids) | {j for c in cands for j in c})
+    t1 = time.perf_counter()
     if vectors is None:
         encoded = encode(model, [phrases[j] for j in need], progress=progress)
         vectors = np.zeros((len(phrases), encoded.shape[1]), dtype=np.float32)
         vectors[need] = encoded
+    t2 = time.perf_counter()
     negatives, cosines = {}, []
     for i, keep in zip(ids, cands):
         if not keep:
@@ -156,6 +161,8 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
     counts = [len(v) for v in negatives.values()]
     stats = {
         "phrases": len(phrases), "anchors": len(ids), "encoded": len(need),
+        "candidates_s": round(t1 - t0, 2), "encode_s": round(t2 - t1, 2),
+        "encode_phrases_per_s": len(need) / max(t2 - t1, 1e-9),
         "with_negatives": len(negatives),
         "share_of_anchors_with_k": float(sum(c == k for c in counts) / max(len(ids), 1)),
         "mean_negatives": float(np.mean(counts)) if counts else 0.0,
