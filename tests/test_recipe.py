@@ -6,7 +6,8 @@ from pearl.recipe import PROFILES, augmenter_factory, config_for
 
 
 def test_profiles_and_overrides():
-    cfg, max_phrases = config_for("gpu")
+    cfg, data = config_for("gpu")
+    assert data == {"max_phrases": None, "anchors_only": False}
     assert (cfg.batch_size, cfg.lr, cfg.epochs, cfg.steps) == (512, 3e-5, 2, None)
     cfg, _ = config_for("cpu", lr=1e-3, steps=None)  # None keeps the profile's value
     assert cfg.lr == 1e-3 and cfg.steps == PROFILES["cpu"]["steps"]

@@ -24,20 +24,24 @@ import numpy as np
 from .train import TrainConfig, TrainResult, train
 
 PROFILES = {
-    "smoke": dict(steps=4, batch_size=8, lr=1e-4, max_phrases=64, char_distill_steps=5, char_distill_vocab=128),
-    "cpu": dict(steps=300, batch_size=32, lr=1e-4, max_phrases=None, checkpoint_every=100),
-    "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, num_workers=4,
+    "smoke": dict(steps=4, batch_size=8, lr=1e-4, max_phrases=64, anchors_only=False, char_distill_steps=5,
+                  char_distill_vocab=128),
+    # 250 x 32 = 8,000 phrases: fewer than the ~9,300 mined anchors, so every phrase seen has
+    # its own hard negatives (anchors_only)
+    "cpu": dict(steps=250, batch_size=32, lr=1e-4, max_phrases=None, anchors_only=True, checkpoint_every=100),
+    "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, anchors_only=False, num_workers=4,
                 checkpoint_every=1000),
 }
 
 
-def config_for(profile: str, **overrides) -> tuple[TrainConfig, int | None]:
-    """(TrainConfig, max_phrases) of a profile, with overrides (``None`` values are ignored)."""
+def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
+    """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
+    (``None`` values are ignored)."""
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     values = {**PROFILES[profile], **{k: v for k, v in overrides.items() if v is not None}}
-    max_phrases = values.pop("max_phrases", None)
-    return TrainConfig(**values), max_phrases
+    data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
+    return TrainConfig(**values), data
 
 
 def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
@@ -55,20 +59,25 @@ def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0
     return make
 
 
-def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, seed: int = 0):
+def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, anchors_only: bool = False,
+                       seed: int = 0):
     """(corpus, hard negatives or None, augmentation tables) from the data notebooks' outputs.
 
-    ``max_phrases`` keeps a random subset of that many phrases (same seed, same subset).
+    ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
+    covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
+    that many phrases (same seed, same subset).
     """
     from .augment import load_tables
     from .hard_negatives import read_hard_negatives
     from .phrases import read_corpus
 
     corpus = read_corpus()
+    negs = read_hard_negatives() if hard_negatives else None
+    if anchors_only and negs is not None:
+        corpus = [row for row in corpus if negs.get(row[0])]
     if max_phrases and len(corpus) > max_phrases:
         keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
         corpus = [corpus[i] for i in sorted(keep)]
-    negs = read_hard_negatives() if hard_negatives else None
     return corpus, negs, load_tables()
 
 
@@ -106,8 +115,8 @@ def main(argv=None) -> None:
     ap.add_argument("--lr", type=float)
     ap.add_argument("--max-phrases", type=int)
     args = ap.parse_args(argv)
-    cfg, max_phrases = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
-                                  batch_size=args.batch_size, lr=args.lr)
+    cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
+                           batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases)
     rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         import torch
@@ -115,7 +124,7 @@ def main(argv=None) -> None:
 
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
-    corpus, negs, tables = load_training_data(args.max_phrases or max_phrases, cfg.hard_negatives > 0)
+    corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data)
     from .paths import models_dir
     from .phrases import LABELS
 

@@ -45,11 +45,10 @@ from pearl.recipe import augmenter_factory, config_for, load_training_data, trai
 
 profile = "smoke" if SMOKE else PROFILE
 seeds = SEEDS[:1] if SMOKE else SEEDS
-cfg, max_phrases = config_for(profile, backbone=BACKBONE, steps=STEPS, batch_size=BATCH_SIZE, lr=LR,
-                              device=DEVICE, hard_negatives=HARD_NEGATIVES, use_type_head=TYPE_HEAD,
-                              use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE)
-max_phrases = MAX_PHRASES or max_phrases
-params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, MAX_PHRASES=max_phrases,
+cfg, data_options = config_for(profile, backbone=BACKBONE, steps=STEPS, batch_size=BATCH_SIZE, lr=LR,
+                               device=DEVICE, hard_negatives=HARD_NEGATIVES, use_type_head=TYPE_HEAD,
+                               use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE, max_phrases=MAX_PHRASES)
+params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, data=data_options,
               CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=vars(cfg))
 run = Run("03_training", params)
 cfg
@@ -59,7 +58,7 @@ cfg
 
 # %%
 t0 = time.perf_counter()
-corpus, hard_negatives, tables = load_training_data(max_phrases, hard_negatives=cfg.hard_negatives > 0)
+corpus, hard_negatives, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data_options)
 augmenter = augmenter_factory(CHAR_AUG, TOKEN_AUG, PHRASE_AUG, tables)
 run.time("load_data", time.perf_counter() - t0)
 pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
