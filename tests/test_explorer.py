@@ -173,3 +173,12 @@ def test_one_thread_restores_the_thread_count():
             assert torch.get_num_threads() == 1
             raise RuntimeError("boom")
     assert torch.get_num_threads() == before
+
+
+def test_a_failing_update_is_shown_not_swallowed(minilm):
+    def broken(_query):
+        raise RuntimeError("augmentation tables are corrupt")
+
+    app = Explorer({"minilm": minilm}, "", CANDIDATES, augment=broken, debounce_s=0)  # empty query: no variants
+    app.query.value = "painkiller"
+    assert "augmentation tables are corrupt" in app.status.value

@@ -105,13 +105,31 @@ def test_figure4_data_and_plot(minilm):
     assert "silhouette" in fig.axes[0].get_title()
 
 
-def test_default_models_find_trained_pearl_folders(scratch_output):
-    folder = figures.paths.models_dir("pearl-test-figures")
-    (folder / "pearl.json").write_text("{}")
+def test_a_trained_pearl_folder_joins_the_figures_and_the_explorer(scratch_output):
+    """An exported PEARL folder under models/pearl-* is found, loaded and ranked like any model."""
+    import shutil
+
+    import torch
+    from _tiny import LABELS, tiny_backbone
+
+    from pearl.encode import load_model
+    from pearl.explorer import Explorer
+    from pearl.export import export
+    from pearl.model import build_model
+
+    backbone, tok = tiny_backbone()
+    torch.manual_seed(0)
+    folder = export(build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval(), tok,
+                    figures.paths.models_dir("pearl-test-figures"), labels=LABELS)
     try:
         names = figures.default_models(with_glove=False)
         assert names[0] == "minilm" and str(folder) in names
-        assert figures.model_label(str(folder)) == "pearl-test-figures"
+        label = figures.model_label(str(folder))
+        assert label == "pearl-test-figures"
+        models = {label: load_model(folder, device="cpu")}
+        table = figures.figure1_table(models, figures.ranking_cases()[:1])
+        assert set(table["model"]) == {label} and table["rank"].tolist() != []
+        app = Explorer(models, "The New York Times", ["NYTimes", "New York Post"], debounce_s=0)
+        assert f'data-model="{label}"' in app.ranking.value
     finally:
-        (folder / "pearl.json").unlink()
-        folder.rmdir()
+        shutil.rmtree(folder)

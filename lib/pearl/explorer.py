@@ -74,7 +74,7 @@ class EmbeddingCache:
         self.misses += len(missing)
         self.hits += len(phrases) - len(missing)
         if missing:
-            small = self.model.fn is None and self.model.device == "cpu" and len(missing) <= SMALL_BATCH
+            small = self.model.device == "cpu" and len(missing) <= SMALL_BATCH
             with one_thread(small):
                 vecs = encode(self.model, missing)
             for p, v in zip(missing, vecs):
@@ -268,7 +268,7 @@ class Explorer:
         self.ranking = w.HTML()
         self.teaching = w.HTML()
         self.status = w.HTML()
-        self.debounce = Debouncer(debounce_s, self.update, timer=timer)
+        self.debounce = Debouncer(debounce_s, self._safe_update, timer=timer)
         for widget in (self.query, self.candidates, self.source, self.k):
             widget.observe(self._on_edit, names="value")
         self.update()
@@ -276,6 +276,13 @@ class Explorer:
     def _on_edit(self, _change) -> None:
         if not self.paused:
             self.debounce()
+
+    def _safe_update(self) -> None:
+        # runs on a timer thread: an exception there would vanish, so show it on the page
+        try:
+            self.update()
+        except Exception as err:  # noqa: BLE001 - any failure must reach the user
+            self.status.value = f'<b style="color:#c00">update failed: {html.escape(repr(err))}</b>'
 
     # the state --------------------------------------------------------------------
     def current_candidates(self, query: str) -> list[str]:

@@ -96,7 +96,7 @@ def figure1_table(models: dict, cases: Sequence[dict]):
     for label, model in models.items():
         for c in cases:
             cands = list(c["aliases"]) + list(c["others"])
-            with one_thread(model.fn is None):  # a handful of phrases: threads only wait for each other
+            with one_thread():  # a handful of phrases: threads only wait for each other
                 vecs = encode(model, [c["query"]] + cands)
             scores, ranks = rank_candidates(vecs[0], vecs[1:])
             n = len(c["aliases"])

@@ -35,7 +35,7 @@ from pearl.encode import load_model
 from pearl.provenance import Run, save_table
 
 if SMOKE:
-    N_PER_GROUP = 15
+    N_PER_GROUP = 10
 run = Run("05_figures", dict(SMOKE=SMOKE, MODELS=MODELS, N_PER_GROUP=N_PER_GROUP, PROJECTIONS=PROJECTIONS, SEED=SEED))
 
 t0 = time.perf_counter()
