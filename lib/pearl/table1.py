@@ -153,8 +153,12 @@ def _run_model(name, model, datasets, smoke, log) -> list[dict]:
         details = {k: v for k, v in result.items() if k not in ("score", "std")}
         if "info" in inputs:
             details["dictionary"] = inputs["info"]
-        rows.append({"model": name, "dataset": dataset, "score": result["score"], "std": result.get("std", math.nan),
-                     "n": result.get("n"), "seconds": round(seconds, 2), "note": note, "details": details})
+        row = {"model": name, "dataset": dataset, "score": result["score"], "std": result.get("std", math.nan),
+               "n": result.get("n"), "seconds": round(seconds, 2), "note": note, "details": details}
+        if "info" in inputs:  # kept in the tidy table so re-runs of other models keep them
+            row.update(dictionary=inputs["info"]["kind"], dictionary_size=len(set(inputs["dictionary"])),
+                       gold_only_score=result.get("gold_only_score", math.nan))
+        rows.append(row)
         log(f"{name:>24} {dataset:<14} {result['score']:6.2f}  ({seconds:.1f} s)")
     return rows
 

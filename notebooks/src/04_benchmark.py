@@ -72,26 +72,26 @@ wide = table.pivot_table(index="model", columns="dataset", values="score", sort=
 wide.round(1)
 
 # %%
-retrieval = [r for r in rows if r["dataset"] in ("yago", "umls")]
-kinds = {r["details"]["dictionary"]["kind"] for r in retrieval}
-kind = "rebuilt dictionary" if kinds != {"real"} else "real dictionary"
+retrieval = table[table["dataset"].isin(["yago", "umls"]) & table["score"].notna()]
+kind = "real dictionary" if set(retrieval["dictionary"]) == {"real"} else "rebuilt dictionary"
 md = table1.markdown(table, retrieval_kind=kind,
                      deltas=(table1.PEARL_LABEL, "minilm") if pearl_keys else None)
 notes = ["", "Scores in percent. Rows marked *paper* are copied from the paper (PEARL README); rows marked "
-         "*this run* were computed by notebooks/04_benchmark.ipynb. PPDB columns: mean ± std over 3 probe seeds.",
+         "*this run* were computed by notebooks/04_benchmark.ipynb. PPDB columns: mean ± std over 3 probe seeds. "
+         "n/a: the model cannot do the task (string similarity: no vectors) or the task was not run; "
+         "Avg needs all nine scores.",
          "YAGO/UMLS: top-1 retrieval against the dictionary named in the column header; "
          "a rebuilt (stand-in) dictionary is far smaller than the paper's 572K/750K-name ones.", "",
-         "| Model | Retrieval set | Dictionary size | Accuracy | Accuracy, gold names only (size) |", "|---|---|---|---|---|"]
-for r in retrieval:
-    d = r["details"]
-    notes.append(f"| {table1.LABELS.get(r['model'], r['model'])} | {r['dataset']} ({d['dictionary']['kind']}) | "
-                 f"{d['dictionary_size']:,} | {r['score']:.1f} | {d['gold_only_score']:.1f} ({d['gold_only_size']:,}) |")
+         "| Model | Retrieval set | Dictionary size | Accuracy | Accuracy, gold names only |", "|---|---|---|---|---|"]
+for r in retrieval.to_dict("records"):
+    notes.append(f"| {table1.LABELS.get(r['model'], r['model'])} | {r['dataset']} ({r['dictionary']}) | "
+                 f"{int(r['dictionary_size']):,} | {r['score']:.1f} | {r['gold_only_score']:.1f} |")
 md = md + "\n" + "\n".join(notes)
 display(Markdown(md))
 
 # %%
 save_table(table, "table1", markdown=md)
-dictionaries = {f"{r['model']}/{r['dataset']}": r["details"]["dictionary"] for r in retrieval}
+dictionaries = {f"{r['model']}/{r['dataset']}": r["details"]["dictionary"] for r in rows if "dictionary" in r["details"]}
 details = {f"{r['model']}/{r['dataset']}": {k: v for k, v in r["details"].items() if k != "dictionary"} for r in rows}
 path = run.save(metrics={f"{r['model']}/{r['dataset']}": r["score"] for r in table.to_dict("records")},
                 dictionaries=dictionaries, details=details)
