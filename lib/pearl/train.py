@@ -139,8 +139,8 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
     if out.type_logits is not None and cfg.type_weight:
         labels = batch["labels"].to(e.device).repeat(2)
         ce_sum = nn.functional.cross_entropy(out.type_logits[: 2 * b].float(), labels, reduction="sum")
-        ce = ce_sum / (2 * b * world) * world  # local share of the global mean, times W (see above)
-        parts["type"] = ce_sum.item() / (2 * b)
+        ce = ce_sum / (2 * b)  # local mean; DDP's average over W equal shards gives the global mean
+        parts["type"] = ce.item()
         loss = loss + cfg.type_weight * ce
     parts["loss"] = loss.item()
     return loss, parts
@@ -242,6 +242,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
             save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log, cfg)
     seconds = time.perf_counter() - t0
+    if ckpt_path is not None and cfg.checkpoint_every and rank == 0 and log and log[-1]["step"] % cfg.checkpoint_every:
+        save_checkpoint(ckpt_path, model, optimizer, scheduler, log[-1]["step"], log, cfg)  # the last step too
     model = model._orig_mod if hasattr(model, "_orig_mod") else model
     if hasattr(model.backbone, "_orig_mod"):
         model.backbone = model.backbone._orig_mod
