@@ -19,7 +19,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--batch-size", type=int, default=256, help="pearl encode() batch size")
+    parser.add_argument("--batch-size", type=int, default=None, help="pearl encode() batch size (default: encode()'s own)")
     parser.add_argument("--repeats", type=int, default=1, help="alternating rounds of both")
     parser.add_argument("--st-batch-size", type=int, default=32, help="SentenceTransformer batch size (its default: 32)")
     args = parser.parse_args()
