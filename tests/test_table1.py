@@ -67,6 +67,17 @@ def test_seed_mean_and_markdown():
     assert "61.0 ± 1.4" in md and "+6.0" in md
 
 
+def test_seed_mean_keeps_the_retrieval_dictionary():
+    """The PEARL seed-mean row must carry dictionary size and gold-only score (the Markdown needs them)."""
+    rows = _rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 62.0)
+    for r in rows:
+        if r["dataset"] in ("yago", "umls"):
+            r.update(dictionary="stand-in", dictionary_size=1234, gold_only_score=r["score"] + 10)
+    agg = table1.seed_mean(table1.tidy(rows), ["pearl-minilm-seed0", "pearl-minilm-seed1"], table1.PEARL_LABEL)
+    yago = agg.set_index("dataset").loc["yago"]
+    assert yago["dictionary_size"] == 1234 and yago["gold_only_score"] == 71.0 and yago["dictionary"] == "stand-in"
+
+
 def test_paper_table_matches_readme_average():
     paper = table1.paper_table()
     assert len(paper) == 7

@@ -211,6 +211,11 @@ def seed_mean(df, models: Sequence[str], label: str):
     out = pd.DataFrame({"model": label, "dataset": agg["dataset"], "score": agg["mean"],
                         "std": agg["std"], "n": agg["count"], "seconds": math.nan,
                         "note": [f"mean ± std over {c} seeds" for c in agg["count"]]})
+    # retrieval rows keep their dictionary (the same for every seed) and the mean gold-only score
+    extra = {"dictionary": "first", "dictionary_size": "first", "gold_only_score": "mean"}
+    extra = {k: v for k, v in extra.items() if k in sub}
+    if extra:
+        out = out.merge(sub.groupby("dataset", sort=False).agg(extra).reset_index(), on="dataset", how="left")
     return add_average(out)
 
 
