@@ -75,3 +75,14 @@ def test_download_failure_is_a_clear_error(monkeypatch, tmp_path):
     monkeypatch.setattr(data.urllib.request, "urlopen", refuse)
     with pytest.raises(data.DataError, match="could not download.*PEARL_DATA"):
         data.fetch("pearl_benchmark/bird/bird.txt")
+
+
+def test_wordnet_works_offline_from_debian_files():
+    from conftest import have_wordnet
+
+    if not have_wordnet():
+        pytest.skip("WordNet missing: apt-get install wordnet-base")
+    data.wordnet_ready()
+    from nltk.corpus import wordnet as wn
+
+    assert "dog.n.01" in {s.name() for s in wn.synsets("dog")}

@@ -210,8 +210,8 @@ def wikitext2_lines() -> list[str]:
 def wordnet_ready() -> None:
     """Make ``nltk.corpus.wordnet`` work offline from Debian's ``wordnet-base``.
 
-    NLTK wants ``<dir>/corpora/wordnet/`` with the WordNet dict files and ``lexnames``
-    (Debian does not ship the latter). We copy both into the cache once and put the
+    NLTK wants ``<dir>/corpora/wordnet/`` with the WordNet dict files, ``lexnames`` and
+    ``index.sense`` (Debian ships neither of the latter two). We copy both into the cache once and put the
     cache on ``nltk.data.path``.
     """
     import nltk
@@ -227,5 +227,8 @@ def wordnet_ready() -> None:
             if f.is_file():
                 shutil.copyfile(f, wn / f.name)  # copies, not links: NLTK's reader needs files
         shutil.copyfile(fetch("wordnet/lexnames"), wn / "lexnames")
+    # NLTK 3.10 builds a WordNet-3.0 sense map from index.sense at load time; Debian does not
+    # ship it and only the Open Multilingual WordNet needs it, so an empty one will do
+    (wn / "index.sense").touch(exist_ok=True)
     if str(target) not in nltk.data.path:
         nltk.data.path.insert(0, str(target))

@@ -53,19 +53,10 @@ _LANGUAGE_HEADS = {"language.n.01", "natural_language.n.01"}
 
 @lru_cache(maxsize=1)
 def wordnet():
-    """The NLTK WordNet reader, working offline (see :func:`pearl.data.wordnet_ready`).
-
-    NLTK 3.10 builds a WordNet-3.0 sense map from ``index.sense`` when it loads; Debian's
-    ``wordnet-base`` does not ship that file (it is only needed for the Open Multilingual
-    WordNet), so an empty one is placed beside the copied files.
-    """
+    """The NLTK WordNet reader, working offline (see :func:`pearl.data.wordnet_ready`)."""
     from .data import wordnet_ready
-    from .paths import cache_dir
 
     wordnet_ready()
-    sense = cache_dir() / "nltk_data" / "corpora" / "wordnet" / "index.sense"
-    if not sense.exists():
-        sense.touch()
     from nltk.corpus import wordnet as wn
 
     wn.ensure_loaded()
