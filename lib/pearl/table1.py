@@ -248,7 +248,8 @@ def markdown(ours, labels: dict | None = None, retrieval_kind: str = "rebuilt di
         lines.append(f"| {labels.get(model, model)} | this run | " + " | ".join(vals) + " |")
     if deltas and deltas[0] in wide and deltas[1] in wide:
         new, base = wide[deltas[0]]["score"], wide[deltas[1]]["score"]
-        vals = [f"{new.get(d) - base.get(d):+.1f}" if d in new and d in base else "n/a" for d in (*DATASETS, "average")]
+        diff = [new.get(d, math.nan) - base.get(d, math.nan) for d in (*DATASETS, "average")]
+        vals = ["n/a" if math.isnan(x) else f"{x:+.1f}" for x in diff]
         lines.append(f"| Δ {labels.get(deltas[0], deltas[0])} − {labels.get(deltas[1], deltas[1])} | this run | "
                      + " | ".join(vals) + " |")
     return "\n".join(lines)
