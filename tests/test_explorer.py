@@ -162,17 +162,19 @@ def test_query_variants_come_from_pearl_augment_and_are_stable():
     assert all(v != "The New York Times" for v in a.values())
 
 
-def test_one_thread_restores_the_thread_count():
+def test_torch_threads_restores_the_thread_count():
     import torch
 
-    from pearl.explorer import one_thread
+    from pearl.encode import torch_threads
 
     before = torch.get_num_threads()
     with pytest.raises(RuntimeError):
-        with one_thread():
+        with torch_threads(1):
             assert torch.get_num_threads() == 1
             raise RuntimeError("boom")
     assert torch.get_num_threads() == before
+    with torch_threads(0):  # 0: leave torch's setting alone
+        assert torch.get_num_threads() == before
 
 
 def test_a_failing_update_is_shown_not_swallowed(minilm):

@@ -26,38 +26,16 @@ import statistics
 import threading
 import time
 from collections import OrderedDict
-from contextlib import contextmanager
 from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from .encode import Encoder, encode
+from .encode import Encoder, encode, torch_threads
 
 #: cap on a query's length: longer input is almost surely a paste by mistake
 MAX_QUERY_CHARS = 500
-#: batches up to this size are encoded on one CPU thread (see :func:`one_thread`)
+#: batches up to this size are encoded on one CPU thread (see :func:`pearl.encode.torch_threads`)
 SMALL_BATCH = 32
-
-
-@contextmanager
-def one_thread(enabled: bool = True):
-    """Run torch on one CPU thread inside the block, then restore the thread count.
-
-    Why: a keystroke encodes one short phrase, which gains nothing from intra-op
-    parallelism; on a busy 2-core machine we measured 480 ms per query with 2 threads
-    (threads waiting for each other) against 11 ms with one.
-    """
-    if not enabled:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
 
 
 class EmbeddingCache:
@@ -75,7 +53,7 @@ class EmbeddingCache:
         self.hits += len(phrases) - len(missing)
         if missing:
             small = self.model.device == "cpu" and len(missing) <= SMALL_BATCH
-            with one_thread(small):
+            with torch_threads(1 if small else 0):
                 vecs = encode(self.model, missing)
             for p, v in zip(missing, vecs):
                 self._vecs[p] = v

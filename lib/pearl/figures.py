@@ -90,13 +90,13 @@ def figure1_table(models: dict, cases: Sequence[dict]):
     import pandas as pd
 
     from .encode import encode
-    from .explorer import one_thread
+    from .encode import torch_threads
 
     rows = []
     for label, model in models.items():
         for c in cases:
             cands = list(c["aliases"]) + list(c["others"])
-            with one_thread():  # a handful of phrases: threads only wait for each other
+            with torch_threads(1):  # a handful of phrases: threads only wait for each other
                 vecs = encode(model, [c["query"]] + cands)
             scores, ranks = rank_candidates(vecs[0], vecs[1:])
             n = len(c["aliases"])

@@ -51,16 +51,12 @@ def pair_features(left: np.ndarray, right: np.ndarray) -> np.ndarray:
 def train_probe(features: np.ndarray, labels: np.ndarray, split, seed: int = 0,
                 config: ProbeConfig = ProbeConfig()) -> dict:
     """Train one probe; returns test accuracy (percent), best epoch and epochs run."""
-    import torch
+    from .encode import torch_threads
 
-    threads = torch.get_num_threads()
     # the probe's matrices are tiny: one thread avoids synchronisation costs, which grow to
     # 10-100x the compute when other processes share the cores (measured: 0.1 vs 16 s/epoch)
-    torch.set_num_threads(1)
-    try:
+    with torch_threads(1):
         return _train(features, labels, split, seed, config)
-    finally:
-        torch.set_num_threads(threads)
 
 
 def _train(features, labels, split, seed, config) -> dict:

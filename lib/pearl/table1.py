@@ -128,15 +128,10 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, smoke: bool 
     thread encodes 2-2.5x faster than two (measured, load average ~9 on 2 cores): waiting
     threads spin. On a quiet machine leave it at 0 (torch's default).
     """
-    import torch
+    from .encode import torch_threads
 
-    before = torch.get_num_threads()
-    if threads > 0:
-        torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         return _run_model(name, model, datasets, smoke, log)
-    finally:
-        torch.set_num_threads(before)
 
 
 def _run_model(name, model, datasets, smoke, log) -> list[dict]:
