@@ -114,9 +114,11 @@ def main(argv=None) -> None:
     ap.add_argument("--batch-size", type=int)
     ap.add_argument("--lr", type=float)
     ap.add_argument("--max-phrases", type=int)
+    ap.add_argument("--objective", choices=("pearl", "simcse", "triplet", "pause"))
     args = ap.parse_args(argv)
     cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
-                           batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases)
+                           batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
+                           objective=args.objective)
     rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         import torch
@@ -128,7 +130,8 @@ def main(argv=None) -> None:
     from .paths import models_dir
     from .phrases import LABELS
 
-    name = f"pearl-{args.backbone.split('/')[-1].lower().replace('all-minilm-l6-v2', 'minilm')}-seed{args.seed}"
+    method = "pearl" if cfg.objective == "pearl" else cfg.objective
+    name = f"{method}-{args.backbone.split('/')[-1].lower().replace('all-minilm-l6-v2', 'minilm')}-seed{args.seed}"
     result = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:

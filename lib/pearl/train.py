@@ -41,8 +41,11 @@ import torch
 from torch import nn
 
 from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
-from .loss import info_nce, triplet_loss
+from .loss import info_nce, pu_loss, triplet_loss
 from .model import PearlModel, build_model, load_backbone
+
+
+OBJECTIVES = ("pearl", "simcse", "triplet", "pause")
 
 
 @dataclass
@@ -64,7 +67,8 @@ class TrainConfig:
     char_distill_vocab: int = 8000
     type_weight: float = 1.0
     temperature: float = 0.07
-    objective: str = "pearl"  # "pearl" | "simcse" (dropout positives) | "triplet" (Phrase-BERT)
+    objective: str = "pearl"  # "pearl" | "simcse" (dropout positives) | "triplet" (Phrase-BERT) | "pause" (PU)
+    pu_prior: float = 0.05  # PAUSE: share of positives among the unlabeled in-batch pairs
     average: float = 0.5  # weight of the fine-tuned backbone in the final weight averaging
     max_length: int = 32
     length_buckets: int = 4  # backbone runs on this many length-sorted slices (less padding)
@@ -132,6 +136,8 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
             orig, aug, neg = (torch.cat(all_gather(x.contiguous())) for x in (orig, aug, neg))
     if cfg.objective == "triplet":
         main = triplet_loss(orig, aug, neg)
+    elif cfg.objective == "pause":
+        main = pu_loss(orig, aug, neg if len(neg) else None, cfg.pu_prior, cfg.temperature)
     else:
         main = info_nce(orig, aug, neg if len(neg) else None, cfg.temperature)
     parts = {"contrastive": main.item()}
@@ -168,6 +174,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
 
     from .encode import pick_device
 
+    if cfg.objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {cfg.objective!r}; choose from {', '.join(OBJECTIVES)}")
     if labels is None:
         from .phrases import LABELS as labels
     index = {label: i for i, label in enumerate(labels)}
