@@ -4,8 +4,9 @@
 
 Same protocols, different code path: vectors from ``SentenceTransformer.encode`` (not
 pearl.encode), cosines with numpy, Pearson from ``numpy.corrcoef``, the PPDB probe with
-scikit-learn's ``MLPClassifier`` (256 ReLU units, Adam lr 1e-4, batch 200, early stopping
-on a 15 % validation share with patience 5, at most 100 epochs; split by
+scikit-learn's ``MLPClassifier`` (256 ReLU units, Adam lr 1e-4, batch 200, one
+``partial_fit`` per epoch with the protocol's early stopping written out: patience 5 on a
+15 % validation share, at most 100 epochs, best weights restored; split by
 ``train_test_split``), nearest neighbours with ``sklearn.neighbors.NearestNeighbors``
 (cosine, brute force), KMeans + NMI from scikit-learn. Turney ties are broken in favour of
 the gold (``np.argmax``, as in the reference code) — with real-valued cosines ties do not
@@ -65,18 +66,39 @@ def main() -> None:
         seconds[key] = time.perf_counter() - t0
         print(f"{key:<14} {mine[key]:6.2f}  ({seconds[key]:.0f} s)", flush=True)
 
+    def sk_probe(x, y, seed):
+        """The protocol's probe on scikit-learn's MLP, one ``partial_fit`` per epoch.
+
+        The loop is written out because ``MLPClassifier(early_stopping=True)`` means something
+        else: an epoch whose validation score *ties* the best resets its patience counter and
+        it stops only after patience + 1 epochs without a gain. With accuracy on ~2,300
+        pairs ties are common, and on PPDB-filtered that rule ran 100 epochs where the
+        protocol's patience-5 rule stops near epoch 10 (59.96 vs 56.20, measured). The split
+        is scikit-learn's own (per seed), the initialisation its Glorot scheme, no L2 term.
+        """
+        x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.15, random_state=seed)
+        x_tr, x_va, y_tr, y_va = train_test_split(x_tr, y_tr, test_size=0.15 / 0.85, random_state=seed)
+        clf = MLPClassifier(hidden_layer_sizes=(256,), activation="relu", solver="adam", learning_rate_init=1e-4,
+                            batch_size=200, alpha=0.0, random_state=seed, shuffle=True)
+        best, best_coefs, waited = -1.0, None, 0
+        for _ in range(100):
+            clf.partial_fit(x_tr, y_tr, classes=np.array([0, 1]))
+            acc = clf.score(x_va, y_va)
+            if acc > best:
+                best, waited = acc, 0
+                best_coefs = ([c.copy() for c in clf.coefs_], [b.copy() for b in clf.intercepts_])
+            else:
+                waited += 1
+                if waited >= 5:
+                    break
+        clf.coefs_, clf.intercepts_ = best_coefs
+        return 100 * clf.score(x_te, y_te)
+
     def ppdb(filtered):
         rows = data.read_ppdb(filtered)
         x = np.hstack([vec(r[0] for r in rows), vec(r[1] for r in rows)])
-        y = np.array([r[2] for r in rows])
-        accs = []
-        for seed in (0, 1, 2):
-            x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.15, random_state=seed)
-            clf = MLPClassifier(hidden_layer_sizes=(256,), activation="relu", solver="adam", learning_rate_init=1e-4,
-                                batch_size=200, max_iter=100, early_stopping=True, validation_fraction=0.15 / 0.85,
-                                n_iter_no_change=5, tol=0.0, random_state=seed)
-            accs.append(100 * clf.fit(x_tr, y_tr).score(x_te, y_te))
-        return float(np.mean(accs))
+        y = np.array([int(r[2]) for r in rows])
+        return float(np.mean([sk_probe(x, y, seed) for seed in (0, 1, 2)]))
 
     def turney():
         correct = 0

@@ -124,3 +124,16 @@ def test_neighbouring_objectives_train(tmp_path, objective):
 def test_unknown_objective_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown objective"):
         _run(tmp_path, steps=1, objective="simclr")
+
+
+def test_type_head_gets_its_own_learning_rate():
+    from pearl.model import build_model
+    from pearl.train import param_groups
+
+    model = build_model(tiny_backbone()[0], use_char=True, use_type_head=True, char_dim=16, num_labels=len(LABELS))
+    head = {id(p) for p in model.type_head.parameters()}
+    groups = param_groups(model, TrainConfig(lr=1e-4, head_lr=1e-2))
+    assert [g["lr"] for g in groups] == [1e-4, 1e-2]
+    assert {id(p) for p in groups[1]["params"]} == head
+    assert sum(len(g["params"]) for g in groups) == len(list(model.parameters()))
+    assert len(param_groups(model, TrainConfig(lr=1e-4))) == 1  # head_lr None: the paper's single lr

@@ -66,6 +66,7 @@ class TrainConfig:
     char_distill_steps: int = 300
     char_distill_vocab: int = 8000
     type_weight: float = 1.0
+    head_lr: float | None = None  # the type head's lr; None = ``lr`` (see :func:`param_groups`)
     temperature: float = 0.07
     objective: str = "pearl"  # "pearl" | "simcse" (dropout positives) | "triplet" (Phrase-BERT) | "pause" (PU)
     pu_prior: float = 0.05  # PAUSE: share of positives among the unlabeled in-batch pairs
@@ -119,6 +120,23 @@ def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg: 
         proxy = PearlModel(model.backbone, None, 0)  # the phrase encoder alone
         teacher = proxy.embed(tokenizer, vocab, max_length=cfg.max_length).numpy()
     return distill_init(model.char_encoder, vocab, teacher, steps=cfg.char_distill_steps, seed=cfg.seed)
+
+
+def param_groups(model: PearlModel, cfg: TrainConfig) -> list[dict]:
+    """Adam groups: the type head at ``head_lr`` (when set), everything else at ``lr``.
+
+    Why: the head is new and reads unit-norm vectors, so its logits start near 0; at lr 1e-4
+    a linear head on frozen MiniLM vectors is still near the uniform guess after 250 steps
+    (cross-entropy 4.28, ln 95 = 4.55) and passes the backbone no useful signal, while at 1e-2
+    it reaches 0.91 (76 % accuracy; measured on 8,000 corpus phrases, batch 64). The paper's
+    15K steps at 3e-5 leave it time to learn at the backbone's rate.
+    """
+    head = list(model.type_head.parameters()) if model.type_head is not None and cfg.head_lr else []
+    ids = {id(p) for p in head}
+    groups = [{"params": [p for p in model.parameters() if id(p) not in ids], "lr": cfg.lr}]
+    if head:
+        groups.append({"params": head, "lr": cfg.head_lr})
+    return groups
 
 
 def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1) -> tuple[torch.Tensor, dict]:
@@ -207,7 +225,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
                         hard_negatives if cfg.hard_negatives else None, augmenter, cfg.hard_negatives,
                         cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world)
-    optimizer = torch.optim.Adam(model.parameters(), lr=cfg.lr)
+    optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
     if resume is not None:
