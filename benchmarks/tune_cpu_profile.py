@@ -12,8 +12,8 @@ about a minute: Turney, BIRD, CoNLL, BC5CDR, and YAGO/UMLS retrieval against the
 only (10K names each). The winning variant is then scored on all nine by notebook 04.
 
 One training run is scored several ways without retraining: weight averaging ratios
-(``--averages``, the backbone's share of fine-tuned weights) and the character part's weight
-in the concatenation (``--char-weights``). Each line of results/tuning/cpu_profile.jsonl is
+and the character part's weight in the concatenation (``--grid average:char_weight,...``;
+average = the backbone's share of fine-tuned weights). Each line of results/tuning/cpu_profile.jsonl is
 one (run, averaging, char weight) with its scores; the table printed at the end ranks them.
 """
 from __future__ import annotations
@@ -69,8 +69,8 @@ def main() -> None:
     ap.add_argument("--tag", required=True)
     ap.add_argument("--set", action="append", default=[], help="TrainConfig override, key=value (JSON value)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--averages", default="0.5,1.0")
-    ap.add_argument("--char-weights", default="0.5,0.0")
+    ap.add_argument("--grid", default="0.5:0.5,0.5:0,1:0.5,1:0",
+                    help="comma-separated average:char_weight pairs to score the one trained model at")
     ap.add_argument("--backbone-only", action="store_true")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", default=None)
@@ -98,26 +98,28 @@ def main() -> None:
                 "eval_s": round(time.perf_counter() - t0, 1)})
         return
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
-    cfg, data_opts = config_for("cpu", seed=args.seed, average=1.0, **overrides)
+    aug = {k: overrides.pop(f"aug_{k}", 1.0) for k in ("char", "token", "phrase")}  # augmentation levels
+    cfg, data_opts = config_for("cpu", seed=args.seed, **{**overrides, "average": 1.0})
     corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, seed=args.seed, **data_opts)
-    aug = {k: overrides.pop(f"aug_{k}", 1.0) for k in ("char", "token", "phrase")}
     result = train(cfg, corpus, negs, augmenter_factory(**aug, tables=tables), labels=list(LABELS), progress=False)
     model = result.model
     tuned = {k: v.detach().clone() for k, v in model.backbone.state_dict().items()}
     original = load_model("minilm").model.state_dict()
-    for avg in (float(a) for a in args.averages.split(",")):
+    grid = [tuple(float(x) for x in pair.split(":")) for pair in args.grid.split(",")]
+    if model.char_encoder is None:
+        grid = list(dict.fromkeys((avg, 0.0) for avg, _ in grid))
+    for avg, cw in grid:
         with torch.no_grad():
             for name, tensor in model.backbone.state_dict().items():
                 if tensor.is_floating_point():
                     tensor.copy_(avg * tuned[name] + (1 - avg) * original[name])
-        weights = [float(c) for c in args.char_weights.split(",")] if model.char_encoder is not None else [0.0]
-        for cw in weights:
-            model.char_weight = cw
-            t0 = time.perf_counter()
-            scores = dev_scores(pearl_encoder(model, result.tokenizer, cfg.max_length), inputs)
-            record({"tag": args.tag, "set": args.set, "seed": args.seed, "average": avg, "char_weight": cw,
-                    "train_s": round(result.seconds, 1), "eval_s": round(time.perf_counter() - t0, 1),
-                    "loss_last50": float(np.mean([r["loss"] for r in result.log[-50:]])), **scores})
+        model.char_weight = cw
+        t0 = time.perf_counter()
+        scores = dev_scores(pearl_encoder(model, result.tokenizer, cfg.max_length), inputs)
+        record({"tag": args.tag, "set": args.set, "seed": args.seed, "average": avg, "char_weight": cw,
+                "train_s": round(result.seconds, 1), "eval_s": round(time.perf_counter() - t0, 1),
+                "loss_last50": float(np.mean([r["loss"] for r in result.log[-50:]])),
+                "type_last50": float(np.mean([r.get("type", np.nan) for r in result.log[-50:]])), **scores})
 
 
 if __name__ == "__main__":
