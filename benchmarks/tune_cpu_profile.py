@@ -58,10 +58,9 @@ def dev_scores(enc, inputs: dict) -> dict:
 def pearl_encoder(model, tokenizer, max_length: int = 32):
     from pearl.encode import Encoder
 
-    def fn(phrases):
-        return model.embed(tokenizer, phrases, max_length=max_length).numpy()
-
-    return Encoder(name="dev", dim=model.dim, model=model, tokenizer=tokenizer, fn=fn)
+    device = str(next(model.parameters()).device)
+    return Encoder(name="dev", dim=model.dim, model=model.eval(), tokenizer=tokenizer, device=device,
+                   max_length=max_length, extra={"pearl": {}})
 
 
 def main() -> None:

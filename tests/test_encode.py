@@ -1,6 +1,7 @@
 """encode(): equal to sentence-transformers, and a defined behaviour for every bad input."""
 import numpy as np
 import pytest
+import torch
 
 from pearl.encode import Encoder, check_phrases, default_backbone_path, encode, mean_pool, resolve
 
@@ -69,3 +70,45 @@ def test_function_encoders_share_the_path():
 def test_alias_resolves_offline():
     assert resolve("minilm") == str(default_backbone_path())
     assert resolve("intfloat/e5-small-v2") == "intfloat/e5-small-v2"  # a hub name, loaded when connected
+
+
+def test_pad_batch_matches_the_tokenizer_on_either_side(minilm):
+    """Token-length batching pads exactly as ``tokenizer(..., padding=True)`` would."""
+    from pearl.encode import pad_batch
+
+    tok, texts = minilm.tokenizer, ["a", "The New York Times", "nytimes.com"]
+    enc = tok(texts)
+    for side in ("right", "left"):
+        tok.padding_side = side
+        try:
+            ref = tok(texts, padding=True, return_tensors="pt")
+            ours = pad_batch(tok, enc, [0, 1, 2], ref["input_ids"].shape[1])
+            assert ours.keys() == ref.keys()
+            for key in ref:
+                assert ours[key].tolist() == ref[key].tolist(), (side, key)
+        finally:
+            tok.padding_side = "right"
+
+
+def test_batches_follow_token_length_not_character_length(minilm):
+    """Each batch holds phrases of one token length, so no batch carries padding."""
+    import dataclasses
+
+    seen = []
+
+    class Recorder(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, **batch):
+            seen.append(batch["attention_mask"])
+            return self.inner(**batch)
+
+    # character length and token length disagree: sorted by characters, the batches would be
+    # (20 chars / 4 tokens, 9 / 7) and (9 / 7, 8 / 4), both padded
+    phrases = ["internationalization", "a b c d e", "new york", "x y z w v"]
+    recorder = dataclasses.replace(minilm, model=Recorder(minilm.model))
+    out = encode(recorder, phrases, batch_size=2)
+    assert [bool(m.all()) for m in seen] == [True, True]  # no padding in either batch
+    np.testing.assert_allclose(out, encode(minilm, phrases, batch_size=1), atol=1e-5)

@@ -6,7 +6,7 @@ folders, our trained PEARL folders, and the non-neural baselines.
 (2, 384)
 
 What it does, in order: validate the phrases (clear errors, see :func:`check_phrases`),
-encode each distinct phrase once, in batches sorted by length (little padding), with
+encode each distinct phrase once, in batches sorted by token length (almost no padding), with
 mask-aware mean pooling and L2 normalisation, under ``torch.inference_mode`` on a device
 chosen once at load time. What it leaves out: prompts/instructions (E5 wants "query: ";
 pass them in the phrases), multi-process encoding, and quantisation.
@@ -202,21 +202,57 @@ def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, pro
     import torch
     from tqdm.auto import tqdm
 
-    # sort by character length: a cheap proxy for token length that needs no tokenising
-    order = np.argsort([-len(p) for p in phrases], kind="stable")
+    # Tokenise everything once (the fast tokenizer's batch call), then batch by *token* length.
+    # Sorting by character length, as sentence-transformers does, is a weak proxy: on the
+    # YAGO stand-in dictionary it pads batches to 1.53x the real token count, against 1.00x here.
+    enc = model.tokenizer(phrases, truncation=True, max_length=model.max_length)
+    lengths = np.fromiter(map(len, enc["input_ids"]), dtype=np.int64, count=len(phrases))
+    order = np.argsort(-lengths, kind="stable")
     out = np.empty((len(phrases), model.dim), dtype=np.float32)
     show = len(phrases) > 10_000 if progress is None else progress
     starts = range(0, len(phrases), batch_size)
     with torch.inference_mode():
         for start in tqdm(starts, desc=f"encode {model.name}", disable=not show, unit="batch"):
             idx = order[start : start + batch_size]
-            batch = model.tokenizer(
-                [phrases[i] for i in idx],
-                padding=True,
-                truncation=True,
-                max_length=model.max_length,
-                return_tensors="pt",
-            ).to(model.device)
-            hidden = model.model(**batch).last_hidden_state
-            out[idx] = mean_pool(hidden, batch["attention_mask"]).float().cpu().numpy()
+            batch = {k: v.to(model.device) for k, v in pad_batch(model.tokenizer, enc, idx, int(lengths[idx[0]])).items()}
+            out[idx] = _forward(model, batch, [phrases[i] for i in idx]).float().cpu().numpy()
+    return out
+
+
+def _forward(model: Encoder, batch: dict, texts: list[str]):
+    """Pooled vectors of one padded batch: mean pooling, or the PEARL concatenation."""
+    if "pearl" in model.extra:  # a PearlModel: phrase part + character part (pearl.model)
+        from .char_encoder import char_ids
+
+        return model.model(**batch, char_ids=char_ids(texts).to(model.device)).embedding
+    hidden = model.model(**batch).last_hidden_state
+    return mean_pool(hidden, batch["attention_mask"])
+
+
+def pad_batch(tokenizer, enc, idx, width: int) -> dict:
+    """Rows ``idx`` of an unpadded tokenizer output as padded ``(len(idx), width)`` int64 tensors.
+
+    >>> from types import SimpleNamespace
+    >>> tok = SimpleNamespace(pad_token_id=0, padding_side="right")
+    >>> enc = {"input_ids": [[101, 7, 102], [101, 102]], "attention_mask": [[1, 1, 1], [1, 1]]}
+    >>> pad_batch(tok, enc, [1, 0], 3)["input_ids"].tolist()
+    [[101, 102, 0], [101, 7, 102]]
+
+    Padding goes on the tokenizer's own side with its pad id (0 for masks and segment ids),
+    which is what ``tokenizer(..., padding=True)`` would give.
+    """
+    import torch
+
+    left = getattr(tokenizer, "padding_side", "right") == "left"
+    out = {}
+    for key, rows in enc.items():
+        fill = tokenizer.pad_token_id if key == "input_ids" else 0
+        arr = np.full((len(idx), width), fill, dtype=np.int64)
+        for r, i in enumerate(idx):
+            seq = rows[i]
+            if left:
+                arr[r, width - len(seq):] = seq
+            else:
+                arr[r, : len(seq)] = seq
+        out[key] = torch.from_numpy(arr)
     return out

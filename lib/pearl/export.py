@@ -97,9 +97,5 @@ def load_encoder(path: str | os.PathLike, device: str = "cpu"):
     from .encode import Encoder
 
     model, tokenizer, info = load_pearl(path, device)
-
-    def fn(phrases: list[str]):
-        return model.embed(tokenizer, phrases, max_length=info["max_length"]).numpy()
-
     return Encoder(name=str(path), dim=model.dim, model=model, tokenizer=tokenizer, device=device,
-                   max_length=info["max_length"], fn=fn, extra={"pearl": info})
+                   max_length=info["max_length"], extra={"pearl": info})

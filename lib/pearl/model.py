@@ -98,20 +98,19 @@ class PearlModel(nn.Module):
             batch["char_ids"] = char_ids(phrases)
         return batch
 
-    @torch.inference_mode()
-    def embed(self, tokenizer, phrases: list[str], batch_size: int = 256, max_length: int = 32) -> torch.Tensor:
-        """Embeddings of ``phrases`` (eval mode, length-sorted batches), float32 on CPU."""
+    def embed(self, tokenizer, phrases: list[str], batch_size: int | None = None, max_length: int = 32) -> torch.Tensor:
+        """Embeddings of ``phrases`` (eval mode, not normalised), float32 on CPU, through
+        :func:`pearl.encode.encode`: the one path every model is encoded by."""
+        from .encode import Encoder, encode
+
         was_training = self.training
-        self.eval()
-        device = next(self.parameters()).device
-        order = sorted(range(len(phrases)), key=lambda i: -len(phrases[i]))
-        out = torch.empty(len(phrases), self.dim)
-        for start in range(0, len(phrases), batch_size):
-            idx = order[start : start + batch_size]
-            batch = self.inputs(tokenizer, [phrases[i] for i in idx], max_length)
-            out[idx] = self(**{k: v.to(device) for k, v in batch.items()}).embedding.float().cpu()
-        self.train(was_training)
-        return out
+        device = str(next(self.parameters()).device)
+        encoder = Encoder(name="pearl", dim=self.dim, model=self.eval(), tokenizer=tokenizer, device=device,
+                          max_length=max_length, extra={"pearl": {}})
+        try:
+            return torch.from_numpy(encode(encoder, phrases, batch_size, normalize=False))
+        finally:
+            self.train(was_training)
 
 
 def load_backbone(name_or_path: str | os.PathLike):
