@@ -9,7 +9,7 @@
 # benchmark notebook 04 scores every such folder) and `SentenceTransformer` loads (phrase part).
 #
 # Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 3 seeds of 250 steps at batch
-# 32, about 15 min on 2 cores), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16).
+# 32, about 11 min on 2 cores), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16).
 # Any parameter left `None` takes the profile's value (`pearl.recipe.PROFILES`).
 #
 # **How the cpu profile was chosen** (`benchmarks/tune_cpu_profile.py`, every run in
