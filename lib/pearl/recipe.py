@@ -5,7 +5,7 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.train.train`):
 - ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
 - ``cpu``: the default of ``make reproduce``; three seeds train in about 11 minutes on
   2 CPU cores (measured: 190 s a seed plus data and distillation), and Table-1 scoring adds
-  16-19 minutes per model, mostly for the stand-in retrieval dictionaries. The
+  about 10.5 minutes per model (MiniLM: 628 s), mostly for the stand-in retrieval dictionaries. The
   paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
   near the uniform guess after a few hundred steps: :func:`pearl.train.param_groups`) and the
   character part at weight 0.25 (0.5 cost BIRD and the clustering tasks several points in the
