@@ -55,14 +55,6 @@ def dev_scores(enc, inputs: dict) -> dict:
     return out
 
 
-def pearl_encoder(model, tokenizer, max_length: int = 32):
-    from pearl.encode import Encoder
-
-    device = str(next(model.parameters()).device)
-    return Encoder(name="dev", dim=model.dim, model=model.eval(), tokenizer=tokenizer, device=device,
-                   max_length=max_length, extra={"pearl": {}})
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--tag", required=True)
@@ -114,7 +106,7 @@ def main() -> None:
                     tensor.copy_(avg * tuned[name] + (1 - avg) * original[name])
         model.char_weight = cw
         t0 = time.perf_counter()
-        scores = dev_scores(pearl_encoder(model, result.tokenizer, cfg.max_length), inputs)
+        scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)
         record({"tag": args.tag, "set": args.set, "seed": args.seed, "average": avg, "char_weight": cw,
                 "train_s": round(result.seconds, 1), "eval_s": round(time.perf_counter() - t0, 1),
                 "loss_last50": float(np.mean([r["loss"] for r in result.log[-50:]])),

@@ -215,16 +215,16 @@ def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, pro
         for start in tqdm(starts, desc=f"encode {model.name}", disable=not show, unit="batch"):
             idx = order[start : start + batch_size]
             batch = {k: v.to(model.device) for k, v in pad_batch(model.tokenizer, enc, idx, int(lengths[idx[0]])).items()}
-            out[idx] = _forward(model, batch, [phrases[i] for i in idx]).float().cpu().numpy()
+            out[idx] = _forward(model, batch, phrases, idx).float().cpu().numpy()
     return out
 
 
-def _forward(model: Encoder, batch: dict, texts: list[str]):
-    """Pooled vectors of one padded batch: mean pooling, or the PEARL concatenation."""
+def _forward(model: Encoder, batch: dict, phrases: list[str], idx):
+    """Pooled vectors of the padded batch of rows ``idx``: mean pooling, or the PEARL concatenation."""
     if "pearl" in model.extra:  # a PearlModel: phrase part + character part (pearl.model)
         from .char_encoder import char_ids
 
-        return model.model(**batch, char_ids=char_ids(texts).to(model.device)).embedding
+        return model.model(**batch, char_ids=char_ids([phrases[i] for i in idx]).to(model.device)).embedding
     hidden = model.model(**batch).last_hidden_state
     return mean_pool(hidden, batch["attention_mask"])
 

@@ -94,8 +94,5 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
 
 def load_encoder(path: str | os.PathLike, device: str = "cpu"):
     """The PEARL folder as a :class:`pearl.encode.Encoder` (used by ``load_model``)."""
-    from .encode import Encoder
-
     model, tokenizer, info = load_pearl(path, device)
-    return Encoder(name=str(path), dim=model.dim, model=model, tokenizer=tokenizer, device=device,
-                   max_length=info["max_length"], extra={"pearl": info})
+    return model.as_encoder(tokenizer, info["max_length"], name=str(path), info=info)

@@ -98,17 +98,23 @@ class PearlModel(nn.Module):
             batch["char_ids"] = char_ids(phrases)
         return batch
 
+    def as_encoder(self, tokenizer, max_length: int = 32, name: str = "pearl", info: dict | None = None):
+        """This model (in eval mode) as a :class:`pearl.encode.Encoder`: ``encode()`` then returns
+        the concatenated phrase + character embedding. ``info`` is the folder's ``pearl.json``."""
+        from .encode import Encoder
+
+        device = str(next(self.parameters()).device)
+        return Encoder(name=name, dim=self.dim, model=self.eval(), tokenizer=tokenizer, device=device,
+                       max_length=max_length, extra={"pearl": info or {}})
+
     def embed(self, tokenizer, phrases: list[str], batch_size: int | None = None, max_length: int = 32) -> torch.Tensor:
         """Embeddings of ``phrases`` (eval mode, not normalised), float32 on CPU, through
         :func:`pearl.encode.encode`: the one path every model is encoded by."""
-        from .encode import Encoder, encode
+        from .encode import encode
 
         was_training = self.training
-        device = str(next(self.parameters()).device)
-        encoder = Encoder(name="pearl", dim=self.dim, model=self.eval(), tokenizer=tokenizer, device=device,
-                          max_length=max_length, extra={"pearl": {}})
         try:
-            return torch.from_numpy(encode(encoder, phrases, batch_size, normalize=False))
+            return torch.from_numpy(encode(self.as_encoder(tokenizer, max_length), phrases, batch_size, normalize=False))
         finally:
             self.train(was_training)
 
