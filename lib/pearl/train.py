@@ -77,6 +77,7 @@ class TrainConfig:
     num_workers: int = 0
     device: str | None = None
     compile: bool = False
+    bf16: bool | None = None  # bf16 autocast; None = on CUDA only (False: fp32 on a GPU too)
 
 
 @dataclass
@@ -243,7 +244,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         model.backbone = torch.compile(model.backbone, dynamic=True)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.startswith("cuda") else None)
-    use_bf16 = device.startswith("cuda")
+    use_bf16 = device.startswith("cuda") and cfg.bf16 is not False
     end = min(total, stop_at) if stop_at is not None else total
     loader = torch.utils.data.DataLoader(StepDataset(plan, collator, start, end), batch_size=None,
                                          num_workers=cfg.num_workers,
