@@ -137,3 +137,11 @@ def test_type_head_gets_its_own_learning_rate():
     assert {id(p) for p in groups[1]["params"]} == head
     assert sum(len(g["params"]) for g in groups) == len(list(model.parameters()))
     assert len(param_groups(model, TrainConfig(lr=1e-4))) == 1  # head_lr None: the paper's single lr
+
+
+def test_bf16_only_on_cuda_and_can_be_switched_off():
+    from pearl.train import TrainConfig, uses_bf16
+
+    assert uses_bf16("cuda", TrainConfig()) and uses_bf16("cuda:1", TrainConfig(bf16=True))
+    assert not uses_bf16("cuda", TrainConfig(bf16=False))  # the fp32 replay of the cpu profile on a GPU
+    assert not uses_bf16("cpu", TrainConfig()) and not uses_bf16("cpu", TrainConfig(bf16=True))

@@ -90,6 +90,16 @@ class TrainResult:
     steps: int = 0
 
 
+def uses_bf16(device: str, cfg: TrainConfig) -> bool:
+    """bf16 autocast on CUDA unless ``cfg.bf16`` is False; always fp32 on CPU (bf16 matmuls
+    there are slower on most CPUs and would change the tested CPU numbers).
+
+    >>> uses_bf16("cuda:0", TrainConfig()), uses_bf16("cuda", TrainConfig(bf16=False)), uses_bf16("cpu", TrainConfig(bf16=True))
+    (True, False, False)
+    """
+    return device.startswith("cuda") and cfg.bf16 is not False
+
+
 def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
@@ -244,7 +254,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         model.backbone = torch.compile(model.backbone, dynamic=True)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.startswith("cuda") else None)
-    use_bf16 = device.startswith("cuda") and cfg.bf16 is not False
+    use_bf16 = uses_bf16(device, cfg)
     end = min(total, stop_at) if stop_at is not None else total
     loader = torch.utils.data.DataLoader(StepDataset(plan, collator, start, end), batch_size=None,
                                          num_workers=cfg.num_workers,
