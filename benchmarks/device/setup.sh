@@ -4,6 +4,8 @@
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false PYTHONHASHSEED=0
 R=$PWD
+export OUT=${OUT:-/tmp/pearl_gpu_out}  # the device tool sets OUT; elsewhere results land here
+mkdir -p "$OUT"
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader; nproc
 python3 -c "import torch,transformers,sentence_transformers;print('torch',torch.__version__,'transformers',transformers.__version__,'st',sentence_transformers.__version__)"
 export PYTHONPATH=/tmp/shim:$R/lib MINILM_PATH=/tmp/minilm PEARL_DATA=/tmp/data PEARL_OUTPUT=/tmp/pout
