@@ -55,7 +55,7 @@ def main(argv=None):
     from pearl.model import build_model, load_backbone
     from pearl.paths import results_dir
     from pearl.phrases import LABELS
-    from pearl.train import TrainConfig, compute_loss
+    from pearl.train import TrainConfig, compute_loss, uses_bf16
 
     corpus, source = _data(args.batch_size * (args.steps + 1) * 2)
     phrases = [p for p, _ in corpus]
@@ -98,41 +98,33 @@ def main(argv=None):
         naive_step(i)
     results["naive"] = args.batch_size * args.steps / (clock() - t0)
 
-    # ours: collate in a DataLoader worker, one bucketed forward
+    # ours: collate in DataLoader workers, one bucketed forward, bf16 on CUDA (as pearl.train)
     cfg = TrainConfig(length_buckets=4)
-    loader = torch.utils.data.DataLoader(StepDataset(plan, collator, 0, n), batch_size=None,
-                                         num_workers=args.workers)
-    use_bf16 = args.device.startswith("cuda")
-    for i, batch in enumerate(loader):
-        if i == 1:
-            t0 = clock()
-        batch["inputs"] = {k: v.to(args.device) for k, v in batch["inputs"].items()}
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
-            loss, _ = compute_loss(model, batch, cfg)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    results["ours"] = args.batch_size * args.steps / (clock() - t0)
+    use_bf16 = uses_bf16(args.device, cfg)
 
-    if args.compile and use_bf16:  # as TrainConfig(compile=True): the backbone only, dynamic shapes
-        model.backbone = torch.compile(model.backbone, dynamic=True)
-        warm = 3
-        loader = torch.utils.data.DataLoader(StepDataset(plan, collator, 0, n + warm - 1), batch_size=None,
+    def ours(warm: int) -> float:
+        """Phrases/s over ``args.steps`` steps after ``warm`` untimed ones."""
+        loader = torch.utils.data.DataLoader(StepDataset(plan, collator, 0, args.steps + warm), batch_size=None,
                                              num_workers=args.workers)
         for i, batch in enumerate(loader):
             if i == warm:
                 t0 = clock()
             batch["inputs"] = {k: v.to(args.device) for k, v in batch["inputs"].items()}
-            with torch.autocast("cuda", dtype=torch.bfloat16):
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
                 loss, _ = compute_loss(model, batch, cfg)
             opt.zero_grad()
             loss.backward()
             opt.step()
-        results["ours_compiled"] = args.batch_size * args.steps / (clock() - t0)
+        return args.batch_size * args.steps / (clock() - t0)
+
+    results["ours"] = ours(warm=1)
+    if args.compile and args.device.startswith("cuda"):  # as TrainConfig(compile=True): backbone, dynamic shapes
+        model.backbone = torch.compile(model.backbone, dynamic=True)
+        results["ours_compiled"] = ours(warm=3)  # the first steps compile
 
     record = {"phrases_per_s": {k: round(v, 1) for k, v in results.items()},
-              "ratio": round(results["ours"] / results["naive"], 3),
-              **({"ratio_compiled": round(results["ours_compiled"] / results["naive"], 3)} if "ours_compiled" in results else {}), "steps": args.steps,
+              **{f"ratio{k[4:]}": round(v / results["naive"], 3) for k, v in results.items() if k.startswith("ours")},
+              "steps": args.steps,
               "batch_size": args.batch_size, "threads": args.threads, "device": args.device,
               "workers": args.workers, "data": source}
     print(json.dumps(record, indent=1))

@@ -12,9 +12,7 @@ out = os.path.join(os.environ["OUT"], f"sweep_{tag}.jsonl")
 for spec in sys.argv[2:]:
     name, _, sets = spec.partition(":")
     over = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in sets.split(";") if kv)}
-    data_over = {k: over.pop(k) for k in ("anchors_only", "max_phrases") if k in over}
-    cfg, data = config_for("cpu", bf16=False, **over)
-    data.update(data_over)
+    cfg, data = config_for("cpu", bf16=False, **over)  # data options (anchors_only, max_phrases) go to data
     corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, seed=cfg.seed, **data)
     t0 = time.perf_counter()
     res = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS), progress=False)
