@@ -43,7 +43,7 @@ $(STAMP): requirements.lock pyproject.toml
 sysdeps:
 	@if [ ! -f /usr/share/wordnet/data.noun ] || ! command -v chromium >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wordnet-base chromium >/dev/null) \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base chromium >/dev/null) \
 	      || echo "sysdeps: apt-get failed; WordNet-based and browser tests will skip with a reason"; \
 	  else echo "sysdeps: not root or no apt-get; install wordnet-base and chromium yourself"; fi; \
 	fi

@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/benchmark_walltime.py [--model minilm] [--threads 2] [--datasets ppdb bird ...]
 
-Runs exactly what notebook 04 runs for one model (pearl.table1.run_model), prints each
+Runs exactly what notebook 04 runs for one model (pearl.benchmark.table1.run_model), prints each
 dataset's score and seconds, and the total. The
 stand-in retrieval dictionaries are built once and cached under data/derived/dictionaries;
 the first run pays for building them (about 15 s). The load average is printed because
@@ -14,7 +14,7 @@ import time
 
 
 def main() -> None:
-    from pearl import table1
+    from pearl.benchmark import table1
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="minilm")

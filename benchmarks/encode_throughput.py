@@ -28,7 +28,8 @@ def main() -> None:
     from sentence_transformers import SentenceTransformer
 
     from pearl import data
-    from pearl.encode import default_backbone_path, encode, load_model
+    from pearl.encode import encode
+    from pearl.models import default_backbone_path, load_model
 
     torch.set_num_threads(args.threads)
     phrases = list(dict.fromkeys(p for f in (False, True) for r in data.read_ppdb(f) for p in r[:2]))[: args.n]

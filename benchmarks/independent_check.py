@@ -1,4 +1,4 @@
-"""Independent re-implementation of the benchmark protocols, to check pearl.evaluate.
+"""Independent re-implementation of the benchmark protocols, to check pearl.benchmark.evaluate.
 
     .venv/bin/python benchmarks/independent_check.py [--ours results/table1.csv] [--model minilm]
 
@@ -43,7 +43,6 @@ def main() -> None:
     if args.threads:
         torch.set_num_threads(args.threads)
 
-    import pandas as pd
     from sentence_transformers import SentenceTransformer
     from sklearn.cluster import KMeans
     from sklearn.metrics import normalized_mutual_info_score
@@ -52,7 +51,7 @@ def main() -> None:
     from sklearn.neural_network import MLPClassifier
 
     from pearl import data
-    from pearl.encode import default_backbone_path
+    from pearl.models import default_backbone_path
 
     st = SentenceTransformer(str(default_backbone_path()), device="cpu")
     vec = lambda texts: st.encode(list(texts), batch_size=128, normalize_embeddings=True, convert_to_numpy=True)

@@ -8,7 +8,7 @@ character encoder, InfoNCE + type loss, backward, Adam step; both in fp32 on CPU
 
 - **naive** (the reference code's pattern): tokenisation inside the model's forward, one
   forward per group (phrases, copies, negatives), each padded to its own longest phrase;
-- **ours** (:mod:`pearl.train`): tokenised in the collate of a DataLoader worker (which
+- **ours** (:mod:`pearl.training.train`): tokenised in the collate of a DataLoader worker (which
   overlaps with the model's compute), one forward over the whole batch split into
   length-sorted slices (``length_buckets``).
 
@@ -28,7 +28,7 @@ import torch
 def _data(n: int):
     """Corpus phrases (or, before the data notebook ran, PPDB phrases: a labelled stand-in)."""
     try:
-        from pearl.phrases import read_corpus
+        from pearl.corpus.phrases import read_corpus
 
         corpus, source = read_corpus(), "phrases.tsv"
     except FileNotFoundError:
@@ -50,12 +50,12 @@ def main(argv=None):
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    from pearl.augment import Augmenter
-    from pearl.batches import BatchPlan, Collator, StepDataset
-    from pearl.model import build_model, load_backbone
+    from pearl.corpus.augment import Augmenter
+    from pearl.training.batches import BatchPlan, Collator, StepDataset
+    from pearl.training.model import build_model, load_backbone
     from pearl.paths import results_dir
-    from pearl.phrases import LABELS
-    from pearl.train import TrainConfig, compute_loss, uses_bf16
+    from pearl.corpus.phrases import LABELS
+    from pearl.training.train import TrainConfig, compute_loss, uses_bf16
 
     corpus, source = _data(args.batch_size * (args.steps + 1) * 2)
     phrases = [p for p, _ in corpus]
@@ -98,7 +98,7 @@ def main(argv=None):
         naive_step(i)
     results["naive"] = args.batch_size * args.steps / (clock() - t0)
 
-    # ours: collate in DataLoader workers, one bucketed forward, bf16 on CUDA (as pearl.train)
+    # ours: collate in DataLoader workers, one bucketed forward, bf16 on CUDA (as pearl.training.train)
     cfg = TrainConfig(length_buckets=4)
     use_bf16 = uses_bf16(args.device, cfg)
 

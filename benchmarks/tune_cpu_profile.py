@@ -40,8 +40,8 @@ def dev_inputs() -> dict:
 
 
 def dev_scores(enc, inputs: dict) -> dict:
-    from pearl import evaluate
-    from pearl.table1 import PhraseCache
+    from pearl.benchmark import evaluate
+    from pearl.benchmark.table1 import PhraseCache
 
     enc = PhraseCache(enc).as_encoder()  # a phrase in two datasets is encoded once
     out = {"turney": evaluate.evaluate_turney(enc, inputs["turney"])["score"],
@@ -70,10 +70,10 @@ def main() -> None:
         torch.set_num_threads(args.threads)
 
     from pearl import paths
-    from pearl.encode import load_model
-    from pearl.phrases import LABELS
-    from pearl.recipe import augmenter_factory, config_for, load_training_data
-    from pearl.train import train
+    from pearl.models import load_model
+    from pearl.corpus.phrases import LABELS
+    from pearl.training.recipe import augmenter_factory, config_for, load_training_data
+    from pearl.training.train import train
 
     out = paths.results_dir("tuning") / "cpu_profile.jsonl" if args.out is None else args.out
     inputs = dev_inputs()

@@ -5,9 +5,8 @@ import torch
 
 
 def tiny_backbone(seed: int = 0, dropout: float = 0.1):
+    from pearl.models import resolve
     from transformers import AutoTokenizer, BertConfig, BertModel
-
-    from pearl.encode import resolve
 
     tokenizer = AutoTokenizer.from_pretrained(resolve("minilm"))
     torch.manual_seed(seed)

@@ -26,7 +26,7 @@ def scratch_output(tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def minilm():
-    from pearl.encode import load_model
+    from pearl.models import load_model
 
     return load_model("minilm", device="cpu")
 

@@ -1,6 +1,5 @@
 """The data layer: offline folder first, verified files, clear errors naming the fix."""
 import pytest
-
 from pearl import data, paths
 
 

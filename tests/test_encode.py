@@ -2,8 +2,8 @@
 import numpy as np
 import pytest
 import torch
-
-from pearl.encode import Encoder, check_phrases, default_backbone_path, encode, mean_pool, resolve
+from pearl.encode import Encoder, check_phrases, encode, mean_pool
+from pearl.models import default_backbone_path, resolve
 
 PHRASES = ["The New York Times", "NYTimes", "nytimes.com", "New York Post", "a", "The New York Times"]
 

@@ -26,19 +26,34 @@ def test_notebook_is_clean_and_generated(name):
     assert [c.source for c in fresh.cells] == [c.source for c in nb.cells], "stale: run .ci/nb.py"
 
 
-@pytest.mark.notebooks
-@pytest.mark.parametrize("name", ORDER)
-def test_notebook_runs_at_smoke_size(name, scratch_output):
+@pytest.fixture(scope="session")
+def smoke_run(scratch_output):
+    """``smoke_run(name)`` executes notebook ``name`` at SMOKE size, after the notebooks before it
+    in ORDER that it reads from (each once per session), so any one notebook test runs alone."""
     import papermill as pm
 
+    done: dict[str, Path] = {}
     out_dir = scratch_output / "executed"
     out_dir.mkdir(exist_ok=True)
-    pm.execute_notebook(
-        str(ROOT / "notebooks" / name), str(out_dir / name),
-        parameters={"SMOKE": True}, kernel_name="pearl", cwd=str(ROOT / "notebooks"),
-        progress_bar=False,
-    )
+
+    def run(name: str) -> Path:
+        for before in ORDER[: ORDER.index(name) + 1]:
+            if before not in done:
+                pm.execute_notebook(str(ROOT / "notebooks" / before), str(out_dir / before),
+                                    parameters={"SMOKE": True}, kernel_name="pearl",
+                                    cwd=str(ROOT / "notebooks"), progress_bar=False)
+                done[before] = out_dir / before
+        return done[name]
+
+    return run
+
+
+@pytest.mark.notebooks
+@pytest.mark.parametrize("name", ORDER)
+def test_notebook_runs_at_smoke_size(name, smoke_run, scratch_output):
+    smoke_run(name)
     record = json.loads((scratch_output / "results" / f"{Path(name).stem}.json").read_text())
     assert record["parameters"]["SMOKE"] is True
+    assert record["SMOKE"].startswith("smoke-size run")
     assert record["provenance"]["versions"]["torch"]
     assert record["wall_time_s"] > 0

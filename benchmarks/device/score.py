@@ -1,6 +1,6 @@
 """Device: score models on Table-1 datasets; writes $OUT/scores_<tag>.json (rows as table1.run_model)."""
 import json, os, sys, time
-from pearl import table1
+from pearl.benchmark import table1
 tag, models = sys.argv[1], sys.argv[2:]
 datasets = os.environ.get("DATASETS", ",".join(table1.DATASETS)).split(",")
 rows = []

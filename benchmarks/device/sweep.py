@@ -2,10 +2,10 @@
 argv: tag then variants 'name:key=json;key=json'; writes $OUT/sweep_<tag>.jsonl."""
 import json, os, sys, time
 import numpy as np
-from pearl import table1
-from pearl.phrases import LABELS
-from pearl.recipe import augmenter_factory, config_for, load_training_data
-from pearl.train import train
+from pearl.benchmark import table1
+from pearl.corpus.phrases import LABELS
+from pearl.training.recipe import augmenter_factory, config_for, load_training_data
+from pearl.training.train import train
 tag = sys.argv[1]
 datasets = os.environ.get("DATASETS", ",".join(table1.DATASETS)).split(",")
 out = os.path.join(os.environ["OUT"], f"sweep_{tag}.jsonl")

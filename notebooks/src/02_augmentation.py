@@ -33,20 +33,18 @@ HN_ANCHORS: int = 10000       # mine for the most frequent phrases only; 0 means
 FIGURE_PHRASE: str = "The New York Times"
 
 # %%
-import time
 from collections import Counter
 
 import pandas as pd
 
-from pearl import paths
-from pearl.augment import LEVELS, Augmenter, AugmentTables, coverage, save_tables
-from pearl.data_figures import plot_figure3
-from pearl.encode import load_model
-from pearl.hard_negatives import mine, write_hard_negatives
-from pearl.paraphrase import HFParaphraser, OfflineParaphraser
-from pearl.phrases import read_rows
-from pearl.provenance import Run
-from pearl.synonyms import glove_neighbours, wordnet_table
+from pearl.corpus.augment import Augmenter, AugmentTables, coverage, save_tables
+from pearl.display.data_figures import plot_figure3
+from pearl.models import load_model
+from pearl.corpus.hard_negatives import mine, write_hard_negatives
+from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser
+from pearl.corpus.phrases import read_rows
+from pearl.provenance import Run, save_figure
+from pearl.corpus.synonyms import glove_neighbours, wordnet_table
 
 if SMOKE:
     MAX_PHRASES, HN_ANCHORS = 300, 300
@@ -66,16 +64,13 @@ print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 # ## Synonym and paraphrase tables (cached)
 
 # %%
-t0 = time.perf_counter()
-wn_table = wordnet_table(words)
-run.time("wordnet_table", time.perf_counter() - t0)
-t0 = time.perf_counter()
-glove_table = glove_neighbours(words, threshold=GLOVE_THRESHOLD, vocab_size=GLOVE_VOCAB)
-run.time("glove_table", time.perf_counter() - t0)
-t0 = time.perf_counter()
-paraphraser = OfflineParaphraser() if PARAPHRASER == "offline" else HFParaphraser(PARAPHRASER)
-paraphrases = paraphraser.paraphrase_many(phrases)
-run.time("paraphrases", time.perf_counter() - t0)
+with run.timer("wordnet_table"):
+    wn_table = wordnet_table(words)
+with run.timer("glove_table"):
+    glove_table = glove_neighbours(words, threshold=GLOVE_THRESHOLD, vocab_size=GLOVE_VOCAB)
+with run.timer("paraphrases"):
+    paraphraser = OfflineParaphraser() if PARAPHRASER == "offline" else HFParaphraser(PARAPHRASER)
+    paraphrases = paraphraser.paraphrase_many(phrases)
 tables = AugmentTables(wordnet=wn_table, glove=glove_table, paraphrases=paraphrases,
                        meta={"glove_threshold": GLOVE_THRESHOLD, "glove_vocab": GLOVE_VOCAB,
                              "paraphraser": PARAPHRASER, "phrases": len(phrases)})
@@ -92,9 +87,8 @@ pd.DataFrame({"WordNet": [", ".join(wn_table.get(w, [])[:4]) for w in examples],
 # ## Coverage: share of phrases each level (and sub-operation) can change
 
 # %%
-t0 = time.perf_counter()
-cov = coverage(phrases, tables)
-run.time("coverage", time.perf_counter() - t0)
+with run.timer("coverage"):
+    cov = coverage(phrases, tables)
 pd.Series(cov, name="share of phrases").round(3).to_frame()
 
 # %% [markdown]
@@ -102,10 +96,9 @@ pd.Series(cov, name="share of phrases").round(3).to_frame()
 
 # %%
 augmenter = Augmenter(P_CHAR, P_TOKEN, P_PHRASE, SEED, tables)
-t0 = time.perf_counter()
-pairs = [augmenter.augment_with_op(p) for p in phrases]
-augment_s = time.perf_counter() - t0
-run.time("augment_all", augment_s)
+with run.timer("augment_all"):
+    pairs = [augmenter.augment_with_op(p) for p in phrases]
+augment_s = run.timings["augment_all"]
 ops = Counter(op for op, _ in pairs)
 changed = sum(out != p for (_, out), p in zip(pairs, phrases)) / len(phrases)
 print(f"{len(phrases) / augment_s:,.0f} augmentations/s; {changed:.1%} of phrases changed")
@@ -117,8 +110,7 @@ pd.Series(ops, name="count").sort_values(ascending=False).to_frame()
 # %%
 variants = Augmenter(1, 1, 1, SEED, tables).variants(FIGURE_PHRASE)
 fig = plot_figure3(FIGURE_PHRASE, variants, tables.paraphrases.get(FIGURE_PHRASE))
-fig.savefig(paths.figures_dir("figure3.png"), dpi=150, bbox_inches="tight")
-fig.savefig(paths.figures_dir("figure3.pdf"), bbox_inches="tight")
+save_figure(fig, "figure3", smoke=SMOKE)
 variants
 
 # %% [markdown]
@@ -126,11 +118,10 @@ variants
 
 # %%
 model = load_model(MODEL)
-t0 = time.perf_counter()
-negatives, hn_stats = mine(phrases, model, k=K_NEGATIVES, tables=tables, max_distance=MAX_DISTANCE,
-                           anchors=HN_ANCHORS or None, progress=not SMOKE)
-hn_s = time.perf_counter() - t0
-run.time("hard_negatives", hn_s)
+with run.timer("hard_negatives"):
+    negatives, hn_stats = mine(phrases, model, k=K_NEGATIVES, tables=tables, max_distance=MAX_DISTANCE,
+                               anchors=HN_ANCHORS or None, progress=not SMOKE)
+hn_s = run.timings["hard_negatives"]
 write_hard_negatives(negatives)
 hn_stats["anchors_per_s"] = hn_stats["anchors"] / hn_s
 print(f"{hn_stats['anchors']:,} anchors, {hn_stats['encoded']:,} phrases encoded in {hn_stats['encode_s']:.0f}s "

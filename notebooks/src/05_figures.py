@@ -8,7 +8,7 @@
 #
 # **Figure 4**: 100 entity names for each of six YAGO 4 types, projected with t-SNE and UMAP.
 # *Stand-in:* YAGO 4 is not available offline, so the names come from the AutoFJ tables
-# (DBpedia classes) mapped to the same six types (`pearl.figures.YAGO_GROUPS`, Wikipedia
+# (DBpedia classes) mapped to the same six types (`pearl.display.figures.YAGO_GROUPS`, Wikipedia
 # disambiguators such as "(magazine)" stripped). Beyond the picture we report what the eye
 # sees: the silhouette score and a 5-fold kNN (k=10) type accuracy, in the full embedding
 # space and in each projection. `zero_vectors` counts names a model cannot see at all
@@ -26,48 +26,44 @@ PROJECTIONS: list = ["tsne", "umap"]
 SEED: int = 0
 
 # %%
-import time
 
 from IPython.display import Markdown, display
 
-from pearl import figures
-from pearl.encode import load_model
-from pearl.provenance import Run, save_table
+from pearl.display import figures
+from pearl.models import label as model_label, load_model
+from pearl.provenance import Run, save_figure, save_table
 
 if SMOKE:
     N_PER_GROUP = 10
 run = Run("05_figures", dict(SMOKE=SMOKE, MODELS=MODELS, N_PER_GROUP=N_PER_GROUP, PROJECTIONS=PROJECTIONS, SEED=SEED))
 
-t0 = time.perf_counter()
-names = MODELS or figures.default_models()
-models = {figures.model_label(n): load_model(n) for n in names}
-run.time("load_models", time.perf_counter() - t0)
+with run.timer("load_models"):
+    names = MODELS or figures.default_models()
+    models = {model_label(n): load_model(n) for n in names}
 print("models:", list(models))
 
 # %% [markdown]
 # ## Figure 1 — which model ranks all aliases first?
 
 # %%
-t0 = time.perf_counter()
-cases = figures.ranking_cases()
-fig1_table = figures.figure1_table(models, cases)
-run.time("figure1", time.perf_counter() - t0)
-save_table(fig1_table, "figure1", markdown=figures.figure1_markdown(fig1_table))
+with run.timer("figure1"):
+    cases = figures.ranking_cases()
+    fig1_table = figures.figure1_table(models, cases)
+save_table(fig1_table, "figure1", markdown=figures.figure1_markdown(fig1_table), smoke=SMOKE)
 fig1 = figures.plot_figure1(fig1_table)
-figures.save_figure(fig1, "figure1")
+save_figure(fig1, "figure1", smoke=SMOKE)
 display(Markdown(figures.figure1_markdown(fig1_table)))
 
 # %% [markdown]
 # ## Figure 4 — entity types in t-SNE and UMAP
 
 # %%
-t0 = time.perf_counter()
-sample = figures.type_sample(N_PER_GROUP, seed=SEED)
-fig4_table, projections = figures.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
-run.time("figure4", time.perf_counter() - t0)
-save_table(fig4_table.round(4), "figure4")
+with run.timer("figure4"):
+    sample = figures.type_sample(N_PER_GROUP, seed=SEED)
+    fig4_table, projections = figures.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
+save_table(fig4_table.round(4), "figure4", smoke=SMOKE)
 fig4 = figures.plot_figure4(projections, [g for _, g in sample], fig4_table)
-figures.save_figure(fig4, "figure4")
+save_figure(fig4, "figure4", smoke=SMOKE)
 fig4_table.round(3)
 
 # %%

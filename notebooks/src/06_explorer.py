@@ -24,12 +24,11 @@ LATENCY_CANDIDATES: int = 50
 SEED: int = 0
 
 # %%
-import time
 
 from IPython.display import display
 
-from pearl import explorer, figures
-from pearl.encode import load_model
+from pearl.display import explorer, figures
+from pearl.models import label as model_label, load_model
 from pearl.provenance import Run
 
 STATIC = SMOKE or not INTERACTIVE
@@ -38,13 +37,12 @@ if SMOKE:
 run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, QUERY=QUERY,
                               VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
 
-t0 = time.perf_counter()
-names = MODELS or figures.default_models(with_glove=False)
-models = {figures.model_label(n): load_model(n) for n in names}
-vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
-variants = explorer.QueryVariants(seed=SEED)
-app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
-run.time("build_app", time.perf_counter() - t0)
+with run.timer("build_app"):
+    names = MODELS or figures.default_models(with_glove=False)
+    models = {model_label(n): load_model(n) for n in names}
+    vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
+    variants = explorer.QueryVariants(seed=SEED)
+    app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
 print("models:", list(models), "· vocabulary:", len(vocabulary), "AutoFJ names",
       "· augmentation tables:", "loaded" if variants.tables is not None else "absent (run 02_augmentation)")
 

@@ -1,0 +1,129 @@
+"""The nine benchmark tasks as data: ``TASKS[name] = Task(load, evaluate, group, ...)``.
+
+Table 1 iterates :data:`TASKS`; the experiments (ablations, backbones, methods) report the
+paper's five task groups (:data:`GROUPS`, the columns of the paper's Table 3); the
+benchmark scripts reuse the same loaders instead of subsets of their own.
+
+>>> [t.column for t in TASKS.values()][:4]
+['PPDB', 'PPDB filtered', 'Turney', 'BIRD']
+>>> TASKS["yago"].group
+'entity retrieval'
+
+Each task's ``load(size)`` returns the keyword arguments of its ``evaluate(model, **inputs)``
+(plus ``info`` describing a stand-in dictionary, which the runner reports and does not pass
+on). ``size="smoke"`` is a small deterministic subset for tests, seconds on a CPU.
+
+What it leaves out: scoring itself (:mod:`pearl.benchmark.evaluate`) and tables
+(:mod:`pearl.benchmark.table1`).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from typing import Callable
+
+from .. import data
+from . import dictionaries, evaluate
+
+SIZES = ("full", "smoke")
+
+#: the paper's task groups (Table 3 columns), in the paper's order
+GROUPS = {
+    "paraphrase classification": ("ppdb", "ppdb_filtered"),
+    "phrase similarity": ("turney", "bird"),
+    "entity retrieval": ("yago", "umls"),
+    "entity clustering": ("conll", "bc5cdr"),
+    "fuzzy join": ("autofj",),
+}
+
+#: smoke subset sizes: enough rows for every code path
+SMOKE = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors": 1000, "clustering": 300}
+#: the two smallest AutoFJ tables (324 and 555 left records)
+SMOKE_AUTOFJ = ("TennisTournament", "Galaxy")
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    column: str  # the paper's column header
+    group: str  # one of GROUPS
+    load: Callable[[str], dict]  # size -> evaluate's keyword arguments
+    evaluate: Callable[..., dict]  # (model, **inputs) -> {"score": percent, ...}
+    metric: str
+
+    def run(self, model, size: str = "full") -> tuple[dict, dict | None]:
+        """(evaluator result, dictionary info or None) on this task's data at ``size``."""
+        inputs = self.load(_check_size(size))
+        info = inputs.pop("info", None)
+        return self.evaluate(model, **inputs), info
+
+
+def _check_size(size: str) -> str:
+    if size not in SIZES:
+        raise ValueError(f"unknown size {size!r}; choose from {', '.join(SIZES)}")
+    return size
+
+
+def _sample(rows: list, n: int, seed: int = 0) -> list:
+    return rows if len(rows) <= n else random.Random(seed).sample(rows, n)
+
+
+def _ppdb(filtered: bool):
+    def load(size: str) -> dict:
+        pairs = data.read_ppdb(filtered)
+        return {"pairs": _sample(pairs, SMOKE["ppdb"]) if size == "smoke" else pairs}
+    return load
+
+
+def _turney(size: str) -> dict:
+    items = data.read_turney()
+    return {"items": _sample(items, SMOKE["turney"]) if size == "smoke" else items}
+
+
+def _bird(size: str) -> dict:
+    rows = data.read_bird()
+    return {"rows": _sample(rows, SMOKE["bird"]) if size == "smoke" else rows}
+
+
+def _retrieval(name: str):
+    def load(size: str) -> dict:
+        pairs = data.read_retrieval(name)
+        smoke = size == "smoke"
+        pairs = _sample(pairs, SMOKE["retrieval"]) if smoke else pairs
+        names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SMOKE["distractors"] if smoke else None)
+        return {"pairs": pairs, "dictionary": names, "info": info}
+    return load
+
+
+def _clustering(name: str):
+    def load(size: str) -> dict:
+        mentions = data.read_typed_mentions(name, "test")
+        return {"mentions": _sample(mentions, SMOKE["clustering"]) if size == "smoke" else mentions}
+    return load
+
+
+def _autofj(size: str) -> dict:
+    names = list(SMOKE_AUTOFJ) if size == "smoke" else data.autofj_names()
+    return {"sets": {n: data.read_autofj(n) for n in names}}
+
+
+TASKS: dict[str, Task] = {t.name: t for t in (
+    Task("ppdb", "PPDB", "paraphrase classification", _ppdb(False), evaluate.evaluate_ppdb, "accuracy (MLP probe)"),
+    Task("ppdb_filtered", "PPDB filtered", "paraphrase classification", _ppdb(True), evaluate.evaluate_ppdb,
+         "accuracy (MLP probe)"),
+    Task("turney", "Turney", "phrase similarity", _turney, evaluate.evaluate_turney, "accuracy"),
+    Task("bird", "BIRD", "phrase similarity", _bird, evaluate.evaluate_bird, "Pearson r"),
+    Task("yago", "YAGO", "entity retrieval", _retrieval("yago"), evaluate.evaluate_retrieval, "top-1 accuracy"),
+    Task("umls", "UMLS", "entity retrieval", _retrieval("umls"), evaluate.evaluate_retrieval, "top-1 accuracy"),
+    Task("conll", "CoNLL", "entity clustering", _clustering("conll"), evaluate.evaluate_clustering, "NMI"),
+    Task("bc5cdr", "BC5CDR", "entity clustering", _clustering("bc5cdr"), evaluate.evaluate_clustering, "NMI"),
+    Task("autofj", "AutoFJ", "fuzzy join", _autofj, evaluate.evaluate_autofj, "accuracy"),
+)}
+DATASETS = tuple(TASKS)
+
+
+def task(name: str) -> Task:
+    """The task called ``name``, or a ``ValueError`` listing the names."""
+    if name not in TASKS:
+        raise ValueError(f"unknown dataset {name!r}; choose from {', '.join(TASKS)}")
+    return TASKS[name]

@@ -1,0 +1,188 @@
+"""Hard negatives (paper §3.4): lexically close phrases that mean something else.
+
+For each phrase of a corpus:
+
+1. **Candidates by edit distance, with blocking.** Comparing every pair is quadratic, so a
+   phrase is compared only with phrases that share a block: a content token (lower-cased,
+   not a stop word), or a content token with one letter deleted (SymSpell-style keys, so
+   "the war" meets "the way" through "wa"). Blocks larger than ``max_block`` are skipped.
+   Within the candidates, rapidfuzz keeps those whose normalised Levenshtein distance is
+   at most ``max_distance`` (the ``limit`` closest).
+2. **Exclusions.** Never the phrase itself, nor anything that is one of its own
+   augmentations or synonyms: the same text up to case and punctuation, or up to a plural
+   "s" ("the wars"); the same tokens in another order (token swap); one token replaced by
+   a WordNet/GloVe synonym of the tables; a paraphrase of the table, in either direction.
+   Another *real* phrase one letter away ("the way" for "the war") is kept: it is exactly
+   the kind of hard negative the paper wants. (Character-level augmentations are random
+   strings made during training and are not phrases of the corpus.)
+3. **Lowest cosine.** Candidates are encoded with the backbone (:func:`pearl.encode.encode`)
+   and the ``k`` (default 12) with the *lowest* cosine to the phrase are kept: close in
+   spelling, far in meaning ("the war" vs "the way").
+
+A phrase with fewer than ``k`` admissible candidates keeps what it has (the statistics
+report how many have all ``k``). Encoding is the slow step on a CPU (MiniLM: a few
+hundred phrases/s on two cores), so :func:`mine` can work on the ``anchors`` most frequent
+phrases and encode only them and their candidates. Left out: approximate nearest-neighbour search over
+characters (n-gram LSH); blocking is enough for corpora of up to a few million phrases.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+from .. import paths
+from ..encode import encode
+
+NOTEBOOK = "notebooks/02_augmentation.ipynb"
+
+
+def _norm(p: str) -> str:
+    return re.sub(r"[\W_]+", "", p.casefold())
+
+
+def _stem(p: str) -> str:
+    return " ".join(re.sub(r"(es|s)$", "", w) for w in re.sub(r"[^\w\s]+", "", p.casefold()).split())
+
+
+def blocks(phrases: list[str], max_block: int = 2000) -> dict[str, list[int]]:
+    """``{block key: [phrase ids]}``: content tokens, and content tokens minus one letter.
+
+    >>> sorted(k for k, v in blocks(["the war", "the way"]).items())
+    ['~wa']
+    """
+    from spacy.lang.en.stop_words import STOP_WORDS
+
+    out: dict[str, list[int]] = defaultdict(list)
+    for i, p in enumerate(phrases):
+        keys = set()
+        for t in (re.sub(r"\W+", "", w.casefold()) for w in p.split()):
+            if t and t not in STOP_WORDS:
+                keys.add(t)
+                if len(t) >= 3:
+                    keys.update("~" + t[:j] + t[j + 1:] for j in range(len(t)))
+        for key in keys:
+            out[key].append(i)
+    return {k: v for k, v in out.items() if 1 < len(v) <= max_block}
+
+
+def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 64,
+                    max_block: int = 2000, progress: bool = False, anchors: list[int] | None = None) -> list[list[int]]:
+    """For each anchor (default: every phrase), ids of up to ``limit`` phrases within
+    normalised Levenshtein distance ``max_distance`` that share a block with it, closest first."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+    from tqdm.auto import tqdm
+
+    by_key = blocks(phrases, max_block)
+    member: dict[int, list[str]] = defaultdict(list)
+    for key, ids in by_key.items():
+        for i in ids:
+            member[i].append(key)
+    out = []
+    anchors = range(len(phrases)) if anchors is None else anchors
+    for i in tqdm(anchors, disable=not progress, desc="edit candidates", unit="phrase"):
+        ids = sorted({j for key in member.get(i, ()) for j in by_key[key]} - {i})
+        if not ids:
+            out.append([])
+            continue
+        hits = process.extract(phrases[i], [phrases[j] for j in ids], scorer=Levenshtein.normalized_distance,
+                               score_cutoff=max_distance, limit=limit)
+        out.append([ids[h[2]] for h in hits])
+    return out
+
+
+def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
+    """Whether ``cand`` is ``phrase`` itself or one of its augmentations/synonyms.
+
+    >>> is_augmentation("New York", "new-york"), is_augmentation("New York", "York New")
+    (True, True)
+    >>> is_augmentation("the war", "the way"), is_augmentation("the war", "The Wars")
+    (False, True)
+    """
+    if _norm(phrase) == _norm(cand) or _stem(phrase) == _stem(cand):
+        return True
+    a, b = phrase.split(), cand.split()
+    if sorted(a) == sorted(b):
+        return True
+    if tables is None:
+        return False
+    if cand in tables.paraphrases.get(phrase, ()) or phrase in tables.paraphrases.get(cand, ()):
+        return True
+    if len(a) == len(b):
+        diff = [(x, y) for x, y in zip(a, b) if x != y]
+        if len(diff) == 1:
+            x, y = diff[0][0].lower(), diff[0][1].lower()
+            for table in (tables.wordnet, tables.glove):
+                if y in table.get(x, ()) or x in table.get(y, ()):
+                    return True
+    return False
+
+
+def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 32,
+         max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
+         progress: bool = False):
+    """``({phrase: [hard negative, ...]}, stats)`` with up to ``k`` negatives per phrase,
+    lowest cosine first.
+
+    ``anchors`` mines for the first ``anchors`` phrases only (pass them most frequent
+    first), encoding just those and their candidates: the CPU budget. ``vectors``
+    (L2-normalised, one row per phrase) skips encoding.
+    """
+    import time
+
+    t0 = time.perf_counter()
+    phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
+    ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
+    raw = edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=ids)
+    cands = [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(ids, raw)]
+    n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
+    need = sorted(set(ids) | {j for c in cands for j in c})
+    t1 = time.perf_counter()
+    if vectors is None:
+        encoded = encode(model, [phrases[j] for j in need], progress=progress)
+        vectors = np.zeros((len(phrases), encoded.shape[1]), dtype=np.float32)
+        vectors[need] = encoded
+    t2 = time.perf_counter()
+    negatives, cosines = {}, []
+    for i, keep in zip(ids, cands):
+        if not keep:
+            continue
+        sims = vectors[keep] @ vectors[i]
+        order = np.argsort(sims, kind="stable")[:k]
+        negatives[phrases[i]] = [phrases[keep[j]] for j in order]
+        cosines.extend(sims[order].tolist())
+    rng = np.random.default_rng(0)
+    pairs = rng.choice(need, size=(2, min(20_000, len(need) ** 2))) if need else np.zeros((2, 0), int)
+    counts = [len(v) for v in negatives.values()]
+    stats = {
+        "phrases": len(phrases), "anchors": len(ids), "encoded": len(need),
+        "candidates_s": round(t1 - t0, 2), "encode_s": round(t2 - t1, 2),
+        "encode_phrases_per_s": len(need) / max(t2 - t1, 1e-9),
+        "with_negatives": len(negatives),
+        "share_of_anchors_with_k": float(sum(c == k for c in counts) / max(len(ids), 1)),
+        "mean_negatives": float(np.mean(counts)) if counts else 0.0,
+        "mean_admissible_candidates": float(np.mean([len(c) for c in cands])) if cands else 0.0,
+        "share_excluded_as_augmentation": float(1 - kept / n_raw) if n_raw else 0.0,
+        "mean_cosine_hard_negative": float(np.mean(cosines)) if cosines else None,
+        "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pairs[0]] * vectors[pairs[1]], axis=1)))
+        if pairs.size else None,
+    }
+    return negatives, stats
+
+
+def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None) -> Path:
+    path = Path(path) if path else paths.derived_dir("hard_negatives.json")
+    path.write_text(json.dumps(negatives, ensure_ascii=False))
+    return path
+
+
+def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:
+    """``{phrase: [hard negative, ...]}`` written by the augmentation notebook."""
+    path = Path(path) if path else paths.derived_dir("hard_negatives.json")
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: run {NOTEBOOK} (make reproduce) to mine hard negatives")
+    return json.loads(path.read_text())

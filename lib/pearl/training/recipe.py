@@ -1,0 +1,153 @@
+"""Training profiles and the glue the training notebook calls: data in, trained folders out.
+
+Profiles (``PROFILES``), all on the same code path (:func:`pearl.train.train`):
+
+- ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
+- ``cpu``: the default of ``make reproduce``; three seeds train in about 11 minutes on
+  2 CPU cores (measured: 190 s a seed plus data and distillation), and Table-1 scoring adds
+  about 10.5 minutes per model (MiniLM: 628 s), mostly for the stand-in retrieval dictionaries. The
+  paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
+  near the uniform guess after a few hundred steps: :func:`pearl.train.param_groups`) and the
+  character part at weight 0.25 (0.5 cost BIRD and the clustering tasks several points in the
+  tuning runs). ``benchmarks/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
+  what was tried: lr 1e-4 (the model degrades: 60.0 against MiniLM's 62.8 on the
+  development subset), with and without hard negatives or the type head, all phrases
+  instead of those with mined hard negatives, 500 steps, averaging ratios 0.3/0.5/0.7/1.0;
+- ``gpu``: the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16. Run once on a lent H100
+  (seed 0; ``benchmarks/device``, ``results/gpu``): 418 steps over the 107K phrases in 47 s.
+
+>>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
+(512, 3e-05)
+"""
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from .. import models
+from ..corpus.augment import Augmenter, load_tables
+from ..corpus.hard_negatives import read_hard_negatives
+from ..corpus.phrases import LABELS, read_corpus
+from ..paths import models_dir
+from .batches import identity_augmenter
+from .export import export
+from .train import TrainConfig, TrainResult, train
+
+PROFILES = {
+    "smoke": dict(steps=4, batch_size=8, lr=1e-4, head_lr=1e-2, char_weight=0.25, max_phrases=64, anchors_only=False, char_distill_steps=5,
+                  char_distill_vocab=128),
+    # 250 x 32 = 8,000 phrases: fewer than the ~9,300 mined anchors, so every phrase seen has
+    # its own hard negatives (anchors_only)
+    "cpu": dict(steps=250, batch_size=32, lr=3e-5, head_lr=1e-2, char_weight=0.25, max_phrases=None,
+                anchors_only=True, checkpoint_every=100),
+    "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, anchors_only=False, num_workers=4,
+                checkpoint_every=1000),
+}
+
+
+def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
+    """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
+    (``None`` values are ignored)."""
+    if profile not in PROFILES:
+        raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
+    values = {**PROFILES[profile], **{k: v for k, v in overrides.items() if v is not None}}
+    data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
+    return TrainConfig(**values), data
+
+
+def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
+    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.augment.Augmenter`; weight 0 = level off."""
+    if not (char or token or phrase):
+        return identity_augmenter
+
+    def make(rng: np.random.Generator):
+        return Augmenter(char, token, phrase, rng, tables).augment
+
+    return make
+
+
+def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, anchors_only: bool = False,
+                       seed: int = 0):
+    """(corpus, hard negatives or None, augmentation tables) from the data notebooks' outputs.
+
+    ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
+    covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
+    that many phrases (same seed, same subset).
+    """
+    corpus = read_corpus()
+    negs = read_hard_negatives() if hard_negatives else None
+    if anchors_only and negs is not None:
+        corpus = [row for row in corpus if negs.get(row[0])]
+    if max_phrases and len(corpus) > max_phrases:
+        keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
+        corpus = [corpus[i] for i in sorted(keep)]
+    return corpus, negs, load_tables()
+
+
+def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
+                     run_dir: str | Path | None = None, progress: bool = True) -> TrainResult:
+    """Train one model and export it to ``out_dir`` (a folder ``pearl.encode.load_model`` reads)."""
+    result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
+    export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
+           extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
+                  "train_phrases": len(corpus)})
+    return result
+
+
+def summarise_run(result: TrainResult, seed: int, folder: str | Path, batch_size: int) -> dict:
+    """One row of notebook 03's summary: steps, time, throughput, first and last (20-step mean) loss."""
+    losses = [row["loss"] for row in result.log]
+    return {"seed": seed, "folder": str(folder), "steps": result.steps, "train_s": round(result.seconds, 1),
+            "phrases_per_s": round(result.steps * batch_size / max(result.seconds, 1e-9), 1),
+            "first_loss": round(losses[0], 3) if losses else None,
+            "last_loss": round(float(np.mean(losses[-20:])), 3) if losses else None}
+
+
+def main(argv=None) -> None:
+    """Command line, also the multi-GPU entry point::
+
+        torchrun --nproc_per_node 4 -m pearl.recipe --profile gpu --seed 0
+        python -m pearl.recipe --profile cpu --seed 1 --lr 1e-4
+
+    Under ``torchrun`` (``WORLD_SIZE`` set) it joins the process group (NCCL on CUDA, gloo
+    otherwise); rank 0 exports to ``models/pearl-<backbone>-seed<N>``.
+    """
+    import argparse
+    import os
+
+    ap = argparse.ArgumentParser(description="Train and export one PEARL model")
+    ap.add_argument("--profile", default="cpu", choices=sorted(PROFILES))
+    ap.add_argument("--backbone", default="minilm")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--steps", type=int)
+    ap.add_argument("--batch-size", type=int)
+    ap.add_argument("--lr", type=float)
+    ap.add_argument("--max-phrases", type=int)
+    ap.add_argument("--objective", choices=("pearl", "simcse", "triplet", "pause"))
+    args = ap.parse_args(argv)
+    cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
+                           batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
+                           objective=args.objective)
+    rank = 0
+    if int(os.environ.get("WORLD_SIZE", "1")) > 1:
+        import torch
+        import torch.distributed as dist
+
+        dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
+        rank = dist.get_rank()
+    corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data)
+
+    name = models.folder_name(cfg.objective, args.backbone, args.seed)
+    result = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS),
+                   run_dir=models_dir("runs", name), progress=rank == 0)
+    if rank == 0:
+        export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
+               extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1)})
+        print("exported", models_dir(name))
+
+
+if __name__ == "__main__":
+    main()

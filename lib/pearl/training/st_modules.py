@@ -1,0 +1,73 @@
+"""sentence-transformers modules that make an exported PEARL folder load *whole* with
+``SentenceTransformer(path)`` (``pearl`` installed): the pipeline is
+
+    PearlTransformer -> Pooling(mean) -> CharConcat -> Normalize
+
+- :class:`PearlTransformer` is sentence-transformers' ``Transformer`` whose ``preprocess`` also
+  hands the phrases' UTF-8 byte ids (``char_ids``) down the pipeline: the character part needs
+  the raw text, which token ids cannot give back (MiniLM lower-cases).
+- :class:`CharConcat` runs the character encoder and joins the two parts as
+  :meth:`pearl.training.model.PearlModel.forward` does: ``[p/|p| ; w c/|c|]``.
+
+The vectors equal ``pearl.encode.encode(load_model(path), phrases)`` (tested to 1e-5).
+What it leaves out: the phrase-type head (not part of the embedding) and training through
+sentence-transformers' trainer.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+from sentence_transformers.base.modules.module import Module
+from sentence_transformers.base.modules.transformer import Transformer
+from torch.nn import functional as F
+
+from .char_encoder import CharEncoder, char_ids
+
+
+class PearlTransformer(Transformer):
+    """The phrase encoder; its features also carry ``char_ids`` for :class:`CharConcat`."""
+
+    def preprocess(self, inputs, prompt: str | None = None, **kwargs) -> dict[str, Any]:
+        features = super().preprocess(inputs, prompt=prompt, **kwargs)
+        texts = [prompt + str(x) if prompt else str(x) for x in inputs]
+        features["char_ids"] = char_ids(texts)
+        return features
+
+
+class CharConcat(Module):
+    """Character encoder + concatenation with the pooled phrase vector."""
+
+    config_keys = ["char_config", "char_weight"]
+
+    def __init__(self, char_config: dict, char_weight: float):
+        super().__init__()
+        self.char_config, self.char_weight = dict(char_config), float(char_weight)
+        self.char_encoder = CharEncoder(**self.char_config)
+
+    @classmethod
+    def from_encoder(cls, encoder: CharEncoder, char_weight: float) -> "CharConcat":
+        module = cls(encoder.config, char_weight)
+        module.char_encoder.load_state_dict(encoder.state_dict())
+        return module
+
+    def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
+        phrase = F.normalize(features["sentence_embedding"].float(), dim=-1)
+        char = F.normalize(self.char_encoder(features["char_ids"]).float(), dim=-1)
+        features["sentence_embedding"] = torch.cat([phrase, self.char_weight * char], dim=-1)
+        return features
+
+    def get_sentence_embedding_dimension(self) -> int:
+        return self.char_encoder.out_dim
+
+    def save(self, output_path: str, *args, safe_serialization: bool = True, **kwargs) -> None:
+        self.save_config(output_path)
+        self.save_torch_weights(output_path, safe_serialization=safe_serialization)
+
+    @classmethod
+    def load(cls, model_name_or_path: str, subfolder: str = "", token=None, cache_folder=None, revision=None,
+             local_files_only: bool = False, **kwargs) -> "CharConcat":
+        hub = dict(subfolder=subfolder, token=token, cache_folder=cache_folder, revision=revision,
+                   local_files_only=local_files_only)
+        module = cls(**cls.load_config(model_name_or_path, **hub))
+        return cls.load_torch_weights(model_name_or_path, model=module, **hub)

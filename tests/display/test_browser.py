@@ -1,0 +1,140 @@
+"""The explorer in a real browser: Voila serves notebooks/06_explorer.ipynb on 127.0.0.1,
+Debian's Chromium (driven by Playwright for Python) types a query, and the ranking on the
+page must change to the order the library computes.
+
+Needs /usr/bin/chromium (`make sysdeps` installs it as root); skipped with a reason when
+absent (`playwright install` cannot download browsers here). One Voila server per test
+(Voila starts a kernel per page load); the test kills only the server it started (its
+process group) and the kernels that server started.
+
+The screenshot goes to ``$PEARL_SCREENSHOT`` when set, else to ``results/`` of the scratch
+output root; the committed ``results/explorer_screenshot.png`` was made with
+``PEARL_SCREENSHOT=results/explorer_screenshot.png``.
+"""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]
+RANKING = 'table.pearl-ranking[data-model="minilm"] .pearl-candidate'
+CANDIDATES = ["aspirin", "Eiffel Tower", "New York Post", "nytimes.com"]
+QUERY = "Paris landmark"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def jupyter_env(scratch: Path) -> dict:
+    """The Makefile's Jupyter folders (nothing written to the home folder), scratch outputs."""
+    cache = ROOT / ".cache"
+    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(cache / "jupyter/config"), JUPYTER_DATA_DIR=str(cache / "jupyter/data"),
+               JUPYTER_RUNTIME_DIR=str(cache / "jupyter/runtime"), IPYTHONDIR=str(cache / "ipython"),
+               MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch))
+    return env
+
+
+@pytest.fixture
+def voila(scratch_output):
+    if not CHROMIUM.is_file():
+        pytest.skip("Debian's chromium is missing at /usr/bin/chromium: apt-get install chromium (make sysdeps)")
+    pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    import psutil
+
+    port = free_port()
+    log = open(scratch_output / "voila.log", "wb")
+    # sys.executable: the venv's Python, whose share/jupyter/kernels holds the "pearl" kernel
+    server = subprocess.Popen(
+        [sys.executable, "-m", "voila", "notebooks/06_explorer.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
+         f"--port={port}", "--show_tracebacks=True"],
+        cwd=ROOT, env=jupyter_env(scratch_output), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if server.poll() is not None:
+                pytest.fail(f"voila exited with {server.returncode}; see {log.name}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    pytest.fail(f"voila did not listen on port {port} within 60 s; see {log.name}")
+                time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/", server
+    finally:
+        # the kernels run in sessions of their own: note them before stopping their server
+        kernels = psutil.Process(server.pid).children(recursive=True) if server.poll() is None else []
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(5)
+        for proc in kernels:
+            if proc.is_running():
+                proc.terminate()
+        psutil.wait_procs(kernels, timeout=10)
+        log.close()
+
+
+def expected_order(query: str, candidates: list[str]) -> list[str]:
+    from pearl.encode import encode
+    from pearl.models import load_model
+
+    vecs = encode(load_model("minilm", device="cpu"), [query] + candidates)
+    scores = vecs[1:] @ vecs[0]
+    return [candidates[i] for i in sorted(range(len(candidates)), key=lambda i: -scores[i])]
+
+
+def read_ranking(page, expected: list[str], timeout_s: float = 30) -> list[str]:
+    """The page's minilm ranking once it equals ``expected`` (or whatever it shows at the timeout)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        shown = page.locator(RANKING).all_inner_texts()
+        if shown == expected or time.monotonic() > deadline:
+            return shown
+        time.sleep(0.2)
+
+
+def test_typing_a_query_reorders_the_ranking_in_chromium(voila, scratch_output):
+    from pearl import paths
+    from playwright.sync_api import sync_playwright
+
+    url, _ = voila
+    before = expected_order("The New York Times", CANDIDATES)
+    after = expected_order(QUERY, CANDIDATES)
+    assert before != after, "the test needs a query that changes the order"
+    screenshot = Path(os.environ.get("PEARL_SCREENSHOT") or paths.results_dir("explorer_screenshot.png"))
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(url, wait_until="commit", timeout=60_000)  # Voila streams the page while the kernel runs
+            # the kernel loads the models and encodes the vocabulary before the first ranking shows
+            page.wait_for_selector(RANKING, timeout=240_000)
+            candidates = page.locator(".widget-textarea textarea").first
+            candidates.fill("\n".join(CANDIDATES))
+            assert read_ranking(page, before) == before
+            query = page.locator(".widget-text input").first
+            query.fill("")
+            query.press_sequentially(QUERY, delay=40)  # one input event per key, as a user types
+            assert read_ranking(page, after) == after
+            page.locator(".pearl-ranking").first.scroll_into_view_if_needed()
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(screenshot), full_page=True)
+        finally:
+            browser.close()
+    assert screenshot.stat().st_size > 10_000

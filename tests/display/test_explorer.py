@@ -1,0 +1,191 @@
+"""The similarity explorer's logic, without a browser: typing updates the ranking,
+edits are debounced, encodings are cached."""
+import re
+import threading
+
+import numpy as np
+import pytest
+from pearl.display.explorer import (
+    Debouncer,
+    EmbeddingCache,
+    Explorer,
+    NeighbourIndex,
+    check_query,
+    measure_latency,
+    variant_scores,
+)
+
+CANDIDATES = ["New York Post", "nytimes.com", "aspirin", "Eiffel Tower"]
+
+
+class ManualTimer:
+    """A threading.Timer look-alike that fires only when the test says so."""
+
+    made = []
+
+    def __init__(self, wait, fn):
+        self.wait, self.fn, self.cancelled, self.started = wait, fn, False, False
+        ManualTimer.made.append(self)
+
+    def start(self):
+        self.started = True
+
+    def cancel(self):
+        self.cancelled = True
+
+
+def page_order(app, model="minilm"):
+    """The candidates in the order the ranking HTML shows them for ``model``."""
+    block = app.ranking.value.split(f'data-model="{model}"')[1].split("</table>")[0]
+    return re.findall(r'class="pearl-candidate">([^<]*)<', block)
+
+
+def test_typing_updates_the_ranking(minilm):
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES, debounce_s=0)
+    assert page_order(app)[0] in {"nytimes.com", "New York Post"}
+    app.query.value = "painkiller"
+    assert page_order(app)[0] == "aspirin"
+    app.query.value = "Paris landmark"
+    assert page_order(app)[0] == "Eiffel Tower"
+    app.candidates.value = "ibuprofen\nLouvre"
+    assert page_order(app) == ["Louvre", "ibuprofen"]
+    app.query.value = "   "
+    assert "type a query" in app.ranking.value
+
+
+def test_models_side_by_side(minilm):
+    app = Explorer({"a": minilm, "b": minilm}, "painkiller", CANDIDATES, debounce_s=0)
+    assert page_order(app, "a") == page_order(app, "b")
+    assert app.ranking.value.count('class="pearl-ranking"') == 2
+
+
+def test_edits_are_debounced_into_one_update(minilm):
+    ManualTimer.made.clear()
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES, debounce_s=0.3, timer=ManualTimer)
+    before = app.updates
+    for text in ["p", "pa", "pai", "painkiller"]:
+        app.query.value = text
+    assert app.updates == before, "no update while the user is still typing"
+    assert [t.cancelled for t in ManualTimer.made] == [True, True, True, False]
+    assert app.debounce.pending
+    ManualTimer.made[-1].fn()  # the wait is over
+    assert app.updates == before + 1 and not app.debounce.pending
+    assert page_order(app)[0] == "aspirin"
+
+
+def test_real_timer_debounce_calls_once():
+    calls, done = [], threading.Event()
+    debounce = Debouncer(0.2, lambda: (calls.append(1), done.set()))
+    for _ in range(5):
+        debounce()
+    assert done.wait(5)
+    assert calls == [1]
+
+
+def test_cache_encodes_each_phrase_once(minilm):
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES, debounce_s=0)
+    cache = app.caches["minilm"]
+    misses, hits = cache.misses, cache.hits
+    app.query.value = "painkiller"
+    assert cache.misses == misses + 1, "only the new query is encoded"
+    assert cache.hits == hits + len(CANDIDATES)
+    app.query.value = "The New York Times"
+    assert cache.misses == misses + 1, "a query seen before is a cache hit"
+
+
+def test_cache_is_lru_and_matches_encode(minilm):
+    from pearl.encode import encode
+
+    cache = EmbeddingCache(minilm, maxsize=2)
+    v = cache(["a cat", "a dog"])
+    assert np.allclose(v, encode(minilm, ["a cat", "a dog"]), atol=1e-5)
+    cache(["a cat"])          # "a dog" is now the least recently used
+    cache(["a bird"])
+    assert len(cache) == 2
+    misses = cache.misses
+    cache(["a cat"])
+    assert cache.misses == misses
+    cache(["a dog"])
+    assert cache.misses == misses + 1
+    assert cache([]).shape == (0, minilm.dim)
+
+
+def test_nearest_neighbour_candidates(minilm):
+    vocab = ["aspirin", "ibuprofen", "paracetamol", "Eiffel Tower", "Louvre", "Big Ben", "painkiller"]
+    index = NeighbourIndex(EmbeddingCache(minilm), vocab)
+    near = index.search("painkiller", k=3)
+    assert "painkiller" not in near and len(near) == 3
+    assert set(near) <= {"aspirin", "ibuprofen", "paracetamol"}
+    app = Explorer({"minilm": minilm}, "Paris landmark", ["x"], vocabulary=vocab, k=2, debounce_s=0)
+    app.source.value = "nearest in vocabulary"
+    assert set(page_order(app)) <= {"Eiffel Tower", "Louvre", "Big Ben"}
+    with pytest.raises(ValueError, match="empty"):
+        NeighbourIndex(EmbeddingCache(minilm), [])
+
+
+def test_teaching_view_scores_each_variant(minilm):
+    def variants(q):  # a deterministic stand-in for pearl.corpus.augment.Augmenter.variants
+        return {"identity": q, "char: swap": q[1] + q[0] + q[2:], "phrase: unrelated": "quantum chromodynamics",
+                "empty": ""}
+
+    caches = {"minilm": EmbeddingCache(minilm)}
+    rows = variant_scores(caches, "The New York Times", variants("The New York Times"))
+    scores = {op: s["minilm"] for op, _, s in rows}
+    assert "empty" not in scores
+    assert scores["identity"] == pytest.approx(1.0, abs=1e-5)
+    assert scores["phrase: unrelated"] < scores["char: swap"] < 1.0
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES, augment=variants, debounce_s=0)
+    assert "quantum chromodynamics" in app.teaching.value
+    assert "quantum chromodynamics" in app.snapshot().data
+
+
+def test_bad_queries_and_models():
+    assert check_query("  hi  ") == "hi" and check_query("\t") is None
+    assert len(check_query("x" * 10_000)) == 500
+    with pytest.raises(ValueError, match="string"):
+        check_query(None)
+    with pytest.raises(ValueError, match="model"):
+        Explorer({}, "q", [])
+
+
+def test_measure_latency_reports_every_update(minilm):
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES, debounce_s=0)
+    out = measure_latency(app, ["a", "ab", "abc"], repeats=2)
+    assert out["updates"] == 6 and 0 < out["median_ms"] <= out["p90_ms"] <= out["max_ms"]
+    app.query.value = "painkiller"  # still live after timing
+    assert page_order(app)[0] == "aspirin"
+
+
+def test_query_variants_come_from_pearl_augment_and_are_stable():
+    from pearl.corpus.augment import LEVELS
+    from pearl.display.explorer import QueryVariants
+
+    variants = QueryVariants(seed=0, tables=None)
+    a = variants("The New York Times")
+    assert a == variants("The New York Times"), "same query, same variants"
+    ops = {op for names in LEVELS.values() for op in names}
+    assert set(a) <= ops and {"char_swap", "token_swap"} <= set(a)
+    assert all(v != "The New York Times" for v in a.values())
+
+
+def test_torch_threads_restores_the_thread_count():
+    import torch
+    from pearl.encode import torch_threads
+
+    before = torch.get_num_threads()
+    with pytest.raises(RuntimeError):
+        with torch_threads(1):
+            assert torch.get_num_threads() == 1
+            raise RuntimeError("boom")
+    assert torch.get_num_threads() == before
+    with torch_threads(0):  # 0: leave torch's setting alone
+        assert torch.get_num_threads() == before
+
+
+def test_a_failing_update_is_shown_not_swallowed(minilm):
+    def broken(_query):
+        raise RuntimeError("augmentation tables are corrupt")
+
+    app = Explorer({"minilm": minilm}, "", CANDIDATES, augment=broken, debounce_s=0)  # empty query: no variants
+    app.query.value = "painkiller"
+    assert "augmentation tables are corrupt" in app.status.value

@@ -1,0 +1,136 @@
+"""Figure 1 (ranking cases) and Figure 4 (YAGO-type sample, projections, separation scores)."""
+import json
+import re
+
+import numpy as np
+import pytest
+from pearl.data import autofj_names
+from pearl.display import figures
+from pearl.models import label as model_label
+from pearl.models import load_model
+from pearl.paths import models_dir
+from pearl.provenance import save_figure
+
+
+def test_rank_candidates_orders_by_cosine_and_keeps_ties_stable():
+    q = np.array([1.0, 0.0])
+    c = np.array([[0.6, 0.8], [1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
+    scores, ranks = figures.rank_candidates(q, c)
+    assert scores.round(2).tolist() == [0.6, 1.0, 0.6, 0.0]
+    assert ranks.tolist() == [2, 1, 3, 4]
+
+
+def test_shipped_cases_start_with_the_paper_example():
+    cases = figures.ranking_cases()
+    assert cases[0]["query"] == "The New York Times"
+    assert cases[0]["aliases"] == ["nytimes.com", "NYTimes", "New-York Daily Times"]
+    assert cases[0]["others"] == ["New York Post", "New York"]
+    kinds = " ".join(c["kind"] for c in cases)
+    assert "typo" in kinds and "acronym" in kinds and "same surface" in kinds
+    assert len({c["case"] for c in cases}) == len(cases)
+
+
+def test_bad_case_file_names_what_is_missing(tmp_path):
+    bad = tmp_path / "cases.json"
+    bad.write_text(json.dumps([{"case": "x", "kind": "k", "query": "q", "aliases": ["a"]}]))
+    with pytest.raises(ValueError, match="others"):
+        figures.ranking_cases(bad)
+
+
+def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
+    cases = figures.ranking_cases()[:3]
+    table = figures.figure1_table({"minilm": minilm}, cases)
+    assert len(table) == sum(len(c["aliases"]) + len(c["others"]) for c in cases)
+    for _, d in table.groupby("case"):
+        assert sorted(d["rank"]) == list(range(1, len(d) + 1))
+        expected = d.loc[d.is_alias, "rank"].max() == d.is_alias.sum()
+        assert d["aliases_first"].all() == expected
+    # the paper's point: a general-purpose sentence encoder puts "New York Post" above an alias
+    paper = table[table.case == "figure1"].set_index("candidate")
+    assert paper.loc["New York Post", "rank"] < paper.loc["NYTimes", "rank"]
+    md = figures.figure1_markdown(table)
+    assert "**NYTimes**" in md and "All aliases ranked first" in md
+    fig = figures.plot_figure1(table)
+    written = save_figure(fig, "figure1_test")
+    assert all(p.stat().st_size > 1000 for p in written)
+
+
+def test_yago_mapping_uses_real_autofj_sets_once():
+    known = set(autofj_names())
+    used = [ds for group in figures.YAGO_GROUPS.values() for ds in group]
+    assert set(used) <= known
+    assert len(used) == len(set(used)), "an AutoFJ set is mapped to two groups"
+    assert list(figures.YAGO_GROUPS) == ["Place", "Person", "MedicalEntity", "Event", "Organization", "CreativeWork"]
+
+
+def test_type_sample_is_seeded_balanced_and_unambiguous():
+    a = figures.type_sample(20, seed=3)
+    assert a == figures.type_sample(20, seed=3)
+    assert a != figures.type_sample(20, seed=4)
+    groups = [g for _, g in a]
+    assert {g: groups.count(g) for g in set(groups)} == {g: 20 for g in figures.YAGO_GROUPS}
+    names = [n for n, _ in a]
+    assert len(set(names)) == len(names)
+    assert not any(re.search(r"\)\s*$", n) for n in names), "disambiguators must be stripped"
+    with pytest.raises(ValueError, match="fewer"):
+        figures.type_sample(10**6)
+
+
+def test_separation_scores_tell_clusters_from_noise():
+    rng = np.random.default_rng(0)
+    centres = rng.normal(size=(3, 8)) * 10
+    labels = np.repeat(["a", "b", "c"], 30)
+    clustered = centres[np.repeat([0, 1, 2], 30)] + rng.normal(size=(90, 8))
+    good = figures.separation(clustered, labels, "euclidean")
+    noise = figures.separation(rng.normal(size=(90, 8)), labels, "euclidean")
+    assert good["silhouette"] > 0.5 and good["knn_accuracy"] == 1.0
+    assert noise["silhouette"] < 0.1 and noise["knn_accuracy"] < 0.6
+    assert figures.separation(clustered, labels, "euclidean", seed=1) == figures.separation(
+        clustered, labels, "euclidean", seed=1)
+
+
+def test_tsne_projection_is_seeded_and_unknown_method_fails():
+    x = np.random.default_rng(0).normal(size=(40, 16)).astype(np.float32)
+    a, b = figures.project(x, "tsne", seed=0), figures.project(x, "tsne", seed=0)
+    assert a.shape == (40, 2) and np.allclose(a, b)
+    with pytest.raises(ValueError, match="tsne"):
+        figures.project(x, "pca")
+
+
+def test_figure4_data_and_plot(minilm):
+    sample = figures.type_sample(8, seed=0)
+    table, proj = figures.figure4_data({"minilm": minilm}, sample, methods=("tsne",))
+    assert table[["model", "space"]].values.tolist() == [["minilm", "embedding"], ["minilm", "tsne"]]
+    assert table["knn_accuracy"].between(0, 1).all() and table["silhouette"].between(-1, 1).all()
+    assert (table["zero_vectors"] == 0).all(), "MiniLM sees every name"
+    assert proj["minilm"]["tsne"].shape == (len(sample), 2)
+    fig = figures.plot_figure4(proj, [g for _, g in sample], table)
+    assert "silhouette" in fig.axes[0].get_title()
+
+
+def test_a_trained_pearl_folder_joins_the_figures_and_the_explorer(scratch_output):
+    """An exported PEARL folder under models/pearl-* is found, loaded and ranked like any model."""
+    import shutil
+
+    import torch
+    from _tiny import LABELS, tiny_backbone
+    from pearl.display.explorer import Explorer
+    from pearl.training.export import export
+    from pearl.training.model import build_model
+
+    backbone, tok = tiny_backbone()
+    torch.manual_seed(0)
+    folder = export(build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval(), tok,
+                    models_dir("pearl-minilm-seed99"), labels=LABELS)
+    try:
+        names = figures.default_models(with_glove=False)
+        assert names[0] == "minilm" and str(folder) in names
+        label = model_label(str(folder))
+        assert label == "PEARL seed 99 (MiniLM backbone)"
+        models = {label: load_model(folder, device="cpu")}
+        table = figures.figure1_table(models, figures.ranking_cases()[:1])
+        assert set(table["model"]) == {label} and table["rank"].tolist() != []
+        app = Explorer(models, "The New York Times", ["NYTimes", "New York Post"], debounce_s=0)
+        assert f'data-model="{label}"' in app.ranking.value
+    finally:
+        shutil.rmtree(folder)
