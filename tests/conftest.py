@@ -28,7 +28,7 @@ def scratch_output(tmp_path_factory):
 def minilm():
     from pearl.models import load_model
 
-    return load_model("minilm", device="cpu")
+    return load_model("minilm", device="cpu", cache=False)  # the raw encoder; tests/test_cache.py covers the cache
 
 
 def have_wordnet() -> bool:

@@ -124,6 +124,11 @@ def mean_pool(hidden, mask):
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
 
+#: tokens per batch (rows x padded width): big enough that the encoder's matrix products run near
+#: the CPU's sustained rate, small enough to stay in cache (benchmarks/scoring_floor.py measures it)
+TOKENS_PER_BATCH = {"cpu": 8192, "default": 65536}
+
+
 def encode(
     model: Encoder,
     phrases: Sequence[str],
@@ -133,14 +138,12 @@ def encode(
 ) -> np.ndarray:
     """Embed ``phrases`` as a float32 array of shape ``(len(phrases), model.dim)``.
 
-    Each distinct phrase is encoded once; batches are sorted by length so padding stays
-    short; vectors are L2-normalised unless ``normalize=False``.
+    Each distinct phrase is encoded once; batches are sorted by token length so padding stays
+    short, and hold about :data:`TOKENS_PER_BATCH` tokens each (many short phrases, or fewer
+    long ones) unless ``batch_size`` fixes the rows; vectors are L2-normalised unless
+    ``normalize=False``.
     """
     phrases = check_phrases(phrases)
-    if batch_size is None:
-        # measured (benchmarks/encode_throughput.py, 2 CPU cores): 64 beats 256 by ~30% on CPU,
-        # where long padded batches cost more than the per-batch overhead they save
-        batch_size = 64 if model.device == "cpu" else 256
     if not phrases:
         return np.zeros((0, model.dim), dtype=np.float32)
     unique = list(dict.fromkeys(phrases))  # keeps first-seen order
@@ -169,16 +172,33 @@ def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, pro
     order = np.argsort(-lengths, kind="stable")
     out = np.empty((len(phrases), model.dim), dtype=np.float32)
     show = len(phrases) > 10_000 if progress is None else progress
-    starts = range(0, len(phrases), batch_size)
+    budget = TOKENS_PER_BATCH.get(model.device, TOKENS_PER_BATCH["default"])
+    batches = token_batches(lengths[order], budget) if batch_size is None else \
+        [(s, min(s + batch_size, len(order))) for s in range(0, len(order), batch_size)]
     with torch.inference_mode():
-        for start in tqdm(starts, desc=f"encode {model.name}", disable=not show, unit="batch"):
-            idx = order[start : start + batch_size]
+        for start, stop in tqdm(batches, desc=f"encode {model.name}", disable=not show, unit="batch"):
+            idx = order[start:stop]
             batch = {k: v.to(model.device) for k, v in pad_batch(model.tokenizer, enc, idx, int(lengths[idx[0]])).items()}
             if model.forward is not None:
                 pooled = model.forward(batch, [phrases[i] for i in idx])
             else:
                 pooled = mean_pool(model.model(**batch).last_hidden_state, batch["attention_mask"])
             out[idx] = pooled.float().cpu().numpy()
+    return out
+
+
+def token_batches(sorted_lengths: np.ndarray, budget: int, max_rows: int = 1024) -> list[tuple[int, int]]:
+    """``(start, stop)`` slices of length-sorted (longest first) phrases, each padding to at most
+    ``budget`` tokens (at least one row, at most ``max_rows``).
+
+    >>> token_batches(np.array([8, 8, 4, 4, 4, 2]), budget=16)
+    [(0, 2), (2, 6)]
+    """
+    out, start, n = [], 0, len(sorted_lengths)
+    while start < n:
+        rows = max(1, min(max_rows, budget // max(int(sorted_lengths[start]), 1)))
+        out.append((start, min(start + rows, n)))
+        start += rows
     return out
 
 

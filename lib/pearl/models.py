@@ -29,6 +29,7 @@ from pathlib import Path
 
 from . import paths
 from .benchmark.baselines import CharJaccard, load_glove_encoder
+from .cache import cached
 from .encode import Encoder, load_transformer, pick_device
 from .training.export import load_encoder as load_pearl_encoder
 
@@ -148,21 +149,26 @@ def load_backbone(name_or_path: str | os.PathLike):
     return AutoModel.from_pretrained(path), AutoTokenizer.from_pretrained(path)
 
 
-def load_model(name_or_path: str | os.PathLike, device: str | None = None) -> Encoder | CharJaccard:
+def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache: bool = True) -> Encoder | CharJaccard:
     """Any model by alias, folder or hub id (see :func:`resolve`), ready for ``encode()``.
 
     PEARL folders give the full embedding (phrase and character parts concatenated);
     ``"glove"`` averaged GloVe; ``"char3gram-jaccard"`` the string baseline (similarities only).
+    With ``cache`` (the default) the encoder sits behind the on-disk embedding cache
+    (:mod:`pearl.cache`): a phrase is encoded once per set of weights, across runs.
     """
     name = str(name_or_path)
-    if name.lower() in {"glove", "glove-50d"}:
-        return load_glove_encoder()
     if name.lower() == "char3gram-jaccard":
         return CharJaccard()
-    path = _reachable(resolve(name))
-    if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
-        return load_pearl_encoder(path, pick_device(device))
-    return load_transformer(path, device, name=name)
+    if name.lower() in {"glove", "glove-50d"}:
+        encoder = load_glove_encoder()
+    else:
+        path = _reachable(resolve(name))
+        if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
+            encoder = load_pearl_encoder(path, pick_device(device))
+        else:
+            encoder = load_transformer(path, device, name=name)
+    return cached(encoder) if cache else encoder
 
 
 def _check_folder(folder: Path) -> None:

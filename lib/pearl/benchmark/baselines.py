@@ -15,6 +15,7 @@ What it leaves out: sub-word back-off for unknown words (FastText-style), IDF we
 """
 from __future__ import annotations
 
+import hashlib
 import re
 from typing import Sequence
 
@@ -60,7 +61,10 @@ def load_glove_encoder():
     """The averaged-GloVe baseline as an :class:`pearl.encode.Encoder` (``encode(model, ...)`` works)."""
     words, vectors = load_glove()
     averager = GloVeAverager(words, vectors)
-    return Encoder(name="glove", dim=vectors.shape[1], fn=averager, extra={"vocabulary": len(words)})
+    # the embedding cache's key: the vectors and the tokeniser rule decide every output
+    digest = hashlib.sha256(np.ascontiguousarray(vectors).tobytes() + _TOKEN.pattern.encode()).hexdigest()
+    return Encoder(name="glove", dim=vectors.shape[1], fn=averager,
+                   extra={"vocabulary": len(words), "fingerprint": f"glove-6b-50d-{digest}"})
 
 
 # --------------------------------------------------------------------------- string baseline

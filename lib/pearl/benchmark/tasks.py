@@ -11,7 +11,15 @@ benchmark scripts reuse the same loaders instead of subsets of their own.
 
 Each task's ``load(size)`` returns the keyword arguments of its ``evaluate(model, **inputs)``
 (plus ``info`` describing a stand-in dictionary, which the runner reports and does not pass
-on). ``size="smoke"`` is a small deterministic subset for tests, seconds on a CPU.
+on). Sizes:
+
+- ``"full"``: the benchmark as Table 1 reports it;
+- ``"sweep"``: the **sweep suite**, the same nine tasks at a fraction of the cost, for the
+  experiments that score many models (ablations, backbones, hyper-parameters, methods):
+  fixed, seeded subsamples (:data:`SWEEP`) that keep every gold name of the retrieval
+  dictionaries, and one probe seed. Its scores are for comparing models with each other;
+  ``benchmarks/scoring_floor.py`` measures how far they sit from the full ones;
+- ``"smoke"``: a small deterministic subset for tests, seconds on a CPU.
 
 What it leaves out: scoring itself (:mod:`pearl.benchmark.evaluate`) and tables
 (:mod:`pearl.benchmark.table1`).
@@ -25,7 +33,7 @@ from typing import Callable
 from .. import data
 from . import dictionaries, evaluate
 
-SIZES = ("full", "smoke")
+SIZES = ("full", "sweep", "smoke")
 
 #: the paper's task groups (Table 3 columns), in the paper's order
 GROUPS = {
@@ -38,6 +46,10 @@ GROUPS = {
 
 #: smoke subset sizes: enough rows for every code path
 SMOKE = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors": 1000, "clustering": 300}
+#: sweep-suite sizes: PPDB pairs per set, probe seeds, retrieval queries and distractors (every
+#: gold name of the 10,000 pairs stays in the dictionary), AutoFJ tables
+SWEEP = {"ppdb": 4000, "probe_seeds": (0,), "retrieval": 2000, "distractors": {"yago": 6_000, "umls": 3_000},
+         "autofj_tables": 5}
 #: the two smallest AutoFJ tables (324 and 555 left records)
 SMOKE_AUTOFJ = ("TennisTournament", "Galaxy")
 
@@ -51,9 +63,11 @@ class Task:
     evaluate: Callable[..., dict]  # (model, **inputs) -> {"score": percent, ...}
     metric: str
 
-    def run(self, model, size: str = "full") -> tuple[dict, dict | None]:
-        """(evaluator result, dictionary info or None) on this task's data at ``size``."""
-        inputs = self.load(_check_size(size))
+    texts: Callable[[dict], list[str]]  # inputs -> every phrase the evaluator will encode
+
+    def run(self, model, size: str = "full", inputs: dict | None = None) -> tuple[dict, dict | None]:
+        """(evaluator result, dictionary info or None) on this task's data at ``size`` (or on ``inputs``)."""
+        inputs = dict(self.load(_check_size(size)) if inputs is None else inputs)
         info = inputs.pop("info", None)
         return self.evaluate(model, **inputs), info
 
@@ -71,6 +85,8 @@ def _sample(rows: list, n: int, seed: int = 0) -> list:
 def _ppdb(filtered: bool):
     def load(size: str) -> dict:
         pairs = data.read_ppdb(filtered)
+        if size == "sweep":
+            return {"pairs": _sample(pairs, SWEEP["ppdb"]), "seeds": SWEEP["probe_seeds"]}
         return {"pairs": _sample(pairs, SMOKE["ppdb"]) if size == "smoke" else pairs}
     return load
 
@@ -88,6 +104,11 @@ def _bird(size: str) -> dict:
 def _retrieval(name: str):
     def load(size: str) -> dict:
         pairs = data.read_retrieval(name)
+        if size == "sweep":  # every gold name stays; fewer queries and distractors
+            names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SWEEP["distractors"][name])
+            info = {**info, "sweep": f"{SWEEP['retrieval']} of {len(pairs)} queries, "
+                                     f"{SWEEP['distractors'][name]:,} sampled distractors + every gold name"}
+            return {"pairs": _sample(pairs, SWEEP["retrieval"]), "dictionary": names, "info": info}
         smoke = size == "smoke"
         pairs = _sample(pairs, SMOKE["retrieval"]) if smoke else pairs
         names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SMOKE["distractors"] if smoke else None)
@@ -104,20 +125,52 @@ def _clustering(name: str):
 
 def _autofj(size: str) -> dict:
     names = list(SMOKE_AUTOFJ) if size == "smoke" else data.autofj_names()
+    if size == "sweep":  # a seeded sample of whole tables: the mean over tables stays unbiased
+        names = sorted(_sample(names, SWEEP["autofj_tables"]))
     return {"sets": {n: data.read_autofj(n) for n in names}}
 
 
+def _pair_texts(inputs: dict) -> list[str]:
+    key = "pairs" if "pairs" in inputs else "rows"
+    return [r[0] for r in inputs[key]] + [r[1] for r in inputs[key]]
+
+
+def _turney_texts(inputs: dict) -> list[str]:
+    return [p for b, cands in inputs["items"] for p in (b, *cands)]
+
+
+def _retrieval_texts(inputs: dict) -> list[str]:
+    return [m for m, _ in inputs["pairs"]] + list(inputs["dictionary"]) + [g for _, g in inputs["pairs"]]
+
+
+def _mention_texts(inputs: dict) -> list[str]:
+    return [m for m, _ in inputs["mentions"]]
+
+
+def _autofj_texts(inputs: dict) -> list[str]:
+    out = []
+    for left, right, truth in inputs["sets"].values():
+        queries = {r for r, _ in truth}
+        out += [*left, *(r for r in right if r in queries)]
+    return out
+
+
 TASKS: dict[str, Task] = {t.name: t for t in (
-    Task("ppdb", "PPDB", "paraphrase classification", _ppdb(False), evaluate.evaluate_ppdb, "accuracy (MLP probe)"),
+    Task("ppdb", "PPDB", "paraphrase classification", _ppdb(False), evaluate.evaluate_ppdb, "accuracy (MLP probe)",
+         _pair_texts),
     Task("ppdb_filtered", "PPDB filtered", "paraphrase classification", _ppdb(True), evaluate.evaluate_ppdb,
-         "accuracy (MLP probe)"),
-    Task("turney", "Turney", "phrase similarity", _turney, evaluate.evaluate_turney, "accuracy"),
-    Task("bird", "BIRD", "phrase similarity", _bird, evaluate.evaluate_bird, "Pearson r"),
-    Task("yago", "YAGO", "entity retrieval", _retrieval("yago"), evaluate.evaluate_retrieval, "top-1 accuracy"),
-    Task("umls", "UMLS", "entity retrieval", _retrieval("umls"), evaluate.evaluate_retrieval, "top-1 accuracy"),
-    Task("conll", "CoNLL", "entity clustering", _clustering("conll"), evaluate.evaluate_clustering, "NMI"),
-    Task("bc5cdr", "BC5CDR", "entity clustering", _clustering("bc5cdr"), evaluate.evaluate_clustering, "NMI"),
-    Task("autofj", "AutoFJ", "fuzzy join", _autofj, evaluate.evaluate_autofj, "accuracy"),
+         "accuracy (MLP probe)", _pair_texts),
+    Task("turney", "Turney", "phrase similarity", _turney, evaluate.evaluate_turney, "accuracy", _turney_texts),
+    Task("bird", "BIRD", "phrase similarity", _bird, evaluate.evaluate_bird, "Pearson r", _pair_texts),
+    Task("yago", "YAGO", "entity retrieval", _retrieval("yago"), evaluate.evaluate_retrieval, "top-1 accuracy",
+         _retrieval_texts),
+    Task("umls", "UMLS", "entity retrieval", _retrieval("umls"), evaluate.evaluate_retrieval, "top-1 accuracy",
+         _retrieval_texts),
+    Task("conll", "CoNLL", "entity clustering", _clustering("conll"), evaluate.evaluate_clustering, "NMI",
+         _mention_texts),
+    Task("bc5cdr", "BC5CDR", "entity clustering", _clustering("bc5cdr"), evaluate.evaluate_clustering, "NMI",
+         _mention_texts),
+    Task("autofj", "AutoFJ", "fuzzy join", _autofj, evaluate.evaluate_autofj, "accuracy", _autofj_texts),
 )}
 DATASETS = tuple(TASKS)
 

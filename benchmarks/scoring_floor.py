@@ -1,0 +1,159 @@
+"""Table-1 scoring against its physical floor, cold and warm cache, and the sweep suite's agreement.
+
+In one run, on this machine:
+
+1. **The floor.** The sustained fp32 matmul rate (2048x2048, median of 10) and, per dataset,
+   the encoder FLOPs really needed: for every distinct phrase (its tokens, special tokens
+   included) ``2 * layers * (4 d^2 + 2 d d_ff)`` per token for the projections and feed-forward
+   plus ``4 * layers * n * d`` per token for attention; divided by the rate, that is the
+   fastest the encoding could possibly go. Everything else (padding, tokenising, the probe,
+   faiss, KMeans) counts against the ratio.
+2. **Exact pass, per dataset** (fresh cache): each dataset encodes the phrases no earlier
+   dataset brought (AutoFJ titles are YAGO distractors) and is evaluated; floor / actual / ratio.
+3. **Exact pass as Table 1 runs it** (fresh cache): every distinct phrase encoded once up
+   front, then the nine evaluators; and again with the cache warm: warm / cold.
+4. **Sweep suite** (fresh cache) for the same model, and for a PEARL folder if given: the
+   Table-1 average and each task group against the exact pass.
+
+    python benchmarks/scoring_floor.py --pearl models/pearl-minilm-seed0 --out results/benchmarks/scoring_floor.json
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from pearl import models
+from pearl.benchmark import table1
+from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
+from pearl.encode import encode
+from pearl.provenance import git_sha, hardware, write_atomic
+
+
+def matmul_rate(n: int = 2048, repeats: int = 10) -> float:
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    for _ in range(3):
+        a @ b
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - start)
+    return 2 * n**3 / statistics.median(times)
+
+
+def flops(model, phrases: list[str]) -> float:
+    """Encoder FLOPs of one forward pass over ``phrases`` (no padding)."""
+    inner = model.extra.get("inner", model)
+    cfg = inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
+    d, f, layers = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers
+    if not phrases:
+        return 0.0
+    n = np.array([len(ids) for ids in inner.tokenizer(phrases, truncation=True, max_length=inner.max_length)["input_ids"]],
+                 dtype=np.float64)
+    return float((n * 2 * layers * (4 * d * d + 2 * d * f) + n**2 * 4 * layers * d).sum())
+
+
+def fresh(name: str, cache_file: Path):
+    os.environ["PEARL_EMBEDDING_CACHE"] = str(cache_file)
+    return models.load_model(name)
+
+
+def per_dataset(name: str, cache_file: Path, rate: float, log) -> list[dict]:
+    model, seen, rows = fresh(name, cache_file), set(), []
+    for dataset in DATASETS:
+        inputs = TASKS[dataset].load("full")
+        new = [p for p in dict.fromkeys(TASKS[dataset].texts(inputs)) if p not in seen]
+        seen.update(new)
+        start = time.perf_counter()
+        encode(model, new)
+        enc_s = time.perf_counter() - start
+        start = time.perf_counter()
+        result, _ = TASKS[dataset].run(model, inputs=inputs)
+        eval_s = time.perf_counter() - start
+        floor = flops(model, new) / rate
+        rows.append({"dataset": dataset, "new_phrases": len(new), "floor_s": round(floor, 2), "encode_s": round(enc_s, 2),
+                     "evaluate_s": round(eval_s, 2), "actual_s": round(enc_s + eval_s, 2),
+                     "ratio": round((enc_s + eval_s) / floor, 2) if floor else None, "score": result["score"]})
+        log(f"  {dataset:<14} {len(new):>8,} new phrases  floor {floor:7.1f} s  encode {enc_s:7.1f} s  "
+            f"evaluate {eval_s:6.1f} s  ratio {rows[-1]['ratio']}")
+    return rows
+
+
+def table1_pass(name: str, cache_file: Path, size: str) -> tuple[float, dict]:
+    model = fresh(name, cache_file)
+    start = time.perf_counter()
+    rows = table1.run_model(name, model, DATASETS, size=size, log=lambda _: None)
+    return time.perf_counter() - start, {r["dataset"]: r["score"] for r in rows}
+
+
+def groups(scores: dict) -> dict:
+    out = {g: float(np.mean([scores[d] for d in names])) for g, names in GROUPS.items()}
+    out["table1_average"] = float(np.mean([scores[d] for d in DATASETS]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--model", default="minilm")
+    ap.add_argument("--pearl", help="a trained PEARL folder to score exact and sweep as well")
+    ap.add_argument("--out", default="results/benchmarks/scoring_floor.json")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    log = lambda msg: print(msg, flush=True)  # noqa: E731
+    record = {"hardware": hardware(), "git_sha": git_sha(), "load_average_start": os.getloadavg()}
+    rate = matmul_rate()
+    record["matmul_gflops"] = round(rate / 1e9, 1)
+    log(f"sustained fp32 matmul: {rate / 1e9:.0f} GFLOPS on {args.threads} threads")
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        log(f"{args.model}: exact pass, dataset by dataset (fresh cache)")
+        rows = per_dataset(args.model, tmp / "per_dataset.sqlite", rate, log)
+        floor, actual = sum(r["floor_s"] for r in rows), sum(r["actual_s"] for r in rows)
+        record["per_dataset"] = {"rows": rows, "floor_s": round(floor, 1), "actual_s": round(actual, 1),
+                                 "ratio": round(actual / floor, 2)}
+        log(f"  total: floor {floor:.1f} s, actual {actual:.1f} s, ratio {actual / floor:.2f}")
+        cold, exact = table1_pass(args.model, tmp / "exact.sqlite", "full")
+        warm, again = table1_pass(args.model, tmp / "exact.sqlite", "full")
+        record["exact"] = {"cold_s": round(cold, 1), "warm_s": round(warm, 1), "warm_over_cold": round(warm / cold, 3),
+                           "floor_s": round(floor, 1), "ratio_cold": round(cold / floor, 2), "scores": exact,
+                           "warm_scores_equal": exact == again}
+        log(f"exact pass as Table 1 runs it: cold {cold:.1f} s (ratio to floor {cold / floor:.2f}), "
+            f"warm {warm:.1f} s ({100 * warm / cold:.1f} % of cold); same scores warm: {exact == again}")
+        models_to_compare = {args.model: exact}
+        if args.pearl:
+            seconds, pearl_exact = table1_pass(args.pearl, tmp / "pearl_exact.sqlite", "full")
+            record["pearl_exact"] = {"seconds": round(seconds, 1), "scores": pearl_exact}
+            models_to_compare[args.pearl] = pearl_exact
+            log(f"{Path(args.pearl).name}: exact pass {seconds:.1f} s")
+        record["sweep"] = {}
+        for name, exact_scores in models_to_compare.items():
+            seconds, sweep = table1_pass(name, tmp / f"sweep_{Path(name).name}.sqlite", "sweep")
+            ex, sw = groups(exact_scores), groups(sweep)
+            record["sweep"][Path(name).name] = {"seconds": round(seconds, 1), "scores": sweep, "groups_exact": ex,
+                                                "groups_sweep": sw,
+                                                "average_difference": round(sw["table1_average"] - ex["table1_average"], 2)}
+            log(f"{Path(name).name}: sweep {seconds:.1f} s; Table-1 average {sw['table1_average']:.2f} "
+                f"(exact {ex['table1_average']:.2f}, difference {sw['table1_average'] - ex['table1_average']:+.2f})")
+    if args.pearl:
+        a, b = (record["sweep"][Path(n).name] for n in models_to_compare)
+        same = {g: math.copysign(1, b["groups_exact"][g] - a["groups_exact"][g]) ==
+                math.copysign(1, b["groups_sweep"][g] - a["groups_sweep"][g]) for g in a["groups_exact"]}
+        record["sweep_same_sign_of_pearl_minus_backbone"] = same
+        log(f"same sign of PEARL − {args.model} per group, sweep vs exact: {same}")
+    record["load_average_end"] = os.getloadavg()
+    write_atomic(args.out, json.dumps(record, indent=2) + "\n")
+    log(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""The embedding cache: a model that has not changed is never asked to encode a phrase twice.
+
+Vectors are keyed by the model's **fingerprint** (a sha256 of its weights, tokenizer
+vocabulary, pooling and truncation: not its name or folder, so retrained weights never get
+old vectors) and the **exact text**. They live in one SQLite file under the derived-data
+folder (``data/derived/embeddings.sqlite``), shared by Table 1, Table 2, the figures and
+the explorer, since all of them load models through :func:`pearl.models.load_model`.
+
+- SQLite writes each batch of new vectors in one transaction, so a run killed mid-write
+  leaves the file as it was before that batch: a half-written entry is never read.
+- The vectors stored are the raw pooled ones (``encode(..., normalize=False)``); ``encode``
+  normalises on the way out, so a cached and a fresh vector are the same bytes.
+- A cache folder that is missing is created; one that is read-only or a file that is corrupt
+  gives a one-line warning naming the file and the fix, and encoding goes on without the
+  cache, never with wrong vectors (a stored vector of the wrong size is a miss).
+
+>>> from pearl.models import load_model
+>>> model = load_model("minilm")             # cached by default  # doctest: +SKIP
+>>> fingerprint(model.extra["inner"])[:12]                       # doctest: +SKIP
+'5f0c2c7d9a51'
+
+What it leaves out: eviction (delete the file to reclaim space: about 1.5 KB per phrase for a
+384-d model) and sharing between machines.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import warnings
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from . import paths
+from .encode import Encoder, encode
+
+ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
+CHUNK = 900  # SQLite's default limit on bound parameters is 999
+
+
+def fingerprint(encoder: Encoder) -> str:
+    """sha256 of everything that decides the vectors: weights, vocabulary, pooling, truncation.
+
+    Baselines without a torch model bring their own (``encoder.extra["fingerprint"]``).
+    Computed once per loaded model (about 0.3 s for MiniLM's 90 MB).
+    """
+    if "fingerprint" in encoder.extra:
+        return encoder.extra["fingerprint"]
+    if encoder.model is None:
+        raise ValueError(f"{encoder!r} has no weights to fingerprint: set extra['fingerprint'] when loading it")
+    h = hashlib.sha256()
+    meta = {"dim": encoder.dim, "max_length": encoder.max_length, "pooling": "custom" if encoder.forward else "mean",
+            "pearl": encoder.extra.get("pearl", {}).get("char_weight") if "pearl" in encoder.extra else None}
+    h.update(json.dumps(meta, sort_keys=True).encode())
+    if encoder.tokenizer is not None:
+        h.update(json.dumps(sorted(encoder.tokenizer.get_vocab().items())).encode())
+    for key, tensor in sorted(encoder.model.state_dict().items()):
+        h.update(key.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    encoder.extra["fingerprint"] = h.hexdigest()
+    return encoder.extra["fingerprint"]
+
+
+def store_path() -> Path | None:
+    """The cache file, or None when ``$PEARL_EMBEDDING_CACHE=0``."""
+    env = os.environ.get(ENV)
+    if env == "0":
+        return None
+    return Path(env) if env else paths.derived_dir("embeddings.sqlite")
+
+
+class EmbeddingStore:
+    """Raw float32 vectors in SQLite, keyed by (fingerprint, text)."""
+
+    def __init__(self, path: str | os.PathLike):
+        self.path = Path(path)
+        self.db = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(self.path, timeout=60)
+            db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (fp TEXT, text TEXT, vec BLOB, PRIMARY KEY (fp, text))"
+                       " WITHOUT ROWID")
+            db.commit()
+            self.db = db
+        except (sqlite3.Error, OSError) as err:
+            self._disable(err)
+
+    def _disable(self, err: Exception) -> None:
+        warnings.warn(f"embedding cache {self.path} unusable ({err}); encoding without it. "
+                      f"Fix: delete the file, make its folder writable, or set {ENV}=0.", stacklevel=3)
+        self.db = None
+
+    def get(self, fp: str, texts: Sequence[str], dim: int) -> dict[str, np.ndarray]:
+        """The stored vectors of ``texts`` (misses are absent; a vector of the wrong size is a miss)."""
+        if self.db is None or not texts:
+            return {}
+        found = {}
+        try:
+            for start in range(0, len(texts), CHUNK):
+                part = texts[start : start + CHUNK]
+                rows = self.db.execute(f"SELECT text, vec FROM vectors WHERE fp = ? AND text IN "
+                                       f"({','.join('?' * len(part))})", (fp, *part))
+                for text, blob in rows:
+                    if len(blob) == 4 * dim:
+                        found[text] = np.frombuffer(blob, dtype=np.float32)
+        except sqlite3.Error as err:
+            self._disable(err)
+            return {}
+        return found
+
+    def put(self, fp: str, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Store ``vectors`` (one transaction: all of them or none)."""
+        if self.db is None or not len(texts):
+            return
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        try:
+            with self.db:
+                self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
+                                    ((fp, t, v.tobytes()) for t, v in zip(texts, vectors)))
+        except sqlite3.Error as err:
+            self._disable(err)
+
+    def count(self, fp: str | None = None) -> int:
+        if self.db is None:
+            return 0
+        query, args = ("SELECT COUNT(*) FROM vectors WHERE fp = ?", (fp,)) if fp else ("SELECT COUNT(*) FROM vectors", ())
+        return int(self.db.execute(query, args).fetchone()[0])
+
+
+class CachedVectors:
+    """The ``fn`` of a cached :class:`Encoder`: memory first, then the store, then the model."""
+
+    def __init__(self, inner: Encoder, store: EmbeddingStore | None):
+        self.inner, self.store, self.memory = inner, store, {}
+        self.fp = fingerprint(inner)
+        self.encoded = 0  # phrases the model had to encode (for the benchmarks)
+
+    def __call__(self, phrases: list[str]) -> np.ndarray:
+        missing = [p for p in phrases if p not in self.memory]
+        if missing and self.store is not None:
+            self.memory.update(self.store.get(self.fp, missing, self.inner.dim))
+            missing = [p for p in missing if p not in self.memory]
+        if missing:
+            vecs = encode(self.inner, missing, normalize=False)
+            self.encoded += len(missing)
+            self.memory.update(zip(missing, vecs))
+            if self.store is not None:
+                self.store.put(self.fp, missing, vecs)
+        if not phrases:
+            return np.zeros((0, self.inner.dim), np.float32)
+        return np.stack([self.memory[p] for p in phrases])
+
+
+def cached(encoder: Encoder, path: str | os.PathLike | None = None) -> Encoder:
+    """``encoder`` behind the embedding cache (the file at ``path``, else :func:`store_path`).
+
+    The result is an :class:`Encoder` like any other: ``encode(cached(m), phrases)`` returns
+    what ``encode(m, phrases)`` would, encoding only the phrases never seen with these weights.
+    """
+    if encoder.extra.get("cached"):
+        return encoder
+    path = path if path is not None else store_path()
+    store = EmbeddingStore(path) if path is not None else None
+    vectors = CachedVectors(encoder, store)
+    return Encoder(name=encoder.name, dim=encoder.dim, device=encoder.device, fn=vectors,
+                   extra={**encoder.extra, "cached": True, "inner": encoder, "vectors": vectors})

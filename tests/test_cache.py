@@ -1,0 +1,131 @@
+"""The embedding cache: same vectors as encoding afresh, never re-encodes an unchanged model,
+never serves a changed model old vectors, survives interrupted writes and bad files."""
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import torch
+from _tiny import tiny_backbone
+
+from pearl.cache import EmbeddingStore, cached, fingerprint
+from pearl.encode import Encoder, encode
+
+PHRASES = ["The New York Times", "NYTimes", "in 2008", "café au lait", "NYTimes"]
+
+
+def tiny_encoder(seed=0):
+    model, tok = tiny_backbone(seed, dropout=0.0)
+    return Encoder(name=f"tiny{seed}", dim=32, model=model.eval(), tokenizer=tok, max_length=32)
+
+
+def test_cached_vectors_equal_fresh_ones_and_are_encoded_once(tmp_path):
+    raw = tiny_encoder()
+    first = cached(raw, tmp_path / "e.sqlite")
+    np.testing.assert_array_equal(encode(first, PHRASES), encode(raw, PHRASES))
+    assert first.extra["vectors"].encoded == 4  # distinct phrases only
+    again = cached(tiny_encoder(), tmp_path / "e.sqlite")  # a new process would see the same file
+    np.testing.assert_array_equal(encode(again, PHRASES), encode(raw, PHRASES))
+    assert again.extra["vectors"].encoded == 0
+    np.testing.assert_array_equal(encode(again, PHRASES, normalize=False), encode(raw, PHRASES, normalize=False))
+
+
+def test_a_changed_model_never_gets_old_vectors(tmp_path):
+    path = tmp_path / "e.sqlite"
+    encode(cached(tiny_encoder(), path), PHRASES)
+    changed = tiny_encoder()
+    with torch.no_grad():
+        changed.model.embeddings.word_embeddings.weight[:, 0] += 0.5  # new weights, same name
+    assert fingerprint(changed) != fingerprint(tiny_encoder())
+    fresh = cached(changed, path)
+    got = encode(fresh, PHRASES)
+    assert fresh.extra["vectors"].encoded == 4
+    np.testing.assert_array_equal(got, encode(changed, PHRASES))
+    assert not np.allclose(got, encode(tiny_encoder(), PHRASES))
+
+
+def test_an_interrupted_write_leaves_no_partial_entry(tmp_path):
+    store = EmbeddingStore(tmp_path / "e.sqlite")
+    vecs = np.ones((3, 4), np.float32)
+
+    def rows_then_crash():
+        yield ("fp", "a", vecs[0].tobytes())
+        yield ("fp", "b", vecs[1].tobytes())
+        raise KeyboardInterrupt("killed mid-write")
+
+    with pytest.raises(KeyboardInterrupt):
+        with store.db:
+            store.db.executemany("INSERT INTO vectors VALUES (?, ?, ?)", rows_then_crash())
+    assert store.count() == 0  # the transaction never committed: nothing half-written is read
+    store.put("fp", ["a", "b", "c"], vecs)
+    assert store.count("fp") == 3 and set(store.get("fp", ["a", "c", "zz"], 4)) == {"a", "c"}
+
+
+def test_a_process_killed_while_writing_leaves_a_readable_cache(tmp_path):
+    """SIGKILL during a large write: the file opens, and holds all or none of that batch."""
+    path = tmp_path / "e.sqlite"
+    code = textwrap.dedent(f"""
+        import numpy as np, sys
+        from pearl.cache import EmbeddingStore
+        store = EmbeddingStore({str(path)!r})
+        store.put("fp", ["warm"], np.ones((1, 64), np.float32))
+        print("ready", flush=True)
+        texts = [f"t{{i}}" for i in range(400_000)]
+        store.put("fp", texts, np.ones((len(texts), 64), np.float32))
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert proc.stdout.readline().strip() == "ready"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    store = EmbeddingStore(path)
+    assert store.count("fp") in (1, 400_001)
+    assert set(store.get("fp", ["warm"], 64)) == {"warm"}
+
+
+def test_a_corrupt_file_warns_and_falls_back_to_encoding(tmp_path):
+    path = tmp_path / "e.sqlite"
+    path.write_bytes(b"this is not a database" * 100)
+    with pytest.warns(UserWarning, match="delete the file"):
+        enc = cached(tiny_encoder(), path)
+        got = encode(enc, PHRASES)
+    np.testing.assert_array_equal(got, encode(tiny_encoder(), PHRASES))
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root ignores folder permissions")
+def test_a_read_only_folder_warns_and_falls_back(tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o500)
+    with pytest.warns(UserWarning, match="unusable"):
+        got = encode(cached(tiny_encoder(), folder / "e.sqlite"), PHRASES)
+    np.testing.assert_array_equal(got, encode(tiny_encoder(), PHRASES))
+
+
+def test_a_read_only_file_warns_and_falls_back(tmp_path):
+    """As root, permissions do not stop writes; an unwritable database does (sqlite's read-only open)."""
+    path = tmp_path / "e.sqlite"
+    encode(cached(tiny_encoder(), path), PHRASES[:2])
+    store = EmbeddingStore(path)
+    store.db.close()
+    store.db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    with pytest.warns(UserWarning, match="unusable"):
+        store.put("fp", ["x"], np.ones((1, 32), np.float32))
+    assert store.db is None  # from now on: encode without the cache
+
+
+def test_a_stored_vector_of_the_wrong_size_is_a_miss(tmp_path):
+    store = EmbeddingStore(tmp_path / "e.sqlite")
+    store.put("fp", ["a"], np.ones((1, 8), np.float32))
+    assert store.get("fp", ["a"], 8) and not store.get("fp", ["a"], 16)
+
+
+def test_the_cache_can_be_switched_off(monkeypatch):
+    monkeypatch.setenv("PEARL_EMBEDDING_CACHE", "0")
+    enc = cached(tiny_encoder())
+    assert enc.extra["vectors"].store is None
+    np.testing.assert_array_equal(encode(enc, PHRASES), encode(tiny_encoder(), PHRASES))
