@@ -15,11 +15,13 @@ import time
 
 def main() -> None:
     from pearl.benchmark import table1
+    from pearl.benchmark.tasks import DATASETS
+    from pearl.models import load_model
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
-    parser.add_argument("--datasets", nargs="+", default=list(table1.DATASETS))
+    parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
 
@@ -28,7 +30,7 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     print(f"{args.model}: {args.threads} threads, load average before {os.getloadavg()}")
     t0 = time.perf_counter()
-    model = table1.load_benchmark_model(args.model)
+    model = load_model(args.model)
     load = time.perf_counter() - t0
     table1.run_model(args.model, model, args.datasets, smoke=args.smoke)
     total = time.perf_counter() - t0

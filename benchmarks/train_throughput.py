@@ -13,7 +13,7 @@ character encoder, InfoNCE + type loss, backward, Adam step; both in fp32 on CPU
   length-sorted slices (``length_buckets``).
 
 Phrases/s counts the training phrases (not copies or negatives) per second, after one
-warm-up step. Writes results/train_throughput.json. On a GPU (``--device cuda``) "ours"
+warm-up step. Writes results/train_throughput.json (or ``--out``). On a GPU (``--device cuda``) "ours"
 also uses bf16 autocast, as in training.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import torch
 
@@ -47,14 +48,16 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--compile", action="store_true", help="CUDA: also time ours with torch.compile (after 3 warm-up steps)")
+    ap.add_argument("--out", default=None, help="where the JSON record goes (default: results/train_throughput.json)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
     from pearl.corpus.augment import Augmenter
     from pearl.training.batches import BatchPlan, Collator, StepDataset
-    from pearl.training.model import build_model, load_backbone
-    from pearl.paths import results_dir
     from pearl.corpus.phrases import LABELS
+    from pearl.models import load_backbone
+    from pearl.paths import results_dir
+    from pearl.training.model import build_model
     from pearl.training.train import TrainConfig, compute_loss, uses_bf16
 
     corpus, source = _data(args.batch_size * (args.steps + 1) * 2)
@@ -128,7 +131,8 @@ def main(argv=None):
               "batch_size": args.batch_size, "threads": args.threads, "device": args.device,
               "workers": args.workers, "data": source}
     print(json.dumps(record, indent=1))
-    results_dir("train_throughput.json").write_text(json.dumps(record, indent=1) + "\n")
+    out = results_dir("train_throughput.json") if args.out is None else Path(args.out)
+    out.write_text(json.dumps(record, indent=1) + "\n")
     return record
 
 

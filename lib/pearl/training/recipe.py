@@ -9,12 +9,12 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.train.train`):
   paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
   near the uniform guess after a few hundred steps: :func:`pearl.train.param_groups`) and the
   character part at weight 0.25 (0.5 cost BIRD and the clustering tasks several points in the
-  tuning runs). ``benchmarks/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
+  tuning runs). ``experiments/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
   what was tried: lr 1e-4 (the model degrades: 60.0 against MiniLM's 62.8 on the
   development subset), with and without hard negatives or the type head, all phrases
   instead of those with mined hard negatives, 500 steps, averaging ratios 0.3/0.5/0.7/1.0;
 - ``gpu``: the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16. Run once on a lent H100
-  (seed 0; ``benchmarks/device``, ``results/gpu``): 418 steps over the 107K phrases in 47 s.
+  (seed 0; ``experiments/device``, ``results/gpu``): 418 steps over the 107K phrases in 47 s.
 
 >>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
 (512, 3e-05)

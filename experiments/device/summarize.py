@@ -1,40 +1,54 @@
 """results/gpu/README.md from the files the device runs brought back (results/gpu/*.json*).
 
-Usage: .venv/bin/python benchmarks/device/summarize.py
+Usage: .venv/bin/python experiments/device/summarize.py [--results results/gpu]
+
+The device scripts (gpu_profile.sh, sweep_cpu_profile.sh, throughput.sh) write these files
+under their OUT folder with the names read here; copy them into results/gpu/ first.
 """
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
 import pandas as pd
 
+from pearl.models import folder_name
+
 GPU = Path(__file__).resolve().parents[2] / "results" / "gpu"
 SWEEP_SETS = ("turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj")
 
 
-def main() -> None:
-    rows = pd.DataFrame(json.loads((GPU / "table1_gpu_profile_seed0.json").read_text()))
+def main(argv=None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--results", type=Path, default=GPU, help=f"folder of the device runs' files (default: {GPU})")
+    gpu = ap.parse_args(argv).results
+    summarize(gpu)
+
+
+def summarize(gpu: Path) -> None:
+    trained = folder_name("pearl", "minilm", 0)
+    rows = pd.DataFrame(json.loads((gpu / "table1_gpu_profile_seed0.json").read_text()))
     t = rows.pivot(index="model", columns="dataset", values="score")[[*rows.dataset.unique()]]
     t["average"] = t.mean(axis=1)
-    t = t.loc[["minilm", "pearl-minilm-seed0"]]
+    t = t.loc[["minilm", trained]]
     t.loc["Δ"] = (t.iloc[1] - t.iloc[0]).round(2) + 0.0  # + 0.0: no "-0"
-    cpu = pd.read_csv(GPU.parent / "table1.csv").query("model == 'minilm'").set_index("dataset")["score"]
+    cpu = pd.read_csv(gpu.parent / "table1.csv").query("model == 'minilm'").set_index("dataset")["score"]
     cpu_gap = (t.loc["minilm"].drop("average") - cpu.reindex(t.columns.drop("average"))).abs().max()
-    corpus = json.loads((GPU.parent / "01_data_building.json").read_text())["metrics"]["corpus_size"]
-    sweep = pd.DataFrame([json.loads(line) for line in (GPU / "sweep_cpu_profile.jsonl").read_text().splitlines()])
+    corpus = json.loads((gpu.parent / "01_data_building.json").read_text())["metrics"]["corpus_size"]
+    sweep = pd.DataFrame([json.loads(line) for line in (gpu / "sweep_cpu_profile.jsonl").read_text().splitlines()])
     ref = t.loc["minilm", list(SWEEP_SETS)]
     sweep["avg Δ vs MiniLM"] = sweep["avg"] - ref.mean()
     sweep = pd.concat([pd.DataFrame([{"name": "MiniLM (reference)", "set": "", **ref.to_dict(), "avg": ref.mean()}]), sweep])
-    tp = {p.stem: json.loads(p.read_text()) for p in sorted(GPU.glob("train_throughput_*.json"))}
-    info = json.loads((GPU / "gpu_profile_seed0_pearl.json").read_text())
-    loss = pd.read_csv(GPU / "gpu_profile_seed0_loss.csv")
+    tp = {p.stem: json.loads(p.read_text()) for p in sorted(gpu.glob("train_throughput_*.json"))}
+    info = json.loads((gpu / "gpu_profile_seed0_pearl.json").read_text())
+    loss = pd.read_csv(gpu / "gpu_profile_seed0_loss.csv")
     steps = len(loss)
     lines = [
         "# GPU runs (one NVIDIA H100 80GB, lent without network)",
         "",
-        "Made by `benchmarks/device/*.sh` (see benchmarks/device/README.md); this page by",
-        "`benchmarks/device/summarize.py`. Conditions, stand-ins included: torch 2.11 + CUDA 13,",
+        "Made by `experiments/device/*.sh` (see experiments/device/README.md); this page by",
+        "`experiments/device/summarize.py`. Conditions, stand-ins included: torch 2.11 + CUDA 13,",
         "transformers 5.17 on the GPU machine; the backbone travelled as an **fp16 copy** of",
         "all-MiniLM-L6-v2 and was cast back to fp32 there, so the MiniLM row below is that",
         f"rounded model (its scores differ from the CPU Table 1's by at most {cpu_gap:.2f}); retrieval",
@@ -69,7 +83,7 @@ def main() -> None:
     lines += ["", "The 20-step run is dominated by starting 8 DataLoader workers (one warm-up step is not",
               "enough for them); the 80-step run is the steady state. torch.compile (dynamic shapes) was",
               "still recompiling within 20 steps; the gpu profile leaves it off.", ""]
-    (GPU / "README.md").write_text("\n".join(lines))
+    (gpu / "README.md").write_text("\n".join(lines))
     print("\n".join(lines))
 
 

@@ -2,19 +2,25 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/tune_cpu_profile.py --tag base                      # the profile as is
-    .venv/bin/python benchmarks/tune_cpu_profile.py --tag lr3e-4 --set lr=3e-4 --set steps=400
-    .venv/bin/python benchmarks/tune_cpu_profile.py --tag minilm --backbone-only    # the reference row
+    .venv/bin/python experiments/tuning/tune_cpu_profile.py --tag base                      # the profile as is
+    .venv/bin/python experiments/tuning/tune_cpu_profile.py --tag lr3e-4 --set lr=3e-4 --set steps=400
+    .venv/bin/python experiments/tuning/tune_cpu_profile.py --tag minilm --backbone-only    # the reference row
+    .venv/bin/python experiments/tuning/tune_cpu_profile.py --tag check --backbone-only --size smoke --out /tmp/t.jsonl
 
 Scoring all nine datasets costs about 20 minutes per model on 2 cores (the retrieval
 dictionaries are 320K names), so variants are compared on a development subset that costs
 about a minute: Turney, BIRD, CoNLL, BC5CDR, and YAGO/UMLS retrieval against the gold names
-only (10K names each). The winning variant is then scored on all nine by notebook 04.
+only (10K names each). The data come from the benchmark's own task loaders
+(:data:`pearl.benchmark.tasks.TASKS`); the retrieval rows keep the task's mentions and swap
+its dictionary for the gold names. The winning variant is then scored on all nine by notebook 04.
 
 One training run is scored several ways without retraining: weight averaging ratios
-and the character part's weight in the concatenation (``--grid average:char_weight,...``;
-average = the backbone's share of fine-tuned weights). Each line of results/tuning/cpu_profile.jsonl is
-one (run, averaging, char weight) with its scores; the table printed at the end ranks them.
+(:func:`pearl.training.train.average_weights`, as training applies it) and the character
+part's weight in the concatenation (``--grid average:char_weight,...``; average = the share
+of the fine-tuned weights, the rest the backbone's original ones). Each line of
+results/tuning/cpu_profile.jsonl is one (run, averaging, char weight) with its scores
+(``dev_avg`` is their mean). ``--size smoke`` only checks that the script runs: it needs
+``--out`` so that its lines never land in the tuning log.
 """
 from __future__ import annotations
 
@@ -25,32 +31,31 @@ import time
 import numpy as np
 import torch
 
-DEV = ("turney", "bird", "conll", "bc5cdr", "yago_gold", "umls_gold")
+#: development subset: result key -> benchmark task; ``*_gold`` = retrieval against the gold names only
+DEV = {"turney": "turney", "bird": "bird", "conll": "conll", "bc5cdr": "bc5cdr", "yago_gold": "yago", "umls_gold": "umls"}
 
 
-def dev_inputs() -> dict:
-    from pearl import data
+def dev_inputs(size: str = "full") -> dict:
+    """Each development task's evaluate() arguments, from the benchmark's task loaders."""
+    from pearl.benchmark.tasks import TASKS
 
-    inputs = {"turney": data.read_turney(), "bird": data.read_bird(),
-              "conll": data.read_typed_mentions("conll", "test"), "bc5cdr": data.read_typed_mentions("bc5cdr", "test")}
-    for ds in ("yago", "umls"):
-        pairs = data.read_retrieval(ds)
-        inputs[f"{ds}_gold"] = (pairs, list(dict.fromkeys(g for _, g in pairs)))
+    inputs = {}
+    for key, name in DEV.items():
+        args = TASKS[name].load(size)
+        args.pop("info", None)
+        if key.endswith("_gold"):
+            args["dictionary"] = list(dict.fromkeys(g for _, g in args["pairs"]))
+            args["gold_only"] = False  # the dictionary already is the gold names
+        inputs[key] = args
     return inputs
 
 
 def dev_scores(enc, inputs: dict) -> dict:
-    from pearl.benchmark import evaluate
     from pearl.benchmark.table1 import PhraseCache
+    from pearl.benchmark.tasks import TASKS
 
     enc = PhraseCache(enc).as_encoder()  # a phrase in two datasets is encoded once
-    out = {"turney": evaluate.evaluate_turney(enc, inputs["turney"])["score"],
-           "bird": evaluate.evaluate_bird(enc, inputs["bird"])["score"],
-           "conll": evaluate.evaluate_clustering(enc, inputs["conll"])["score"],
-           "bc5cdr": evaluate.evaluate_clustering(enc, inputs["bc5cdr"])["score"]}
-    for ds in ("yago_gold", "umls_gold"):
-        pairs, names = inputs[ds]
-        out[ds] = evaluate.evaluate_retrieval(enc, pairs, names, gold_only=False)["score"]
+    out = {key: TASKS[DEV[key]].evaluate(enc, **args)["score"] for key, args in inputs.items()}
     out["dev_avg"] = float(np.mean([out[k] for k in DEV]))
     return out
 
@@ -64,19 +69,23 @@ def main() -> None:
                     help="comma-separated average:char_weight pairs to score the one trained model at")
     ap.add_argument("--backbone-only", action="store_true")
     ap.add_argument("--threads", type=int, default=0)
-    ap.add_argument("--out", default=None)
+    ap.add_argument("--out", default=None, help="JSON lines file to append to (default: results/tuning/cpu_profile.jsonl)")
+    ap.add_argument("--size", default="full", choices=("full", "smoke"),
+                    help="task data size (smoke: a small subset for checking the script, not for tuning)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
 
     from pearl import paths
-    from pearl.models import load_model
     from pearl.corpus.phrases import LABELS
+    from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
-    from pearl.training.train import train
+    from pearl.training.train import average_weights, train
 
+    if args.size != "full" and args.out is None:
+        ap.error("--size smoke needs --out: smoke scores do not belong in results/tuning/cpu_profile.jsonl")
     out = paths.results_dir("tuning") / "cpu_profile.jsonl" if args.out is None else args.out
-    inputs = dev_inputs()
+    inputs = dev_inputs(args.size)
 
     def record(row):
         print(json.dumps(row), flush=True)
@@ -85,7 +94,8 @@ def main() -> None:
 
     if args.backbone_only:
         t0 = time.perf_counter()
-        record({"tag": args.tag, "backbone_only": True, **dev_scores(load_model("minilm"), inputs),
+        record({"tag": args.tag, "backbone_only": True, **({"size": args.size} if args.size != "full" else {}),
+                **dev_scores(load_model("minilm"), inputs),
                 "eval_s": round(time.perf_counter() - t0, 1)})
         return
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
@@ -95,19 +105,18 @@ def main() -> None:
     result = train(cfg, corpus, negs, augmenter_factory(**aug, tables=tables), labels=list(LABELS), progress=False)
     model = result.model
     tuned = {k: v.detach().clone() for k, v in model.backbone.state_dict().items()}
-    original = load_model("minilm").model.state_dict()
+    original = load_backbone(cfg.backbone)[0].state_dict()  # the weights training started from
     grid = [tuple(float(x) for x in pair.split(":")) for pair in args.grid.split(",")]
     if model.char_encoder is None:
         grid = list(dict.fromkeys((avg, 0.0) for avg, _ in grid))
     for avg, cw in grid:
-        with torch.no_grad():
-            for name, tensor in model.backbone.state_dict().items():
-                if tensor.is_floating_point():
-                    tensor.copy_(avg * tuned[name] + (1 - avg) * original[name])
+        model.backbone.load_state_dict(tuned)  # each grid point averages from the fine-tuned weights
+        average_weights(model.backbone, original, avg)
         model.char_weight = cw
         t0 = time.perf_counter()
         scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)
         record({"tag": args.tag, "set": args.set, "seed": args.seed, "average": avg, "char_weight": cw,
+                **({"size": args.size} if args.size != "full" else {}),
                 "train_s": round(result.seconds, 1), "eval_s": round(time.perf_counter() - t0, 1),
                 "loss_last50": float(np.mean([r["loss"] for r in result.log[-50:]])),
                 "type_last50": float(np.mean([r.get("type", np.nan) for r in result.log[-50:]])), **scores})

@@ -1,5 +1,8 @@
 """Device-machine stand-in for faiss-cpu (not in the GPU image): exact inner-product search in torch on the GPU.
-Flat index only; same results as faiss.IndexFlatIP up to ties."""
+
+Flat index only; same results as faiss.IndexFlatIP up to ties. Importable as ``faiss`` only
+through the alias that experiments/device/setup.sh writes on a machine without faiss.
+"""
 import numpy as np
 import torch
 
