@@ -109,8 +109,8 @@ def summarise_run(result: TrainResult, seed: int, folder: str | Path, batch_size
 def main(argv=None) -> None:
     """Command line, also the multi-GPU entry point::
 
-        torchrun --nproc_per_node 4 -m pearl.recipe --profile gpu --seed 0
-        python -m pearl.recipe --profile cpu --seed 1 --lr 1e-4
+        torchrun --nproc_per_node 4 -m pearl.training.recipe --profile gpu --seed 0
+        python -m pearl.training.recipe --profile cpu --seed 1 --lr 1e-4
 
     Under ``torchrun`` (``WORLD_SIZE`` set) it joins the process group (NCCL on CUDA, gloo
     otherwise); rank 0 exports to ``models/pearl-<backbone>-seed<N>``.
