@@ -43,6 +43,7 @@ from torch import nn
 from ..corpus.phrases import LABELS
 from ..encode import pick_device
 from ..models import load_backbone
+from ..provenance import write_atomic
 from .batches import (
     AugmenterFactory,
     BatchPlan,
@@ -295,7 +296,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     if run_dir is not None and rank == 0:
         import pandas as pd
 
-        pd.DataFrame(log).to_csv(run_dir / "log.csv", index=False)
+        write_atomic(run_dir / "log.csv", pd.DataFrame(log).to_csv(index=False))
     return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
 
 
