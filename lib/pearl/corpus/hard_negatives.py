@@ -35,8 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
-from ..provenance import write_json
 from ..encode import encode
+from ..provenance import write_json
 
 NOTEBOOK = "notebooks/02_augmentation.ipynb"
 
