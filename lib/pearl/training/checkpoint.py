@@ -78,6 +78,8 @@ def save(run_dir: str | os.PathLike, state: dict) -> Path:
     """Write ``state`` as the run folder's latest checkpoint, keeping the one before it."""
     run_dir = Path(run_dir)
     latest, previous = run_dir / LATEST, run_dir / PREVIOUS
+    for stale in run_dir.glob(".checkpoint*.tmp"):  # left by a run killed mid-write; only we write here
+        stale.unlink(missing_ok=True)
     if latest.is_file() and problem(latest) is None:  # never demote a bad checkpoint over a good one
         for src, dst in ((latest, previous), (digest_path(latest), digest_path(previous))):
             _link_or_copy(src, dst)
