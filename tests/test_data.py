@@ -1,4 +1,5 @@
 """The data layer: offline folder first, verified files, clear errors naming the fix."""
+import functools
 import os
 from pathlib import Path
 
@@ -142,7 +143,7 @@ def test_every_file_the_readers_open_has_a_checksum(monkeypatch, tmp_path):
         READERS.pop("wordnet_ready")
     monkeypatch.setenv("PEARL_CACHE", str(tmp_path))  # wordnet_ready copies lexnames into an empty cache
     data._verified.clear()  # verified earlier in this session: open them again
-    calls = [lambda f=getattr(data, name), a=args: f(*a) for name, arglists in READERS.items() for args in arglists]
+    calls = [functools.partial(getattr(data, name), *args) for name, arglists in READERS.items() for args in arglists]
     calls.append(dictionaries.bc5cdr_mentions)
     opened = _opened_under(paths.raw_data_dir(), calls)
     assert {"pearl_benchmark/conll2003/train.json", "pearl_benchmark/bc5cdr/dev.json"} <= opened

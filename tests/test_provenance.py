@@ -1,11 +1,11 @@
 """Results and caches are strict JSON, written whole or not at all."""
 import json
 import os
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from pearl import provenance
 from pearl.provenance import Run, dumps_strict, write_json
 
 LIB = Path(__file__).resolve().parents[1] / "lib" / "pearl"
@@ -57,7 +57,7 @@ def _writers(tmp_path):
 @pytest.mark.parametrize("which", ["hard_negatives", "corpus", "augment_tables"])
 def test_a_crash_while_writing_leaves_the_old_file(tmp_path, monkeypatch, which):
     """The rename is the commit point: if it never happens the old file is intact, no temp file is left."""
-    name, write, target = next(w for w in _writers(tmp_path) if w[0] == which)
+    _, write, target = next(w for w in _writers(tmp_path) if w[0] == which)
     write()
     before = target.read_bytes()
 
@@ -79,7 +79,8 @@ def test_no_library_module_writes_files_directly():
             continue
         for n, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]
-            if any(s in code for s in (".write_text(", ".write_bytes(", "json.dump(", '"w"', "'w'", '"wb"', ".to_csv(run_dir")):
-                if "open(tmp" not in code:  # data._download streams into a .part file, renamed when complete
-                    offenders.append(f"{path.relative_to(LIB)}:{n}: {line.strip()}")
+            writes = any(s in code for s in (".write_text(", ".write_bytes(", "json.dump(", '"w"', "'w'", '"wb"')) \
+                or re.search(r"\.to_(csv|json|parquet)\(\s*(?!\w+=)[^)\s]", code)  # pandas writing to a path
+            if writes and "open(tmp" not in code:  # data._download streams into a .part file, renamed when complete
+                offenders.append(f"{path.relative_to(LIB)}:{n}: {line.strip()}")
     assert not offenders, "write through pearl.provenance.write_atomic/write_json:\n" + "\n".join(offenders)

@@ -15,8 +15,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # tests/, for _tiny
 
-import torch  # noqa: E402
-from _tiny import LABELS, swap_augmenter, tiny_backbone, tiny_corpus, tiny_hard_negatives  # noqa: E402
+import torch
+from _tiny import (
+    LABELS,
+    swap_augmenter,
+    tiny_backbone,
+    tiny_corpus,
+    tiny_hard_negatives,
+)
 
 STEPS, EVERY = 10, 2
 CFG = dict(batch_size=8, lr=1e-3, char_dim=16, char_distill_steps=5, char_distill_vocab=64, epochs=3)

@@ -2,7 +2,13 @@
 choice (delete the folder, or resume from the last good checkpoint); the last two are kept."""
 import pytest
 import torch
-from _tiny import LABELS, swap_augmenter, tiny_backbone, tiny_corpus, tiny_hard_negatives
+from _tiny import (
+    LABELS,
+    swap_augmenter,
+    tiny_backbone,
+    tiny_corpus,
+    tiny_hard_negatives,
+)
 from pearl.training import checkpoint
 from pearl.training.checkpoint import CheckpointError
 from pearl.training.train import TrainConfig, train
