@@ -1,4 +1,8 @@
 """The data layer: offline folder first, verified files, clear errors naming the fix."""
+import functools
+import os
+from pathlib import Path
+
 import pytest
 from pearl import data, paths
 
@@ -85,3 +89,94 @@ def test_wordnet_works_offline_from_debian_files():
     from nltk.corpus import wordnet as wn
 
     assert "dog.n.01" in {s.name() for s in wn.synsets("dog")}
+
+
+# --------------------------------------------------------------------------- every input verified
+
+#: every reader of the data folder, called with every argument it is used with
+READERS = {
+    "read_ppdb": [(), (True,)],
+    "read_turney": [()],
+    "read_bird": [()],
+    "read_retrieval": [("yago",), ("umls",)],
+    "read_typed_mentions": [(n, s) for n in data.CLUSTER_TYPES for s in ("train", "dev", "test")],
+    "autofj_names": [()],
+    "wikitext2_lines": [()],
+    "wordnet_ready": [()],
+}
+
+
+def _opened_under(root, calls):
+    """The files under ``root`` opened while running ``calls`` (seen through the ``open`` audit event)."""
+    import sys
+
+    seen, state = set(), {"on": False}
+
+    def hook(event, args):
+        if state["on"] and event == "open" and isinstance(args[0], (str, bytes, os.PathLike)):
+            path = Path(os.fsdecode(args[0])).resolve()
+            if path.is_relative_to(root):
+                seen.add(path.relative_to(root).as_posix())
+
+    sys.addaudithook(hook)  # hooks cannot be removed: this one is switched off after the calls
+    state["on"] = True
+    try:
+        for call in calls:
+            call()
+    finally:
+        state["on"] = False
+    return seen
+
+
+def test_every_file_the_readers_open_has_a_checksum(monkeypatch, tmp_path):
+    """Walks every function of pearl.data that reads the data folder (and the dictionaries'
+    BC5CDR source): each file opened there must be in pearl.data.SHA256."""
+    import inspect
+
+    from conftest import have_wordnet
+    from pearl.benchmark import dictionaries
+
+    readers = {name for name, fn in inspect.getmembers(data, inspect.isfunction)
+               if fn.__module__ == data.__name__ and "fetch(" in inspect.getsource(fn) and name != "fetch"}
+    assert readers == set(READERS), "a new reader of the data folder: add it to READERS"
+    if not have_wordnet():
+        READERS.pop("wordnet_ready")
+    monkeypatch.setenv("PEARL_CACHE", str(tmp_path))  # wordnet_ready copies lexnames into an empty cache
+    data._verified.clear()  # verified earlier in this session: open them again
+    calls = [functools.partial(getattr(data, name), *args) for name, arglists in READERS.items() for args in arglists]
+    calls.append(dictionaries.bc5cdr_mentions)
+    opened = _opened_under(paths.raw_data_dir(), calls)
+    assert {"pearl_benchmark/conll2003/train.json", "pearl_benchmark/bc5cdr/dev.json"} <= opened
+    assert not opened - set(data.SHA256), f"read but never verified: {sorted(opened - set(data.SHA256))}"
+
+
+def test_the_checksum_table_is_the_data_folders():
+    sums = {}
+    for line in (paths.raw_data_dir() / "SHA256SUMS").read_text().splitlines():
+        digest, name = line.split()
+        sums[name.removeprefix("./")] = digest
+    assert data.SHA256 == sums
+
+
+def test_a_file_without_a_checksum_is_refused(monkeypatch, tmp_path):
+    extra = tmp_path / "pearl_benchmark" / "new" / "new.txt"
+    extra.parent.mkdir(parents=True)
+    extra.write_text("unverifiable\n")
+    monkeypatch.setenv("PEARL_DATA", str(tmp_path))
+    with pytest.raises(data.DataError, match=r"pearl_benchmark/new/new.txt has no sha256.*add its line"):
+        data.fetch("pearl_benchmark/new/new.txt")
+
+
+def test_a_missing_corpus_file_does_not_suggest_downloading(monkeypatch, tmp_path):
+    """Only pearl_benchmark/ files have a download source; the others come from the offline copy."""
+    (tmp_path / "pearl_benchmark").mkdir()
+    monkeypatch.setenv("PEARL_DATA", str(tmp_path))
+    with pytest.raises(data.DataError) as err:
+        data.fetch("corpora/wikitext2/valid.txt")
+    assert "corpora/wikitext2/valid.txt" in str(err.value) and "PEARL_DATA" in str(err.value)
+    assert "download it" not in str(err.value) and "connected machine" not in str(err.value)
+    monkeypatch.setattr(paths, "raw_data_dir", lambda: None)  # no data folder at all: still no download
+    monkeypatch.setenv("PEARL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(data.DataError, match="no download source") as err:
+        data.fetch("short_text/atis/atis_test.tsv")
+    assert "connected machine" not in str(err.value)

@@ -112,3 +112,15 @@ def test_batches_follow_token_length_not_character_length(minilm):
     out = encode(recorder, phrases, batch_size=2)
     assert [bool(m.all()) for m in seen] == [True, True]  # no padding in either batch
     np.testing.assert_allclose(out, encode(minilm, phrases, batch_size=1), atol=1e-5)
+
+
+@pytest.mark.parametrize("phrase", ["New\x00York", "\x00", "tab\x0bbed", "bell\x07", "del\x7f"])
+def test_control_characters_are_refused_naming_index_and_fix(phrase):
+    with pytest.raises(ValueError, match=r"phrase 1 holds control character U\+00.. at position \d+.*re\.sub"):
+        check_phrases(["fine", phrase])
+
+
+def test_whitespace_controls_and_c1_mojibake_are_accepted():
+    """Tab/newline are whitespace to the tokenizer; C1 controls occur in AutoFJ's mis-decoded titles."""
+    phrases = ["New\tYork", "New York\n", "Wrightâ\x80\x99s mountain tree frog"]
+    assert check_phrases(phrases) == phrases

@@ -57,3 +57,23 @@ def test_notebook_runs_at_smoke_size(name, smoke_run, scratch_output):
     assert record["SMOKE"].startswith("smoke-size run")
     assert record["provenance"]["versions"]["torch"]
     assert record["wall_time_s"] > 0
+
+
+@pytest.mark.notebooks
+def test_template_with_one_phrase_writes_strict_json(scratch_output):
+    """One phrase: the mean over pairs is undefined, so it is saved as null with its reason
+    (it used to be written as NaN, which strict JSON readers refuse)."""
+    import papermill as pm
+
+    out = scratch_output / "executed"
+    out.mkdir(exist_ok=True)
+    pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(out / "00_one_phrase.ipynb"),
+                        parameters={"SMOKE": True, "PHRASES": ["The New York Times"]}, kernel_name="pearl",
+                        cwd=str(ROOT / "notebooks"), progress_bar=False)
+
+    def refuse(name):
+        raise ValueError(f"results/00_template.json holds {name}: not strict JSON")
+
+    record = json.loads((scratch_output / "results" / "00_template.json").read_text(), parse_constant=refuse)
+    assert record["metrics"]["mean_offdiagonal_cosine"] is None
+    assert "at least two phrases" in record["undefined"]["mean_offdiagonal_cosine"]

@@ -30,19 +30,29 @@ from . import paths
 PEARL_COMMIT = "f7a14415aca933c6617f25cfbffc0bdc9d11a811"
 PEARL_URL = f"https://raw.githubusercontent.com/tigerchen52/PEARL/{PEARL_COMMIT}/eval_data/"
 
-#: sha256 of every raw file we read (same as ../shared/data/SHA256SUMS)
+#: sha256 of every raw file we read (same as ../shared/data/SHA256SUMS); a file not listed here
+#: is refused (tests/test_data.py walks the readers to check that every file they open is)
 SHA256 = {
     "corpora/wikitext2/test.txt": "d790b833ef8cf03a90db7bf1271b7520b83c45ce07ba3c1a9699df81e239eca0",
     "corpora/wikitext2/valid.txt": "f0737ed31fc1329026e95cb8b98e19c2a182c39c240ab909dc31abf2f8af58e8",
     "pearl_benchmark/autofj/autofj.md": "9bc8c4615b3d0173878f248de18669b15d033462b7896e8e8f29f3b351fd0a10",
+    "pearl_benchmark/bc5cdr/dev.json": "f5848fbf651b618c1f0f7c6ddfba6ed88abd151688f093bbfe9c42b5ebdcffa7",
     "pearl_benchmark/bc5cdr/test.json": "d608484a6570979cb9b2adb080074000ea27fb18643232f52e4cc1d9c5d4a0d4",
+    "pearl_benchmark/bc5cdr/train.json": "c1482956fbdb9f5c65f9b797fb22a8d452000f8a3fdfc9292df02b245553af7b",
     "pearl_benchmark/bird/bird.txt": "3ff0481c6c9b0060a53e441b2b4726f155b114184c4f7b8bc604c599e8a5d23c",
+    "pearl_benchmark/conll2003/dev.json": "eaef82c64f65b42743e158c1a04882fca38cac9e8731b39d2b4f8bd6208a1adf",
     "pearl_benchmark/conll2003/test.json": "475eba8ffedfeffd617e90361a673811b5c0fefc3e5e483becfac400c0a1030e",
+    "pearl_benchmark/conll2003/train.json": "a7ebd3832d3dc9f103809f50c51bbe33c129f72a6508fbf544ad0ee2f9385540",
     "pearl_benchmark/ppdb/ppdb.json": "512b7d17f5cb0ff416bf4265ee1c5fcbf26ccfa6f023758c66a10ec88fd4b729",
     "pearl_benchmark/ppdb/ppdb_filtered.json": "4fca367c34caf9e2f0a637b5e4af77d7ee4eedc1e29d371dd3273c58f5dec27a",
     "pearl_benchmark/turney/turney.txt": "c748c002cb02ba3637b64bd46d7acc9edb5b7b27e644a322eac234a4600ec498",
     "pearl_benchmark/umls/umls_test_samples.txt": "c940df887f50a9ca2d0ab5e5b6dd78f580272b0bf812cb38e66626a3db4622d2",
     "pearl_benchmark/yago/yago_test_samples.txt": "8de9bd25a264f2954b14109e906155404841c6a857ea69bc12bf632576baaef2",
+    "short_text/atis/atis_test.tsv": "42c2648f274d2b6397e869bb9362f2364a5d348009fa0d98e71afac27332b3e4",
+    "short_text/atis/atis_train.tsv": "8824c233cd5555a7f728a740bbe39d501b360cc8c54fbac120e64feb83a69598",
+    "short_text/atis/atis_valid.tsv": "9a8dc3385f9b2e177fb3df0e0dcf78f331c0b025ae9e6b8363a2cbbfafc6af51",
+    "short_text/twitter_sentiment140/negative.txt": "91305124952116f2a29e1b1024eb74f74f6bfdf566189ffed2f0bfa9b181a3b7",
+    "short_text/twitter_sentiment140/positive.txt": "9974fca006a8ba35d363f2444712b16479948ba2fc9613a2d42cdd143251769d",
     "wordnet/lexnames": "c871b6797d2109f563f7a162b64e8ebf18f6f42d00918572846034c7f393a214",
 }
 
@@ -50,6 +60,16 @@ FIX = (
     "Set PEARL_DATA to a folder holding the offline copy (see ../shared/data/README.md), "
     "or run on a connected machine so that `pearl.data.fetch('{name}')` can download it."
 )
+#: for files with no download source (only pearl_benchmark/ files have one)
+FIX_OFFLINE_ONLY = (
+    "{name} has no download source: set PEARL_DATA to a folder holding the offline copy "
+    "(see ../shared/data/README.md) that includes it."
+)
+
+
+def fix(name: str) -> str:
+    """How to get ``name``: downloading is suggested only for files that have a source."""
+    return FIX.format(name=name) if name.startswith("pearl_benchmark/") else FIX_OFFLINE_ONLY.format(name=name)
 
 
 class DataError(FileNotFoundError):
@@ -78,20 +98,26 @@ def fetch(name: str) -> Path:
     for path in candidates:
         if path.is_file():
             return _verify(path, name)
-    if root is not None and name.startswith("pearl_benchmark/"):
-        # offline copy present but this file is not in it: do not silently go online
-        raise DataError(f"{name} is missing from {root}. " + FIX.format(name=name))
+    if root is not None or not name.startswith("pearl_benchmark/"):
+        # offline copy present but this file is not in it: do not silently go online;
+        # files outside pearl_benchmark/ have nowhere to come from but the offline copy
+        raise DataError(f"{name} is missing from {root or 'the download cache ' + str(paths.cache_dir())}. " + fix(name))
     return _verify(_download(name), name)
 
 
 def _verify(path: Path, name: str) -> Path:
-    if path in _verified or name not in SHA256:
+    """``path`` when its sha256 is the one in :data:`SHA256`; a file not in the table is an
+    error too (an unverified input could silently change the numbers)."""
+    if path in _verified:
         return path
+    if name not in SHA256:
+        raise DataError(f"{name} has no sha256 in pearl.data.SHA256, so it cannot be verified: add its "
+                        f"line from SHA256SUMS of the data folder to pearl.data.SHA256 (a code change, reviewed).")
     got = sha256(path)
     if got != SHA256[name]:
         raise DataError(
             f"{path} is corrupt (sha256 {got[:12]}…, expected {SHA256[name][:12]}…). "
-            f"Delete it and fetch it again: " + FIX.format(name=name)
+            f"Delete it and fetch it again: " + fix(name)
         )
     _verified.add(path)
     return path
@@ -99,7 +125,7 @@ def _verify(path: Path, name: str) -> Path:
 
 def _download(name: str) -> Path:
     if not name.startswith("pearl_benchmark/"):
-        raise DataError(f"{name} has no download source. " + FIX.format(name=name))
+        raise DataError(fix(name))
     url = PEARL_URL + name.removeprefix("pearl_benchmark/")
     target = paths.cache_dir() / name
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -108,7 +134,7 @@ def _download(name: str) -> Path:
         with urllib.request.urlopen(url, timeout=60) as response, open(tmp, "wb") as fh:
             shutil.copyfileobj(response, fh)
     except OSError as err:
-        raise DataError(f"could not download {name} from {url} ({err}). " + FIX.format(name=name)) from err
+        raise DataError(f"could not download {name} from {url} ({err}). " + fix(name)) from err
     tmp.replace(target)
     return target
 

@@ -17,6 +17,11 @@ pass them in the phrases), multi-process encoding, and quantisation.
 Bad input behaviour (tested):
 - ``[]`` -> an empty ``(0, dim)`` array;
 - ``None``, a non-string, an empty or whitespace-only string -> ``ValueError`` naming its index;
+- a NUL or other C0 control character (U+0000-U+001F except tab, newline and carriage
+  return, and U+007F DEL) -> ``ValueError`` naming its index, position and the fix: tokenizers
+  silently delete them, so ``"New\x00York"`` would be encoded as ``"NewYork"`` and a phrase of
+  control characters only as an empty one. C1 controls (U+0080-U+009F) are accepted: they
+  occur in real benchmark data (mis-decoded UTF-8 in the AutoFJ titles, e.g. ``"â\x80\x99"``);
 - very long strings are truncated to the model's maximum length (256 word pieces for MiniLM);
 - emoji and non-Latin scripts are encoded as the tokenizer sees them (often ``[UNK]``).
 """
@@ -24,6 +29,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -105,8 +111,13 @@ def load_transformer(path: str | os.PathLike, device: str | None = None, name: s
                    device=device, max_length=int(max_length))
 
 
+#: C0 controls but tab, newline and carriage return (whitespace to every tokenizer), and DEL
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
 def check_phrases(phrases: Sequence[str]) -> list[str]:
-    """Validate input: a list of non-empty strings, else a ``ValueError`` naming the fix."""
+    """Validate input: a list of non-empty strings free of control characters (see the module
+    docstring), else a ``ValueError`` naming the phrase's index and the fix."""
     if isinstance(phrases, str):
         raise ValueError("encode() takes a list of phrases, not one string: wrap it as [phrase]")
     out = list(phrases)
@@ -115,6 +126,13 @@ def check_phrases(phrases: Sequence[str]) -> list[str]:
             raise ValueError(f"phrase {i} is {type(p).__name__}, not str: drop or convert it first")
         if not p.strip():
             raise ValueError(f"phrase {i} is empty or whitespace-only: drop it before encoding")
+        bad = _CONTROL.search(p)
+        if bad:
+            raise ValueError(
+                f"phrase {i} holds control character U+{ord(bad.group()):04X} at position {bad.start()} "
+                f"({p[:40]!r}): tokenizers would silently drop it. Remove control characters first, e.g. "
+                r"re.sub(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]', '', phrase), or fix the file it came from "
+                "(a binary or wrongly decoded file)")
     return out
 
 

@@ -7,10 +7,16 @@ Each notebook ends with::
     run.save(metrics={...})                     # writes results/04_benchmark.json
 
 and tables go through :func:`save_table`, which writes ``results/<name>.csv`` and ``.md``.
+
+Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
+``Infinity`` are refused, since most JSON readers reject them) written atomically. A metric
+that is undefined (a NaN, e.g. a mean over nothing) is saved as ``null`` with its reason under
+``"undefined"``, so a reader never mistakes it for a number nor chokes on it.
 """
 from __future__ import annotations
 
 import json
+import math
 import os
 import platform
 import subprocess
@@ -83,7 +89,11 @@ class Run:
         finally:
             self.time(key, time.perf_counter() - start)
 
-    def save(self, metrics: dict, **extra) -> Path:
+    def save(self, metrics: dict, undefined: dict | None = None, **extra) -> Path:
+        """Write ``results/<name>.json``. A non-finite number anywhere in the record becomes
+        ``null`` and is listed under ``"undefined"`` (key: its path, e.g. ``"f1"`` for
+        ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
+        reason) or a generic one."""
         smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
             if self.params.get("SMOKE") else {}
         record = {
@@ -97,9 +107,41 @@ class Run:
             "provenance": {"git_sha": git_sha(), "versions": versions(), "hardware": hardware(),
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
-        path = paths.results_dir(f"{self.name}.json")
-        write_atomic(path, json.dumps(record, indent=2, default=_jsonable) + "\n")
-        return path
+        found: dict = {}
+        record = {k: _finite(v, "" if k == "metrics" else k, found) for k, v in record.items()}
+        if found:
+            reasons = undefined or {}
+            record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
+        return write_json(paths.results_dir(f"{self.name}.json"), record)
+
+
+def _finite(obj, path: str, found: dict):
+    """``obj`` with every non-finite float replaced by None (recorded in ``found[path] = repr``)."""
+    if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:  # numpy / torch scalars
+        obj = obj.item()
+    elif hasattr(obj, "tolist"):
+        obj = obj.tolist()
+    if isinstance(obj, float):
+        if math.isfinite(obj):
+            return obj
+        found[path] = str(obj)
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v, f"{path}/{k}" if path else str(k), found) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v, f"{path}/{i}" if path else str(i), found) for i, v in enumerate(obj)]
+    return obj
+
+
+def dumps_strict(obj, **kwargs) -> str:
+    """``json.dumps`` that refuses NaN and Infinity (``ValueError``) and writes numpy scalars,
+    paths, sets and tuples as plain JSON."""
+    return json.dumps(obj, allow_nan=False, default=_jsonable, **kwargs)
+
+
+def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
+    """Strict JSON (:func:`dumps_strict`) written atomically (:func:`write_atomic`)."""
+    return write_atomic(path, dumps_strict(obj, indent=indent, **kwargs) + "\n")
 
 
 def _jsonable(obj):

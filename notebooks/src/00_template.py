@@ -36,6 +36,16 @@ with run.timer("encode"):
 cosine = pd.DataFrame(vectors @ vectors.T, index=PHRASES, columns=PHRASES).round(3)
 cosine
 
+# %% [markdown]
+# A metric that is undefined for this input (the mean over pairs of one phrase is a mean over
+# nothing) is saved as `null` with its reason, never as `NaN`: results files are strict JSON.
+
 # %%
-path = run.save(metrics={"mean_offdiagonal_cosine": float((cosine.values.sum() - len(PHRASES)) / (len(PHRASES) ** 2 - len(PHRASES)))})
+n = len(PHRASES)
+if n >= 2:
+    mean_offdiagonal = float((cosine.values.sum() - n) / (n * n - n))
+else:
+    mean_offdiagonal = float("nan")
+path = run.save(metrics={"mean_offdiagonal_cosine": mean_offdiagonal},
+                undefined={"mean_offdiagonal_cosine": f"needs at least two phrases (got {n})"})
 print("wrote", path)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import data, paths
+from ..provenance import write_atomic, write_json
 
 #: bump when the recipe changes, so cached stand-ins are rebuilt
 VERSION = 1
@@ -177,7 +178,7 @@ def load_dictionary(name: str, gold: Sequence[str], max_distractors: int | None 
         return read_kb(stem), json.loads(meta.read_text())
     names, info = build_standin(name, gold, max_distractors)
     if cache:
-        stem.write_text("\n".join(names) + "\n", encoding="utf8")
-        meta.write_text(json.dumps({**info, "path": str(stem)}, indent=2) + "\n")
+        write_atomic(stem, "\n".join(names) + "\n")
+        write_json(meta, {**info, "path": str(stem)})  # second: the cache counts only with both
         info["path"] = str(stem)
     return names, info

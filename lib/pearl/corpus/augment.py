@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
+from ..provenance import write_json
 from .lexicon import synonyms
 from .paraphrase import OfflineParaphraser
 
@@ -63,8 +64,8 @@ def save_tables(tables: AugmentTables, folder: Path | None = None) -> Path:
     folder = Path(folder) if folder else paths.derived_dir("augment")
     folder.mkdir(parents=True, exist_ok=True)
     for attr, name in TABLE_FILES.items():
-        (folder / name).write_text(json.dumps(getattr(tables, attr), ensure_ascii=False, sort_keys=True))
-    (folder / "meta.json").write_text(json.dumps(tables.meta, indent=1, sort_keys=True) + "\n")
+        write_json(folder / name, getattr(tables, attr), indent=None, ensure_ascii=False, sort_keys=True)
+    write_json(folder / "meta.json", tables.meta, indent=1, sort_keys=True)  # last: it marks a complete set
     return folder
 
 

@@ -36,6 +36,7 @@ import numpy as np
 
 from .. import paths
 from ..encode import encode
+from ..provenance import write_json
 
 NOTEBOOK = "notebooks/02_augmentation.ipynb"
 
@@ -176,8 +177,7 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
 
 def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None) -> Path:
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")
-    path.write_text(json.dumps(negatives, ensure_ascii=False))
-    return path
+    return write_json(path, negatives, indent=None, ensure_ascii=False)
 
 
 def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:

@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from .. import paths
+from ..provenance import write_atomic, write_json
 
 CLASSES = ("NP", "VP", "PP", "ADVP", "ADJP")
 ENTITY_TYPES = (
@@ -231,19 +232,20 @@ def select(counts: Counter, min_freq: int = 2) -> list[tuple[str, str, int]]:
 
 
 def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None) -> Path:
-    """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it."""
-    import json
+    """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it, each
+    atomically (built in memory first: a bad row leaves the old corpus as it was)."""
+    import io
 
     path = Path(path) if path else paths.derived_dir("phrases.tsv")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w", encoding="utf8", newline="") as fh:
-        writer = csv.writer(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
-        writer.writerow(["phrase", "label", "freq", "source"])
-        for phrase, label, freq, source in rows:
-            if label not in LABELS or "\t" in phrase or "\n" in phrase:
-                raise ValueError(f"bad corpus row {phrase!r} {label!r}")
-            writer.writerow([phrase, label, int(freq), source])
-    (path.parent / "labels.json").write_text(json.dumps(list(LABELS), indent=1) + "\n")
+    buf = io.StringIO(newline="")
+    writer = csv.writer(buf, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
+    writer.writerow(["phrase", "label", "freq", "source"])
+    for phrase, label, freq, source in rows:
+        if label not in LABELS or "\t" in phrase or "\n" in phrase:
+            raise ValueError(f"bad corpus row {phrase!r} {label!r}")
+        writer.writerow([phrase, label, int(freq), source])
+    write_json(path.parent / "labels.json", list(LABELS), indent=1)
+    write_atomic(path, buf.getvalue())
     return path
 
 

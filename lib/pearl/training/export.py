@@ -22,6 +22,7 @@ import json
 import os
 from pathlib import Path
 
+from ..provenance import write_atomic, write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 
@@ -68,7 +69,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
                   path / "type_head.safetensors")
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
-    (path / "pearl.json").write_text(json.dumps(info, indent=2) + "\n")
+    write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
     return path
 
@@ -97,7 +98,7 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
         lines += ["## Table 1 (this companion's benchmark; YAGO/UMLS against rebuilt dictionaries)", "",
                   "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
                   "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", ""]
-    (path / "README.md").write_text("\n".join(lines))
+    write_atomic(path / "README.md", "\n".join(lines))
     return path / "README.md"
 
 

@@ -13,8 +13,11 @@ What a run does:
    collate, optionally in DataLoader workers); bf16 autocast and optional ``torch.compile``
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
-   step = sampler state, RNG states, log); a run started on a folder holding one resumes
-   from it and reaches the same final weights as an uninterrupted run (tested on CPU);
+   step = sampler state, RNG states, log) with its sha256 beside it, keeping the one before
+   (:mod:`pearl.training.checkpoint`); a run started on a folder holding one resumes from it
+   after checking the digest (a damaged one stops the run with the choice: delete the folder,
+   or ``resume_from`` the last good one) and reaches the same final weights as an
+   uninterrupted run, also when killed repeatedly (tested on CPU);
 4. **weight averaging** against catastrophic forgetting: the backbone becomes
    ``average * fine_tuned + (1 - average) * original`` (``average=1`` switches it off).
    The character encoder and the type head have no pre-trained original of their own
@@ -43,6 +46,8 @@ from torch import nn
 from ..corpus.phrases import LABELS
 from ..encode import pick_device
 from ..models import load_backbone
+from ..provenance import write_atomic
+from . import checkpoint
 from .batches import (
     AugmenterFactory,
     BatchPlan,
@@ -115,21 +120,6 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
-def _rng_state() -> dict:
-    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
-    if torch.cuda.is_available():
-        state["cuda"] = torch.cuda.get_rng_state_all()
-    return state
-
-
-def _set_rng_state(state: dict) -> None:
-    torch.set_rng_state(state["torch"])
-    np.random.set_state(state["numpy"])
-    random.setstate(state["python"])
-    if "cuda" in state and torch.cuda.is_available():
-        torch.cuda.set_rng_state_all(state["cuda"])
-
-
 def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg: TrainConfig) -> list[float]:
     """LOVE-style start for the character encoder: mimic the backbone on the training vocabulary."""
 
@@ -199,10 +189,12 @@ def average_weights(backbone: nn.Module, original: dict, average: float) -> None
 
 def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict | None,
           augmenter: AugmenterFactory, labels: list[str] | None = None, run_dir: str | Path | None = None,
-          stop_at: int | None = None, progress: bool = True, backbone=None) -> TrainResult:
+          stop_at: int | None = None, progress: bool = True, backbone=None,
+          resume_from: str | Path | None = None) -> TrainResult:
     """Train PEARL on ``corpus`` (``(phrase, type label)`` rows).
 
-    ``run_dir`` holds checkpoints and ``log.csv`` (resumes from ``checkpoint.pt`` there);
+    ``run_dir`` holds checkpoints and ``log.csv`` (resumes from ``checkpoint.pt`` there, or from
+    the checkpoint file ``resume_from``; either must match its sha256 digest);
     ``stop_at`` stops early without averaging (to simulate a killed run in tests);
     ``backbone`` = ``(module, tokenizer)`` overrides ``cfg.backbone`` (tests use a tiny one).
     """
@@ -229,8 +221,10 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     model = build_model(module, cfg.use_char, cfg.use_type_head, cfg.char_dim, len(labels), cfg.char_weight)
     original = {k: v.detach().clone() for k, v in model.backbone.state_dict().items()}
     run_dir = Path(run_dir) if run_dir is not None else None
-    ckpt_path = run_dir / "checkpoint.pt" if run_dir is not None else None
-    resume = torch.load(ckpt_path, weights_only=False) if ckpt_path is not None and ckpt_path.is_file() else None
+    if run_dir is None and resume_from is not None:
+        run_dir = Path(resume_from).parent
+    ckpt_path = run_dir / checkpoint.LATEST if run_dir is not None else None
+    resume = checkpoint.load(run_dir, resume_from) if run_dir is not None else None
     if model.char_encoder is not None and cfg.char_distill_steps and resume is None:
         distill_char_encoder(model, tokenizer, phrases, cfg)
     model.to(device).train()
@@ -247,13 +241,13 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     start, log = 0, []
     if resume is not None:
         if resume.get("config") != dataclasses.asdict(cfg):
-            raise ValueError(f"{ckpt_path} was written with another configuration: delete {run_dir} "
+            raise ValueError(f"{resume_from or ckpt_path} was written with another configuration: delete {run_dir} "
                              "to start afresh, or resume with the same TrainConfig")
         model.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         scheduler.load_state_dict(resume["scheduler"])
         start, log = resume["step"], resume["log"]
-        _set_rng_state(resume["rng"])
+        checkpoint.set_rng_state(resume["rng"])
 
     net: nn.Module = model
     if device.startswith("cuda") and cfg.compile:
@@ -295,15 +289,13 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     if run_dir is not None and rank == 0:
         import pandas as pd
 
-        pd.DataFrame(log).to_csv(run_dir / "log.csv", index=False)
+        write_atomic(run_dir / "log.csv", pd.DataFrame(log).to_csv(index=False))
     return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
 
 
 def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list, cfg: TrainConfig) -> None:
-    """Everything a resumed run needs; written to a temporary file, then renamed (no half files)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": scheduler.state_dict(), "step": step, "log": list(log), "rng": _rng_state(),
-                "config": dataclasses.asdict(cfg)}, tmp)
-    tmp.replace(path)
+    """Everything a resumed run needs, as ``path``'s folder's latest checkpoint (atomic, with its
+    digest; the previous one kept: :func:`pearl.training.checkpoint.save`)."""
+    checkpoint.save(path.parent, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                                  "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
+                                  "rng": checkpoint.rng_state(), "config": dataclasses.asdict(cfg)})

@@ -1,0 +1,147 @@
+"""Checkpoints that are whole and verified, or refused.
+
+A run folder holds at most two checkpoints, each with a sha256 digest beside it
+(``sha256sum`` format)::
+
+    checkpoint.pt          checkpoint.pt.sha256          <- the latest
+    checkpoint.prev.pt     checkpoint.prev.pt.sha256     <- the one before
+
+:func:`save` writes in this order, each file atomically (:func:`pearl.provenance.write_atomic`):
+the current pair is hard-linked (copied where links fail) to ``.prev`` when it verifies, then
+the new checkpoint, then its digest. A kill at any point leaves either a verified latest
+checkpoint, or a latest one whose digest does not match (the kill fell between the two writes)
+and an intact previous one.
+
+:func:`load` reads a checkpoint only when its digest matches. An empty, truncated or otherwise
+changed file, or one without its digest, raises :class:`CheckpointError` naming the run folder
+and the two ways on: delete the folder to start over, or resume from the last good checkpoint
+(``train(..., resume_from=...)``). It never falls back on its own: which state a run continues
+from is the user's choice.
+
+What it leaves out: the trained model's export (:mod:`pearl.training.export`), and checkpoints
+of more than one process (rank 0 writes them; all ranks hold the same weights under DDP).
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import pickle
+import random
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from ..provenance import write_atomic
+
+LATEST = "checkpoint.pt"
+PREVIOUS = "checkpoint.prev.pt"
+
+
+class CheckpointError(RuntimeError):
+    """A checkpoint that cannot be trusted; the message names the run folder and the choice."""
+
+
+def digest_path(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def _digest(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
+
+
+def _recorded(path: Path) -> str | None:
+    side = digest_path(path)
+    if not side.is_file():
+        return None
+    text = side.read_text().split()
+    return text[0] if text else ""
+
+
+def problem(path: Path, raw: bytes | None = None) -> str | None:
+    """Why ``path`` cannot be trusted (missing, empty, no digest, digest mismatch), or None."""
+    if not path.is_file():
+        return "is missing"
+    raw = path.read_bytes() if raw is None else raw
+    if not raw:
+        return "is empty"
+    recorded = _recorded(path)
+    if recorded is None:
+        return f"has no digest beside it ({digest_path(path).name})"
+    if _digest(raw) != recorded:
+        return f"does not match its sha256 digest ({len(raw)} bytes, truncated or changed after writing)"
+    return None
+
+
+def save(run_dir: str | os.PathLike, state: dict) -> Path:
+    """Write ``state`` as the run folder's latest checkpoint, keeping the one before it."""
+    run_dir = Path(run_dir)
+    latest, previous = run_dir / LATEST, run_dir / PREVIOUS
+    for stale in run_dir.glob(".checkpoint*.tmp"):  # left by a run killed mid-write; only we write here
+        stale.unlink(missing_ok=True)
+    if latest.is_file() and problem(latest) is None:  # never demote a bad checkpoint over a good one
+        for src, dst in ((latest, previous), (digest_path(latest), digest_path(previous))):
+            _link_or_copy(src, dst)
+    buf = io.BytesIO()
+    torch.save(state, buf)
+    raw = buf.getvalue()
+    write_atomic(latest, raw)
+    write_atomic(digest_path(latest), f"{_digest(raw)}  {LATEST}\n")  # after: a digest vouches for a whole file
+    return latest
+
+
+def _link_or_copy(src: Path, dst: Path) -> None:
+    """``dst`` becomes ``src``'s content, atomically (a hard link renamed into place; a copy
+    where the file system has no hard links)."""
+    tmp = dst.with_name(f".{dst.name}.link")
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(src, tmp)
+    except OSError:
+        write_atomic(dst, src.read_bytes())
+        return
+    os.replace(tmp, dst)
+
+
+def load(run_dir: str | os.PathLike, resume_from: str | os.PathLike | None = None) -> dict | None:
+    """The verified state to resume from: ``resume_from`` when given, else the run folder's latest
+    checkpoint; None when the folder holds none (a fresh run). Raises :class:`CheckpointError`."""
+    run_dir = Path(run_dir)
+    path = Path(resume_from) if resume_from is not None else run_dir / LATEST
+    if resume_from is None and not path.is_file() and not digest_path(path).is_file():
+        return None
+    raw = path.read_bytes() if path.is_file() else None
+    why = problem(path, raw)
+    if why is None:
+        try:
+            return torch.load(io.BytesIO(raw), weights_only=False)
+        except (RuntimeError, EOFError, ValueError, pickle.UnpicklingError) as err:  # digest of a bad file: still refuse
+            why = f"does not load ({type(err).__name__}: {err})"
+    raise CheckpointError(f"{path} {why}. The run in {run_dir} cannot resume from it. " + _choice(run_dir, path))
+
+
+def _choice(run_dir: Path, bad: Path) -> str:
+    delete = f"Either delete {run_dir} to start over"
+    previous = run_dir / PREVIOUS
+    if previous != bad and problem(previous) is None:
+        return (f"{delete}, or resume from the last good checkpoint {previous} (it verifies): "
+                f"train(..., resume_from={str(previous)!r}).")
+    return (f"{delete}, or point train(..., resume_from=...) to the last good checkpoint "
+            f"(none in this folder verifies).")
+
+
+def rng_state() -> dict:
+    """Every random generator a training step draws from (torch, numpy, Python, CUDA)."""
+    state = {"torch": torch.get_rng_state(), "numpy": np.random.get_state(), "python": random.getstate()}
+    if torch.cuda.is_available():
+        state["cuda"] = torch.cuda.get_rng_state_all()
+    return state
+
+
+def set_rng_state(state: dict) -> None:
+    torch.set_rng_state(state["torch"])
+    np.random.set_state(state["numpy"])
+    random.setstate(state["python"])
+    if "cuda" in state and torch.cuda.is_available():
+        torch.cuda.set_rng_state_all(state["cuda"])

@@ -1,0 +1,38 @@
+"""Model loading fails fast and says what works: unknown names offline, empty folders, and
+paths that do not exist (never taken for hub ids)."""
+import time
+
+import pytest
+from pearl import models
+from pearl.models import ModelNotFound, load_model
+
+
+def test_unknown_name_offline_fails_at_once_naming_the_aliases(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(ModelNotFound, match="minilm") as err:
+        load_model("no-such-model")
+    assert time.perf_counter() - start < 5
+    assert "offline" in str(err.value)
+
+
+def test_empty_folder_says_it_holds_no_model(tmp_path):
+    with pytest.raises(ModelNotFound, match="holds no model") as err:
+        load_model(tmp_path)
+    assert "sentencepiece" not in str(err.value).lower() and "minilm" in str(err.value)
+
+
+@pytest.mark.parametrize("path", ["./nowhere/model", "nowhere/model/", "../nowhere", "~/nowhere/model",
+                                  "nowhere/deeper/model"])
+def test_a_path_that_does_not_exist_is_not_a_hub_id(path, monkeypatch):
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)  # even online: no hub lookup for a path
+    monkeypatch.setattr(models, "_offline", lambda: pytest.fail("looked up the hub for a path"))
+    with pytest.raises(ModelNotFound, match="no model folder") as err:
+        load_model(path)
+    assert "minilm" in str(err.value)
+
+
+def test_config_without_weights_is_named(tmp_path):
+    (tmp_path / "config.json").write_text("{}")
+    with pytest.raises(ModelNotFound, match="no weights"):
+        load_model(tmp_path)
