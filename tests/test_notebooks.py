@@ -103,3 +103,39 @@ def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
         pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(tmp_path / "out.ipynb"),
                             parameters={"PHRASES": "[a, b]"}, kernel_name="pearl",
                             cwd=str(ROOT / "notebooks"), progress_bar=False)
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_every_output_of_a_notebook_says_smoke_at_smoke_size(name):
+    """Tables, figures and JSON are written through save_table / save_figure / table1.report /
+    Run.save, which label SMOKE runs; each call must pass the notebook's SMOKE on."""
+    import re
+
+    src = (ROOT / "notebooks" / "src" / name.replace(".ipynb", ".py")).read_text()
+    calls = re.findall(r"(?:save_table|save_figure|table1\.report)\((?:[^()]|\([^()]*\))*\)", src, re.S)
+    assert all("smoke=SMOKE" in c for c in calls), [c for c in calls if "smoke=SMOKE" not in c]
+    assert re.search(r"Run\(\"\w+\", (?:dict\(SMOKE=SMOKE|params\))", src), "Run must record SMOKE"
+
+
+@pytest.mark.slow
+def test_a_batch_run_records_its_start_commit_clean(tmp_path):
+    """The reproduce loop's environment (commit recorded at the start) on notebook 00 at full
+    size: the record names that commit, without -dirty when the tree was clean at the start."""
+    import os
+    import subprocess
+
+    import papermill as pm
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    env = {"PEARL_RUN_COMMIT": head, "PEARL_RUN_DIRTY": "", "PEARL_RUN_UNTRACKED": ""}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(tmp_path / "00.ipynb"),
+                            kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    record = json.loads(Path(os.environ["PEARL_OUTPUT"], "results", "00_template.json").read_text())
+    assert record["provenance"]["git_sha"] == head and record["provenance"]["commit"] == head
+    assert "SMOKE" not in record

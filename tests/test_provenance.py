@@ -90,7 +90,8 @@ def test_check_params_accepts_defaults_none_and_ints_for_floats():
 def test_save_table_writes_booktabs_latex_and_smoke_labels(scratch_output):
     import pandas as pd
 
-    csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.234]}), "unit_table", smoke=True)
+    csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["a"], "knn_accuracy": [1.234]}), "unit_table", smoke=True)
     text = tex.read_text()
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
     assert "SMOKE" in text and "SMOKE" in md.read_text() and "smoke" in csv.read_text()
+    assert "knn\\_accuracy" in text and "1.234" in text, "LaTeX-escaped names, three decimals"

@@ -214,7 +214,7 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
     if smoke:
         df = df.assign(smoke=True)
     md = markdown if markdown is not None else df.to_markdown(index=False)
-    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.2f", na_rep="n/a")
+    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.3f", na_rep="n/a", escape=True)
     if smoke and not md.lstrip().startswith("**SMOKE"):
         md = "**SMOKE run: tiny subsets; these numbers are not results.**\n\n" + md
     if smoke and "SMOKE" not in tex:
