@@ -309,13 +309,13 @@ def plot_figure4(projections: dict, labels: Sequence[str], table=None):
                 ax.set_xlabel(f"silhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}", fontsize=8)
             ax.set_xticks([]), ax.set_yticks([])
     handles, names = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, names, loc="outside lower center", ncol=len(groups), fontsize=8, markerscale=2.5,
-               title=f"{len(labels)} AutoFJ entity names in six YAGO 4 groups", title_fontsize=9)
+    fig.legend(handles, names, loc="outside right upper", fontsize=8, markerscale=2.5,
+               title=_wrap(f"{len(labels)} AutoFJ entity names in six YAGO 4 groups", 20), title_fontsize=9)
     if table is not None:
         zero = table[(table["space"] == "embedding") & (table["zero_vectors"] > 0)]
         notes = [f"{model_label(r.model)}: {r.zero_vectors} of {len(labels)} names have no word in the model's "
                  "vocabulary and embed as the zero vector; having no direction, they have no cosine neighbours, "
                  "and t-SNE spreads them on the ring around the other points." for r in zero.itertuples()]
-        if notes:
-            fig.text(0.01, 0, "\n".join(notes), fontsize=8, ha="left", va="top", wrap=True)
+        if notes:  # supxlabel: constrained layout keeps room for it
+            fig.supxlabel("\n".join(_wrap(n, 40 * len(models)) for n in notes), fontsize=8, ha="left", x=0.01)
     return fig
