@@ -1,5 +1,6 @@
 # Two commands do everything: `make reproduce` (regenerate every table and figure) and
 # `make test` (unit tests + every notebook at SMOKE size). Both build .venv when missing.
+# `make lab` opens the notebooks in JupyterLab, `make explorer` serves notebook 06 with Voila.
 SHELL := /bin/bash
 PYTHON ?= python3.11
 VENV := .venv
@@ -7,6 +8,11 @@ PY := $(VENV)/bin/python
 KERNEL := pearl
 STAMP := $(VENV)/.installed
 PROFILE ?= cpu
+# lab and explorer listen on 127.0.0.1 only; an empty LAB_TOKEN lets Jupyter pick a random one
+LAB_PORT ?= 8888
+LAB_TOKEN ?=
+EXPLORER_PORT ?= 8866
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # offline data beside the checkout, when present (pearl.paths also finds it on its own)
 ifneq ($(wildcard ../shared/data),)
@@ -21,12 +27,14 @@ export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 export PYTHONHASHSEED := 0
+# kernels import this checkout's lib, even when .venv is shared with another checkout
+export PYTHONPATH := $(CURDIR)/lib$(if $(PYTHONPATH),:$(PYTHONPATH))
 $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtime .cache/ipython .cache/matplotlib)
 
 # the batch run, in dependency order; later issues' notebooks join this list
 NOTEBOOKS := $(shell cat notebooks/ORDER)
 
-.PHONY: setup test test-all reproduce lock sysdeps clean-results
+.PHONY: setup test test-all reproduce html lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -54,12 +62,38 @@ test: $(STAMP) sysdeps
 test-all: $(STAMP) sysdeps
 	$(PY) -m pytest -q
 
+# The commit is recorded once, at the start (PEARL_RUN_COMMIT, PEARL_RUN_DIRTY: tracked files
+# changed before the run), so results written by earlier notebooks do not mark later ones dirty.
+# Each notebook gets PROFILE / INTERACTIVE only if its parameters cell declares them.
 reproduce: $(STAMP) sysdeps
 	@mkdir -p results/executed
-	@for nb in $(NOTEBOOKS); do \
-	  echo "== $$nb (PROFILE=$(PROFILE))"; \
-	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb -p PROFILE $(PROFILE) -p INTERACTIVE False || exit 1; \
+	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
+	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
+	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
+	echo "== commit $$PEARL_RUN_COMMIT$${PEARL_RUN_DIRTY:+ (tracked files changed at start: $$PEARL_RUN_DIRTY)}"; \
+	for nb in $(NOTEBOOKS); do \
+	  args="$$($(PY) .ci/params.py notebooks/$$nb PROFILE=$(PROFILE) INTERACTIVE=False)" || exit 1; \
+	  echo "== $$nb $$args"; \
+	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb $$args || exit 1; \
 	done
+	$(MAKE) --no-print-directory html
+
+# every executed notebook as HTML beside it (results/executed/NN_*.html, git-ignored)
+html: $(STAMP)
+	$(VENV)/bin/jupyter nbconvert --to html --log-level=WARN $(addprefix results/executed/,$(NOTEBOOKS))
+
+# JupyterLab on the notebooks with the "PEARL companion" kernel (pearl); prints its URL with the token
+lab: $(STAMP)
+	@echo "== JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab (pick the kernel \"PEARL companion\"; Ctrl-C stops it)"
+	$(VENV)/bin/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
+	  --ServerApp.port_retries=0 --ServerApp.root_dir=notebooks --MappingKernelManager.default_kernel_name=$(KERNEL) \
+	  $(if $(LAB_TOKEN),--IdentityProvider.token=$(LAB_TOKEN)) $(ROOT_FLAG)
+
+# the similarity explorer (notebook 06) as a web app
+explorer: $(STAMP)
+	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the page appears once the models are loaded)"
+	$(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) \
+	  --show_tracebacks=True
 
 lock: $(STAMP)
 	$(PY) .ci/lock.py

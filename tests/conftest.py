@@ -9,6 +9,10 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# kernels and servers the tests start import this checkout's lib too (the venv may be shared
+# with another checkout, whose editable install points elsewhere)
+if os.environ.get("PYTHONPATH", "").split(os.pathsep)[0] != str(ROOT / "lib"):
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "lib"), os.environ.get("PYTHONPATH")]))
 
 
 @pytest.fixture(scope="session", autouse=True)

@@ -77,3 +77,83 @@ def test_template_with_one_phrase_writes_strict_json(scratch_output):
     record = json.loads((scratch_output / "results" / "00_template.json").read_text(), parse_constant=refuse)
     assert record["metrics"]["mean_offdiagonal_cosine"] is None
     assert "at least two phrases" in record["undefined"]["mean_offdiagonal_cosine"]
+def _params_tool():
+    spec = importlib.util.spec_from_file_location("params", ROOT / ".ci" / "params.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_papermill_parses_every_parameter(name):
+    """``papermill.inspect_notebook`` reads every assignment of the parameters cell, with no
+    "Unable to parse line" warning (an ``=`` in a trailing comment trips it)."""
+    import ast
+
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+    assigned = {node.target.id for node in ast.parse(cell.source).body if isinstance(node, ast.AnnAssign)}
+    assert not [n for n in ast.parse(cell.source).body if isinstance(n, ast.Assign)], "annotate every parameter"
+    assert _params_tool().declared(str(ROOT / "notebooks" / name)) == assigned
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_first_code_cell_checks_the_parameters(name):
+    nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    at = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
+    assert "check_params(globals(), __annotations__)" in code[at + 1].source
+
+
+def test_reproduce_offers_profile_only_to_notebooks_that_declare_it():
+    tool = _params_tool()
+    offered = ["PROFILE=cpu", "INTERACTIVE=False"]
+    assert tool.arguments(str(ROOT / "notebooks" / "00_template.ipynb"), offered) == []
+    assert tool.arguments(str(ROOT / "notebooks" / "03_training.ipynb"), offered) == ["-p", "PROFILE", "cpu"]
+    assert tool.arguments(str(ROOT / "notebooks" / "06_explorer.ipynb"), offered) == ["-p", "INTERACTIVE", "False"]
+
+
+def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
+    """``papermill -p PHRASES "[...]"`` passes a string: the first code cell stops with the fix."""
+    import papermill as pm
+
+    with pytest.raises(pm.PapermillExecutionError, match=r'-y \\?"PHRASES: \[a, b\]'):
+        pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(tmp_path / "out.ipynb"),
+                            parameters={"PHRASES": "[a, b]"}, kernel_name="pearl",
+                            cwd=str(ROOT / "notebooks"), progress_bar=False)
+
+
+@pytest.mark.parametrize("name", ORDER)
+def test_every_output_of_a_notebook_says_smoke_at_smoke_size(name):
+    """Tables, figures and JSON are written through save_table / save_figure / table1.report /
+    Run.save, which label SMOKE runs; each call must pass the notebook's SMOKE on."""
+    import re
+
+    src = (ROOT / "notebooks" / "src" / name.replace(".ipynb", ".py")).read_text()
+    calls = re.findall(r"(?:save_table|save_figure|table1\.report)\((?:[^()]|\([^()]*\))*\)", src, re.S)
+    assert all("smoke=SMOKE" in c for c in calls), [c for c in calls if "smoke=SMOKE" not in c]
+    assert re.search(r"Run\(\"\w+\", (?:dict\(SMOKE=SMOKE|params\))", src), "Run must record SMOKE"
+
+
+@pytest.mark.slow
+def test_a_batch_run_records_its_start_commit_clean(tmp_path):
+    """The reproduce loop's environment (commit recorded at the start) on notebook 00 at full
+    size: the record names that commit, without -dirty when the tree was clean at the start."""
+    import os
+    import subprocess
+
+    import papermill as pm
+
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+    env = {"PEARL_RUN_COMMIT": head, "PEARL_RUN_DIRTY": "", "PEARL_RUN_UNTRACKED": ""}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(tmp_path / "00.ipynb"),
+                            kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    finally:
+        for k, v in old.items():
+            os.environ.pop(k) if v is None else os.environ.__setitem__(k, v)
+    record = json.loads(Path(os.environ["PEARL_OUTPUT"], "results", "00_template.json").read_text())
+    assert record["provenance"]["git_sha"] == head and record["provenance"]["commit"] == head
+    assert "SMOKE" not in record

@@ -6,12 +6,16 @@ Each notebook ends with::
     ...
     run.save(metrics={...})                     # writes results/04_benchmark.json
 
-and tables go through :func:`save_table`, which writes ``results/<name>.csv`` and ``.md``.
-
 Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
 ``Infinity`` are refused, since most JSON readers reject them) written atomically. A metric
 that is undefined (a NaN, e.g. a mean over nothing) is saved as ``null`` with its reason under
 ``"undefined"``, so a reader never mistakes it for a number nor chokes on it.
+
+Tables go through :func:`save_table`, which writes ``results/<name>.csv``, ``.md`` and
+``.tex``; figures through :func:`save_figure`. Each notebook's first code cell checks its
+parameters with :func:`check_params`. The git commit comes from :func:`git_state`, which in a
+batch run uses the commit recorded at the run's start (see the Makefile's ``reproduce``).
+Nothing here reads results back.
 """
 from __future__ import annotations
 
@@ -34,14 +38,100 @@ PACKAGES = (
 )
 
 
-def git_sha() -> str | None:
+def _git(root: Path, *args: str) -> str | None:
     try:
-        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=paths.ROOT, capture_output=True, text=True, timeout=10)
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=paths.ROOT,
-                               capture_output=True, text=True, timeout=10).stdout.strip()
-        return out.stdout.strip() + ("-dirty" if dirty else "") if out.returncode == 0 else None
+        out = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, timeout=10)
     except (OSError, subprocess.SubprocessError):
         return None
+    return out.stdout if out.returncode == 0 else None
+
+
+def changed_paths(root: Path | None = None) -> list[str] | None:
+    """Paths ``git status --porcelain`` lists (tracked and untracked, not ignored), sorted;
+    None outside a git checkout."""
+    out = _git(Path(root or paths.ROOT), "status", "--porcelain", "--untracked-files=all")
+    if out is None:
+        return None
+    return sorted({line[3:].split(" -> ")[-1].strip('"') for line in out.splitlines() if line.strip()})
+
+
+def git_state(root: Path | None = None, env=None) -> dict:
+    """The commit a result comes from, and whether the tree was clean.
+
+    A batch run (``make reproduce``) records ``git rev-parse HEAD`` and the changed tracked paths
+    once, at its start, in ``PEARL_RUN_COMMIT`` and ``PEARL_RUN_DIRTY`` (comma-separated, empty
+    when clean; ``PEARL_RUN_UNTRACKED`` the untracked ones): the commit is then the one the run started from, and files that earlier notebooks of
+    the same run rewrote do not make it "dirty". Outside a batch run it is the tree as it is now.
+    ``changed_by_run`` lists the paths dirty now that were not dirty at the start (batch runs
+    only; None otherwise). Nothing is cached: each call asks git again."""
+    root = Path(root or paths.ROOT)
+    env = os.environ if env is None else env
+    now = changed_paths(root)
+    if env.get("PEARL_RUN_COMMIT"):
+        start = sorted(p for p in env.get("PEARL_RUN_DIRTY", "").split(",") if p)
+        untracked = {p for p in env.get("PEARL_RUN_UNTRACKED", "").split(",") if p}
+        commit, dirty = env["PEARL_RUN_COMMIT"], start
+        changed = None if now is None else sorted(set(now) - set(start) - untracked)
+        source = "batch run: PEARL_RUN_COMMIT, PEARL_RUN_DIRTY recorded at its start"
+    else:
+        head = _git(root, "rev-parse", "HEAD")
+        commit = head.strip() if head else None
+        tracked = _git(root, "status", "--porcelain", "--untracked-files=no")
+        dirty = sorted(line[3:] for line in (tracked or "").splitlines() if line.strip())
+        changed, source = None, "working tree at save time"
+    sha = None if commit is None else commit + ("-dirty" if dirty else "")
+    return {"git_sha": sha, "commit": commit, "dirty_at_start": dirty, "changed_by_run": changed,
+            "source": source}
+
+
+def git_sha(root: Path | None = None) -> str | None:
+    """``<commit>`` or ``<commit>-dirty``, as :func:`git_state` decides."""
+    return git_state(root)["git_sha"]
+
+
+class ParameterError(TypeError):
+    """A notebook parameter arrived with the wrong type (say, from papermill's ``-p``)."""
+
+
+def check_params(namespace: dict, annotations: dict) -> dict:
+    """Check each annotated parameter in ``namespace`` against its annotation; return them.
+
+    Every notebook's first code cell calls ``params = check_params(globals(), __annotations__)``
+    after the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
+    reads as a number, ``True``, ``False`` or ``None``, so ``-p SEEDS "[0]"`` gives the string
+    ``"[0]"``: this raises :class:`ParameterError` naming the fix (``-y "SEEDS: [0]"``). None
+    always passes (it means "the default"); an int passes for a float; other annotations
+    (``str``, ``bool``, ``int``, ``list``, ``dict``) must match exactly (a bool is no int here).
+    Only names in ``annotations`` are checked; nothing is converted.
+
+    >>> check_params({"SEEDS": [0], "LR": 1}, {"SEEDS": list, "LR": float})
+    {'SEEDS': [0], 'LR': 1}
+    >>> check_params({"SEEDS": "[0]"}, {"SEEDS": list})
+    Traceback (most recent call last):
+    ...
+    pearl.provenance.ParameterError: parameter SEEDS must be a list, got the string '[0]': pass it as YAML, papermill -y "SEEDS: [0]" (not -p SEEDS "[0]")
+    """
+    out = {}
+    for name, kind in annotations.items():
+        if name not in namespace:
+            continue
+        value = out[name] = namespace[name]
+        if value is None or not isinstance(kind, type):
+            continue
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            ok = True
+        if ok:
+            continue
+        if isinstance(value, str) and kind in (list, dict):
+            raise ParameterError(f"parameter {name} must be a {kind.__name__}, got the string {value!r}: pass it "
+                                 f'as YAML, papermill -y "{name}: {value}" (not -p {name} "{value}")')
+        if isinstance(value, str) and kind is bool:
+            raise ParameterError(f"parameter {name} must be a bool, got the string {value!r}: "
+                                 f"pass -p {name} True or -p {name} False (capitalised)")
+        raise ParameterError(f"parameter {name} must be a {kind.__name__}, got {type(value).__name__} {value!r}: "
+                             f'pass it as YAML, papermill -y "{name}: <value>"')
+    return out
 
 
 def hardware() -> dict:
@@ -104,15 +194,20 @@ class Run:
             **extra,
             "timings_s": self.timings,
             "wall_time_s": round(time.time() - self.started, 2),
-            "provenance": {"git_sha": git_sha(), "versions": versions(), "hardware": hardware(),
+            "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
+        path = paths.results_dir(f"{self.name}.json")
+        changed = record["provenance"]["changed_by_run"]
+        if changed is not None and path.is_relative_to(paths.ROOT):
+            own = str(path.relative_to(paths.ROOT))  # this record is about to change too
+            record["provenance"]["changed_by_run"] = sorted(set(changed) | {own})
         found: dict = {}
         record = {k: _finite(v, "" if k == "metrics" else k, found) for k, v in record.items()}
         if found:
             reasons = undefined or {}
             record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
-        return write_json(paths.results_dir(f"{self.name}.json"), record)
+        return write_json(path, record)
 
 
 def _finite(obj, path: str, found: dict):
@@ -162,7 +257,7 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
     if smoke:
         df = df.assign(smoke=True)
     md = markdown if markdown is not None else df.to_markdown(index=False)
-    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.2f", na_rep="n/a")
+    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.3f", na_rep="n/a", escape=True)
     if smoke and not md.lstrip().startswith("**SMOKE"):
         md = "**SMOKE run: tiny subsets; these numbers are not results.**\n\n" + md
     if smoke and "SMOKE" not in tex:

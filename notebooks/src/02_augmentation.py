@@ -33,6 +33,11 @@ HN_ANCHORS: int = 10000       # mine for the most frequent phrases only; 0 means
 FIGURE_PHRASE: str = "The New York Times"
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
+
 from collections import Counter
 
 import pandas as pd

@@ -45,18 +45,23 @@ LR: float = None
 MAX_PHRASES: int = None  # random subset of the corpus; None: the profile's (all)
 SEEDS: list = [0, 1, 2]
 DEVICE: str = None  # None: CUDA when present, else CPU
-# switches for the ablations (augmentation levels are sampling weights; 0 = off)
+# switches for the ablations (augmentation levels are sampling weights; 0 turns a level off)
 CHAR_AUG: float = 1.0
 TOKEN_AUG: float = 1.0
 PHRASE_AUG: float = 1.0
-HARD_NEGATIVES: int = 2  # per phrase; 0 = off
+HARD_NEGATIVES: int = 2  # per phrase; 0 turns them off
 TYPE_HEAD: bool = True
 CHAR_ENCODER: bool = True
-AVERAGE: float = 0.5  # weight of the fine-tuned backbone in weight averaging; 1.0 = off
+AVERAGE: float = 0.5  # weight of the fine-tuned backbone in weight averaging; 1.0 turns it off
 COMPILE: bool = False  # torch.compile (CUDA only)
-VARIANT: str = ""  # folder-name tag for a non-default recipe, e.g. "no-char-encoder"; "" = the full recipe
+VARIANT: str = ""  # folder-name tag for a non-default recipe, e.g. "no-char-encoder"; empty for the full recipe
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
+
 import dataclasses
 
 import pandas as pd

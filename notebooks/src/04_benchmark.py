@@ -21,12 +21,17 @@
 # %% parameters
 SMOKE: bool = False
 MODELS: list = ["char3gram-jaccard", "glove", "minilm"]
-PEARL_MODELS: str = "pearl-minilm-seed*"  # glob under models/; "" = none
-THREADS: int = 0  # torch CPU threads (0 = torch's default; 1 when other jobs share the cores)
+PEARL_MODELS: str = "pearl-minilm-seed*"  # glob under models/; empty for none
+THREADS: int = 0  # torch CPU threads (0 for torch's default; 1 when other jobs share the cores)
 DATASETS: list = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj"]
 UPDATE: bool = False  # True: replace only these models' rows in the existing results/table1.csv
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
+
 from pathlib import Path
 
 from IPython.display import Markdown, display

@@ -26,6 +26,10 @@ PROJECTIONS: list = ["tsne", "umap"]
 SEED: int = 0
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
 
 from IPython.display import Markdown, display
 

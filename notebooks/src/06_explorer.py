@@ -24,6 +24,10 @@ LATENCY_CANDIDATES: int = 50
 SEED: int = 0
 
 # %%
+# the parameters above, checked against their types (a list passed with -p fails here)
+from pearl.provenance import check_params
+
+check_params(globals(), __annotations__)
 
 from IPython.display import display
 

@@ -116,5 +116,6 @@ def test_shares_and_figure_a1():
     types, other = type_shares(labels)
     assert other == 50.0 and types["ORG"] == types["DATE"] == 50.0 and "OTHER" not in types
     assert sum(PAPER_CLASS_SHARES.values()) == pytest.approx(100.0)
-    fig = plot_figure_a1(labels)
-    assert "OTHER = 50.0%" in fig.axes[0].get_title()
+    fig = plot_figure_a1(labels, source="WikiText-2 + WordNet")
+    assert "OTHER, 50.0%" in fig.axes[0].get_title()
+    assert fig.get_suptitle() == "Training corpus: WikiText-2 + WordNet, 4 distinct phrases"

@@ -105,7 +105,24 @@ def test_figure4_data_and_plot(minilm):
     assert (table["zero_vectors"] == 0).all(), "MiniLM sees every name"
     assert proj["minilm"]["tsne"].shape == (len(sample), 2)
     fig = figures.plot_figure4(proj, [g for _, g in sample], table)
-    assert "silhouette" in fig.axes[0].get_title()
+    assert "silhouette" in fig.axes[0].get_xlabel() and fig.axes[0].get_ylabel() == "t-SNE"
+    assert fig.axes[0].get_title().replace("\n", " ") == model_label("minilm")
+    # a model with zero vectors (GloVe: names out of vocabulary) gets the note on the figure
+    glove = table.assign(model="glove", zero_vectors=5)
+    fig = figures.plot_figure4({"glove": proj["minilm"]}, [g for _, g in sample], glove)
+    note = fig.get_supxlabel().replace("\n", " ")
+    assert "5 of 48 names" in note and "zero vector" in note
+
+
+def test_figure1_labels_models_as_table1_and_says_no_verdict_in_red(minilm):
+    table = figures.figure1_table({"minilm": minilm}, figures.ranking_cases()[:2])
+    fig = figures.plot_figure1(table)
+    bars, grid = fig.axes
+    title = bars.get_title().replace("\n", " ")
+    assert title.startswith(model_label("minilm")) and "aliases ranked" in title
+    assert "outranked" not in bars.get_title() and bars.title.get_color() == "black"
+    cells = [t.get_text() for t in grid.texts]
+    assert len(cells) == 2 and all(c[0] in "✓✗" and c.endswith("/3") for c in cells)
 
 
 def test_a_trained_pearl_folder_joins_the_figures_and_the_explorer(scratch_output):

@@ -4,7 +4,8 @@
   over a list of labels (``"NP-ORG"``, ...); the paper's class shares are in
   :data:`PAPER_CLASS_SHARES` (§3.1, Appendix Figure A1).
 - :func:`plot_figure_a1`: entity-type distribution without OTHER (OTHER's share in the
-  title), beside the lexical-class shares, ours next to the paper's.
+  title), beside the lexical-class shares, ours next to the paper's; the corpus and its size
+  in the title.
 - :func:`plot_figure3`: one phrase and one example per augmentation sub-operation, grouped
   by level, as the paper's Figure 3.
 """
@@ -42,14 +43,19 @@ def type_shares(labels: Iterable[str]) -> tuple[dict[str, float], float]:
 
 
 def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
+    """Entity types (OTHER left out, its share said) beside the lexical classes, ours next to the
+    paper's, for the corpus whose labels are ``labels``; ``source`` names that corpus, and the
+    figure's title states it with the phrase count, so the figure cannot be read as another corpus."""
     import matplotlib.pyplot as plt
 
     types, other = type_shares(labels)
     ours = class_shares(labels)
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2.2, 1]})
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [2.2, 1]},
+                                   layout="constrained")
+    fig.suptitle(f"Training corpus: {source}, {len(labels):,} distinct phrases", fontsize=12)
     ax1.bar(list(types), list(types.values()), color="#4c72b0")
     ax1.set_ylabel("% of phrases with an entity type")
-    ax1.set_title(f"Entity types of {len(labels):,} phrases ({source}); OTHER = {other:.1f}% not shown")
+    ax1.set_title(f"Entity types (OTHER, {other:.1f}% of phrases, not shown)")
     ax1.tick_params(axis="x", rotation=60)
     x = range(len(CLASSES))
     ax2.bar([i - 0.2 for i in x], [ours[c] for c in CLASSES], width=0.4, label="ours", color="#4c72b0")
@@ -61,7 +67,6 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
     ax2.set_ylabel("% of phrases")
     ax2.set_title("Lexical classes")
     ax2.legend()
-    fig.tight_layout()
     return fig
 
 

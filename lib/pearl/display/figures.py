@@ -108,17 +108,26 @@ def figure1_markdown(table) -> str:
             f"All aliases ranked first, per case:\n\n{summary.to_markdown()}")
 
 
+def _wrap(text: str, width: int = 22) -> str:
+    import textwrap
+
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False)) or text
+
+
 def plot_figure1(table):
     """Top: the paper example, one bar panel per model (green = alias, grey = other entity),
-    titled with whether all aliases rank first. Bottom: the same verdict for every case."""
+    titled with the model's Table-1 label and the ranks its aliases get. Bottom: every case x
+    model as a grid of ✓ (all aliases above every other candidate) or ✗, with how many of the
+    n aliases are in the top n. Colours mark aliases, not verdicts; nothing is drawn in red."""
     import matplotlib.pyplot as plt
 
     models = list(dict.fromkeys(table["model"]))
     cases = list(dict.fromkeys(table["case"]))
     main = table[table["case"] == cases[0]]
-    fig = plt.figure(figsize=(3.6 * len(models) + 1.5, 3.2 + 0.32 * len(cases)), layout="constrained")
-    top, bottom = fig.subfigures(2, 1, height_ratios=[1.2, 0.25 + 0.09 * len(cases)])
+    fig = plt.figure(figsize=(max(2.9 * len(models) + 2.2, 9), 4.3 + 0.36 * len(cases)), layout="constrained")
+    top, bottom = fig.subfigures(2, 1, height_ratios=[3.6, 0.9 + 0.36 * len(cases)])
     axes = np.atleast_1d(top.subplots(1, len(models), sharex=True, sharey=True))
+    n_alias = int(main[main["model"] == models[0]]["is_alias"].sum())
     for ax, m in zip(axes, models):
         d = main[main["model"] == m]
         y = np.arange(len(d))[::-1]
@@ -126,21 +135,32 @@ def plot_figure1(table):
         for yi, (s, r) in zip(y, zip(d["cosine"], d["rank"])):
             ax.text(max(s, 0) + 0.01, yi, f"#{r}", va="center", fontsize=8)
         ax.set_yticks(y, d["candidate"])
-        ax.set_xlim(0, 1.12)
-        ok = bool(d["aliases_first"].iloc[0])
-        ax.set_title(f"{model_label(m)}\n{'all aliases first' if ok else 'an alias is outranked'}",
-                     fontsize=9, color="tab:green" if ok else "tab:red")
+        ax.set_xlim(0, 1.15)
+        ranks = ", ".join(str(r) for r in sorted(d.loc[d["is_alias"], "rank"]))
+        ax.set_title(f"{_wrap(model_label(m), 26)}\naliases ranked {ranks} of {len(d)}", fontsize=9)
         ax.set_xlabel("cosine to query")
-    top.suptitle(f"Query: \u201c{main['query'].iloc[0]}\u201d", fontsize=10)
+    top.suptitle(f"Query \u201c{main['query'].iloc[0]}\u201d (the paper's Figure 1): green bars are its "
+                 f"{n_alias} aliases, grey bars other entities; #k = rank", fontsize=10)
     ax = bottom.subplots()
-    verdict = table.groupby(["case", "model"], sort=False)["aliases_first"].first().unstack("model")
-    verdict = verdict.loc[cases, models].astype(float).to_numpy()
-    ax.imshow(verdict, cmap="RdYlGn", vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(models)), [model_label(m) for m in models], fontsize=8)
-    ax.set_yticks(range(len(cases)), cases, fontsize=8)
-    for (i, j), v in np.ndenumerate(verdict):
-        ax.text(j, i, "yes" if v else "no", ha="center", va="center", fontsize=7, color="white")
-    ax.set_title("all aliases ranked first?", fontsize=9)
+    grouped = table.groupby(["case", "model"], sort=False)
+    first = grouped["aliases_first"].first().unstack("model").loc[cases, models]
+    # how many of the n aliases are among the n best-ranked candidates
+    in_top = grouped.apply(lambda d: int((d["rank"][d["is_alias"]] <= d["is_alias"].sum()).sum()), include_groups=False)
+    in_top = in_top.unstack("model").loc[cases, models]
+    n_of = table.groupby("case", sort=False)["is_alias"].sum() // len(models)
+    ok = first.astype(float).to_numpy()
+    from matplotlib.colors import ListedColormap
+
+    ax.imshow(ok, cmap=ListedColormap(["#f0f0f0", "#a6d96a"]), vmin=0, vmax=1, aspect="auto")
+    for (i, j), v in np.ndenumerate(ok):
+        ax.text(j, i, f"{'✓' if v else '✗'}  {in_top.iat[i, j]}/{n_of[cases[i]]}", ha="center", va="center",
+                fontsize=9, color="black")
+    ax.set_xticks(range(len(models)), [_wrap(model_label(m), 24) for m in models], fontsize=8)
+    ax.xaxis.tick_top()
+    queries = table.groupby("case", sort=False)["query"].first()
+    ax.set_yticks(range(len(cases)), [_wrap(f"{queries[c]}", 40) for c in cases], fontsize=8)
+    ax.set_title("Every case: ✓ = all aliases ranked above every other entity; k/n = aliases among the top n",
+                 fontsize=9)
     return fig
 
 
@@ -261,26 +281,41 @@ def figure4_data(models: dict, sample: Sequence[tuple[str, str]], methods=("tsne
 
 
 def plot_figure4(projections: dict, labels: Sequence[str], table=None):
-    """One row per model, one column per projection; colour = YAGO group; scores in the titles."""
+    """One column per model, one row per projection (t-SNE, UMAP); colour = YAGO group; the
+    projection's silhouette and kNN accuracy under each panel when ``table`` is given. With
+    ``table``, a note under the panels says how many names each model embeds as the zero vector
+    (GloVe: every word out of vocabulary): such points have no direction, and t-SNE puts them on
+    the ring around the others. Zero-vector points are not marked one by one."""
     import matplotlib.pyplot as plt
 
     models = list(projections)
     methods = list(projections[models[0]])
     groups = list(YAGO_GROUPS)
     labels = np.asarray(labels)
-    fig, axes = plt.subplots(len(models), len(methods), figsize=(4.2 * len(methods), 3.8 * len(models)),
+    fig, axes = plt.subplots(len(methods), len(models), figsize=(2.9 * len(models) + 0.4, 2.9 * len(methods) + 1.4),
                              squeeze=False, layout="constrained")
-    for i, m in enumerate(models):
-        for j, meth in enumerate(methods):
+    for j, m in enumerate(models):
+        for i, meth in enumerate(methods):
             ax, xy = axes[i, j], projections[m][meth]
             for g, colour in zip(groups, plt.get_cmap("tab10").colors):
                 sel = labels == g
-                ax.scatter(xy[sel, 0], xy[sel, 1], s=7, color=colour, label=g, alpha=0.8)
-            title = f"{model_label(m)} · {'t-SNE' if meth == 'tsne' else 'UMAP'}"
+                ax.scatter(xy[sel, 0], xy[sel, 1], s=5, color=colour, label=g, alpha=0.8)
+            if i == 0:
+                ax.set_title(_wrap(model_label(m), 30), fontsize=9)
+            if j == 0:
+                ax.set_ylabel("t-SNE" if meth == "tsne" else "UMAP" if meth == "umap" else meth, fontsize=10)
             if table is not None:
                 r = table[(table["model"] == m) & (table["space"] == meth)].iloc[0]
-                title += f"\nsilhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}"
-            ax.set_title(title, fontsize=9)
+                ax.set_xlabel(f"silhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}", fontsize=8)
             ax.set_xticks([]), ax.set_yticks([])
-    axes[0, -1].legend(fontsize=7, markerscale=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, names, loc="outside right upper", fontsize=8, markerscale=2.5,
+               title=_wrap(f"{len(labels)} AutoFJ entity names in six YAGO 4 groups", 20), title_fontsize=9)
+    if table is not None:
+        zero = table[(table["space"] == "embedding") & (table["zero_vectors"] > 0)]
+        notes = [f"{model_label(r.model)}: {r.zero_vectors} of {len(labels)} names have no word in the model's "
+                 "vocabulary and embed as the zero vector; having no direction, they have no cosine neighbours, "
+                 "and t-SNE spreads them on the ring around the other points." for r in zero.itertuples()]
+        if notes:  # supxlabel: constrained layout keeps room for it
+            fig.supxlabel("\n".join(_wrap(n, 40 * len(models)) for n in notes), fontsize=8, ha="left", x=0.01)
     return fig

@@ -1,0 +1,153 @@
+"""Check every number in the README's "## Results" section against the results files.
+
+Usage: python .ci/readme_numbers.py [README.md]   (exit 1 and a list of problems on a mismatch)
+
+Three kinds of check, and nothing else passes:
+- table rows: each row of a Markdown table in the section must appear verbatim in
+  ``results/table1.md`` (the paper's rows and ours);
+- claims from JSON/CSV: :func:`claims` formats a sentence from a results file, and the
+  README must contain that sentence exactly (so a changed result shows up as a missing claim);
+- quotes from text files: for each ``(text, file)`` in :func:`quotes`, the README contains
+  ``text`` and every number in ``text`` also occurs in ``file`` (benchmark logs, results/gpu).
+Then every number left in the section (outside those spans, backticks, headings and the model
+names in :data:`NAMES`) is reported as unchecked. The Quick start must give the same
+reproduce time as the Results section. Other numbers outside the Results section (stand-ins,
+the paper's settings) are not checked; this script does not recompute any result.
+"""
+import json
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+R = ROOT / "results"
+NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram", "H100", "YAGO 4", "300-d",
+         "Table 1", "Table-1", "Figure 1", "Figure 4", "Figure A1", "Figure 3", "E5")
+NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
+
+
+def _json(name: str) -> dict:
+    return json.loads((R / name).read_text())
+
+
+def claims() -> list[tuple[str, str]]:
+    """``(sentence, source)`` pairs, each sentence formatted from its results file."""
+    import pandas as pd
+
+    out = []
+    walls = {p.name: _json(p.name)["wall_time_s"] for p in sorted(R.glob("0*_*.json"))}
+    cores = _json("04_benchmark.json")["provenance"]["hardware"]["cpu_count"]
+    out.append((f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores", "results/0*.json wall_time_s"))
+    bench = _json("04_benchmark.json")
+    out.append((f"notebook 04 alone: {bench['wall_time_s'] / 60:.1f} minutes", "results/04_benchmark.json"))
+    train = _json("03_training.json")["metrics"]
+    secs = [m["train_s"] for m in train["models"]]
+    out.append((f"{len(secs)} seeds of {train['models'][0]['steps']} steps, {min(secs):.0f}–{max(secs):.0f} s each",
+                "results/03_training.json"))
+    f5 = _json("05_figures.json")["metrics"]
+    got = f5["figure1_cases_with_aliases_first"]
+    out.append((f"Across {f5['figure1_cases']} cases, GloVe gets {got['glove']} right, MiniLM {got['minilm']} "
+                f"and the PEARL seeds {', '.join(str(v) for k, v in got.items() if k.startswith('pearl'))}",
+                "results/05_figures.json"))
+    f4 = pd.read_csv(R / "figure4.csv")
+    emb = f4[f4.space == "embedding"].set_index("model")
+    pearl = emb[emb.index.str.startswith("pearl")]
+    out.append((f"{f5['figure4_names']} AutoFJ names, {f5['figure4_names'] // 6} for each of six YAGO-4-like groups",
+                "results/05_figures.json"))
+    out.append((f"kNN type accuracy is {emb.knn_accuracy['glove']:.3f} for GloVe and {emb.knn_accuracy['minilm']:.3f} "
+                f"for MiniLM; the silhouette is {emb.silhouette['glove']:.3f} and {emb.silhouette['minilm']:.3f}",
+                "results/figure4.csv"))
+    out.append((f"For the PEARL seeds the kNN accuracy is {pearl.knn_accuracy.min():.3f}–{pearl.knn_accuracy.max():.3f} "
+                f"and the silhouette {pearl.silhouette.min():.3f}–{pearl.silhouette.max():.3f}", "results/figure4.csv"))
+    tsne = f4[(f4.space == "tsne") & (f4.model == "minilm")].iloc[0]
+    out.append((f"MiniLM t-SNE silhouette {tsne.silhouette:.3f} in this run", "results/figure4.csv"))
+    d1 = _json("01_data_building.json")["metrics"]
+    out.append((f"{d1['corpus_size']:,} distinct phrases: {d1['corpus_phrases_wikitext2']:,} from WikiText-2 at "
+                f"min-frequency 1, plus WordNet", "results/01_data_building.json"))
+    out.append((f"A min-frequency of 2, as in the paper, leaves only {d1['distinct_phrases_by_min_freq']['2']:,}",
+                "results/01_data_building.json"))
+    ours, paper = d1["class_shares_pct"]["WikiText-2 + WordNet"], d1["paper_class_shares_pct"]
+    out.append(("NP / VP / PP / ADVP / ADJP = " + " / ".join(f"{v:.1f}" for v in ours.values()) + " %, against the "
+                "paper's " + " / ".join(f"{v:.1f}" for v in paper.values()) + " %", "results/01_data_building.json"))
+    out.append((f"OTHER is {d1['other_share_pct']['all']:.0f} % of phrases; {d1['labels_present']} of 95 labels occur",
+                "results/01_data_building.json"))
+    d2 = _json("02_augmentation.json")["metrics"]
+    cov = d2["coverage"]
+    out.append((f"character {100 * cov['level_char']:.1f} %, token {100 * cov['level_token']:.1f} %, "
+                f"phrase {100 * cov['level_phrase']:.1f} %", "results/02_augmentation.json"))
+    hn = d2["hard_negatives"]
+    out.append((f"Mined for the {hn['anchors']:,} most frequent phrases, {hn['mean_negatives']:.1f} per phrase on "
+                f"average ({hn['with_negatives']:,} phrases get some). Their mean cosine is "
+                f"{hn['mean_cosine_hard_negative']:.2f}, against {hn['mean_cosine_random_pair']:.2f} for a random pair",
+                "results/02_augmentation.json"))
+    lat = _json("06_explorer.json")["metrics"]
+    out.append((f"Median update latency is {lat['update_latency_ms']['median_ms']} ms for "
+                f"{lat['latency_candidates']} candidates (p90 {lat['update_latency_ms']['p90_ms']} ms; "
+                f"{lat['update_latency_ranking_only_ms']['median_ms']} ms for the ranking alone)",
+                "results/06_explorer.json"))
+    tt = _json("train_throughput.json")
+    out.append((f"{tt['phrases_per_s']['ours']} against {tt['phrases_per_s']['naive']} phrases/s over "
+                f"{tt['steps']} steps, a ratio of {tt['ratio']:.2f}", "results/train_throughput.json"))
+    return out
+
+
+def quotes() -> list[tuple[str, str]]:
+    """``(README text, text file)``: every number of the text must occur in the file."""
+    return [
+        ("a ratio of medians of 1.41 (per round 1.22, 1.41, 1.64)", "results/benchmarks/encode_throughput.txt"),
+        ("The vectors differ by at most 2.76e-07", "results/benchmarks/encode_throughput.txt"),
+        ("full benchmark for MiniLM takes 628.5 s on 2 threads: YAGO 375.2 s, UMLS 113.0 s, PPDB 97.5 s",
+         "results/benchmarks/benchmark_walltime.txt"),
+        ("418 steps over 107,208 phrases", "results/gpu/README.md"),
+        ("47.1 s of training on the H100, 4,544 training phrases/s", "results/gpu/README.md"),
+        ("1,242 | 2,710 | 2.18", "results/gpu/README.md"),
+    ]
+
+
+def results_section(readme: str) -> str:
+    start = readme.index("\n## Results")
+    end = readme.find("\n## ", start + 5)
+    return readme[start: end if end > 0 else None]
+
+
+def check(readme_path: Path = ROOT / "README.md") -> list[str]:
+    section = results_section(readme_path.read_text(encoding="utf8"))
+    readme = readme_path.read_text(encoding="utf8")
+    problems, rest = [], section
+    quick = readme[readme.index("## Quick start"):readme.index("\n## ", readme.index("## Quick start") + 5)]
+    if claims()[0][0] not in quick:
+        problems.append(f"the Quick start should say how long make reproduce takes: {claims()[0][0]}")
+    table1 = (R / "table1.md").read_text()
+    for row in re.findall(r"^\|.*\|$", section, re.M):
+        if re.fullmatch(r"\|[-| :]+\|", row) or row in table1:
+            rest = rest.replace(row, " ")
+        else:
+            problems.append(f"table row not in results/table1.md: {row[:90]}")
+    for text, source in claims():
+        if text in section:
+            rest = rest.replace(text, " ")
+        else:
+            problems.append(f"README should say (from {source}): {text}")
+    for text, source in quotes():
+        body = (ROOT / source).read_text()
+        missing = [n for n in NUMBER.findall(text) if n.lstrip("+") not in body]
+        if text not in section:
+            problems.append(f"README should quote (from {source}): {text}")
+        elif missing:
+            problems.append(f"numbers {missing} of {text!r} are not in {source}")
+        rest = rest.replace(text, " ")
+    rest = re.sub(r"`[^`]*`", " ", rest)
+    rest = re.sub(r"\bnotebooks? \d\d(?:\s*[-–]\s*\d\d)?", " ", rest, flags=re.I)  # notebook numbers, not results
+    rest = re.sub(r"^#+ .*$", " ", rest, flags=re.M)
+    for name in NAMES:
+        rest = rest.replace(name, " ")
+    for line in rest.splitlines():
+        if NUMBER.search(line):
+            problems.append(f"unchecked number(s) {NUMBER.findall(line)} in: {line.strip()[:100]}")
+    return problems
+
+
+if __name__ == "__main__":
+    found = check(Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "README.md")
+    print("\n".join(found) or "README results: every number checked against results/")
+    sys.exit(1 if found else 0)
