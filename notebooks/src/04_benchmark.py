@@ -48,8 +48,11 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 # %% [markdown]
 # ## Score every model on every dataset
 #
-# Each model is loaded by name through the model registry (`pearl.models.load_model`) and
-# scored on each task; a phrase shared by two tasks is encoded once.
+# Each model is loaded by name through the model registry (`pearl.models.load_model`). Every
+# distinct phrase of the nine tasks is encoded once, in one pass sorted by token length, and kept
+# in the embedding cache (`pearl.cache`, keyed by a hash of the model's weights): re-running this
+# notebook, or notebooks 05 and 06, on an unchanged model encodes nothing again. Then each
+# task's evaluator runs on the cached vectors.
 
 # %%
 rows = []
