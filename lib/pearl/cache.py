@@ -19,6 +19,11 @@ the explorer, since all of them load models through :func:`pearl.models.load_mod
 >>> fingerprint(model.extra["inner"])[:12]                       # doctest: +SKIP
 '5f0c2c7d9a51'
 
+**Scores** are cached in the same file (:class:`ScoreStore`): a task's result for a model is
+keyed by the model's fingerprint, the task, its size, and a hash of the code and data that
+score it (:func:`scoring_version`: the benchmark package, the encoder and data readers, the
+data checksums). Change any of them and the score is computed again.
+
 What it leaves out: eviction (delete the file to reclaim space: about 1.5 KB per phrase for a
 384-d model) and sharing between machines.
 """
@@ -129,6 +134,72 @@ class EmbeddingStore:
             return 0
         query, args = ("SELECT COUNT(*) FROM vectors WHERE fp = ?", (fp,)) if fp else ("SELECT COUNT(*) FROM vectors", ())
         return int(self.db.execute(query, args).fetchone()[0])
+
+
+def scoring_version() -> str:
+    """sha256 of everything besides the model that decides a benchmark score: the source of
+    :mod:`pearl.benchmark`, :mod:`pearl.encode`, :mod:`pearl.data` and :mod:`pearl.cache`, and
+    the data files' checksums."""
+    from . import data
+
+    root = Path(__file__).resolve().parent
+    h = hashlib.sha256()
+    for path in sorted([*(root / "benchmark").glob("*.py"), root / "encode.py", root / "data.py", Path(__file__)]):
+        h.update(path.name.encode() + path.read_bytes())
+    h.update(json.dumps(data.SHA256, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+class ScoreStore(EmbeddingStore):
+    """Benchmark rows keyed by (model fingerprint, task, size, :func:`scoring_version`)."""
+
+    def __init__(self, path: str | os.PathLike):
+        super().__init__(path)
+        if self.db is not None:
+            try:
+                self.db.execute("CREATE TABLE IF NOT EXISTS scores (key TEXT PRIMARY KEY, row TEXT)")
+                self.db.commit()
+            except sqlite3.Error as err:
+                self._disable(err)
+
+    @staticmethod
+    def key(fp: str, task: str, size: str, version: str) -> str:
+        return hashlib.sha256(json.dumps([fp, task, size, version]).encode()).hexdigest()
+
+    def get_row(self, key: str) -> dict | None:
+        if self.db is None:
+            return None
+        try:
+            found = self.db.execute("SELECT row FROM scores WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error as err:
+            self._disable(err)
+            return None
+        return json.loads(found[0]) if found else None
+
+    def put_row(self, key: str, row: dict) -> None:
+        if self.db is None:
+            return
+        try:
+            with self.db:  # NaN (a task a model cannot do) is kept as JSON's NaN: internal, read back by us
+                self.db.execute("INSERT OR REPLACE INTO scores VALUES (?, ?)", (key, json.dumps(row, default=_plain)))
+        except (sqlite3.Error, TypeError, ValueError) as err:
+            self._disable(err)
+
+
+def _plain(obj):
+    if hasattr(obj, "item"):
+        return obj.item()
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    if isinstance(obj, (set, tuple, Path)):
+        return list(obj) if not isinstance(obj, Path) else str(obj)
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def score_store() -> ScoreStore | None:
+    """The score cache (same file as the vectors), or None when the cache is off."""
+    path = store_path()
+    return ScoreStore(path) if path is not None else None
 
 
 class CachedVectors:

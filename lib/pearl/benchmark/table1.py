@@ -26,7 +26,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import models, paths
-from ..cache import cached
+from ..cache import ScoreStore, cached, fingerprint, score_store, scoring_version
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
 from . import evaluate
@@ -36,54 +36,76 @@ COLUMNS = {name: t.column for name, t in TASKS.items()}
 
 
 def run_model(name: str, model, datasets: Sequence[str] = DATASETS, smoke: bool = False,
-              log: Callable[[str], None] = print, threads: int = 0, size: str | None = None) -> list[dict]:
+              log: Callable[[str], None] = print, threads: int = 0, size: str | None = None,
+              reuse_scores: bool = True) -> list[dict]:
     """Score one model; one row per dataset: model, dataset, score, std, n, seconds, note, details.
 
     ``size`` is ``"full"`` (default), ``"sweep"`` (the sweep suite, noted in every row) or
-    ``"smoke"`` (same as ``smoke=True``); see :mod:`pearl.benchmark.tasks`.
+    ``"smoke"`` (same as ``smoke=True``); see :mod:`pearl.benchmark.tasks`. With
+    ``reuse_scores`` a task whose model, data and scoring code are unchanged since it was last
+    scored is not scored again (:class:`pearl.cache.ScoreStore`; the row says ``score_reused``).
 
     ``threads`` > 0 sets torch's CPU threads for the run. On cores shared with other jobs one
     thread encodes 2-2.5x faster than two (measured, load average ~9 on 2 cores): waiting
     threads spin. On a quiet machine leave it at 0 (torch's default).
     """
     with torch_threads(threads):
-        return _run_model(name, model, datasets, size or ("smoke" if smoke else "full"), log)
+        return _run_model(name, model, datasets, size or ("smoke" if smoke else "full"), log, reuse_scores)
 
 
-def _run_model(name, model, datasets, size, log) -> list[dict]:
-    inputs = {d: task(d).load(size) for d in datasets}
-    encode_s = 0.0
+def _run_model(name, model, datasets, size, log, reuse_scores) -> list[dict]:
     if isinstance(model, Encoder):
+        model = cached(model)
+    scores = score_store() if reuse_scores else None
+    fp = fingerprint(model) if isinstance(model, Encoder) else type(model).__name__
+    version = scoring_version() if scores is not None else ""
+    keys = {d: ScoreStore.key(fp, d, size, version) for d in datasets}
+    reused = {d: row for d in datasets if scores is not None and (row := scores.get_row(keys[d])) is not None}
+    todo = [d for d in datasets if d not in reused]
+    inputs = {d: task(d).load(size) for d in todo}
+    encode_s = 0.0
+    if isinstance(model, Encoder) and todo:
         # every distinct phrase of every task, encoded once in one length-sorted pass (AutoFJ
         # titles are also YAGO distractors); the evaluators then read the cached vectors
-        model = cached(model)
         start = time.perf_counter()
-        encode(model, list(dict.fromkeys(p for d in datasets for p in task(d).texts(inputs[d]))))
+        encode(model, list(dict.fromkeys(p for d in todo for p in task(d).texts(inputs[d]))))
         encode_s = time.perf_counter() - start
         log(f"{name:>24} encoded every phrase once ({encode_s:.1f} s)")
     rows = []
     for dataset in datasets:
-        t0 = time.perf_counter()
-        try:
-            result, info = task(dataset).run(model, inputs=inputs[dataset])
-            note = ""
-        except evaluate.NotApplicable as err:
-            result, info, note = {"score": math.nan}, None, f"n/a: {err}"
-        seconds = time.perf_counter() - t0
-        details = {k: v for k, v in result.items() if k not in ("score", "std")}
-        if size != "full":
-            note = f"{size} size" + (f"; {note}" if note else "")
-        row = {"model": name, "dataset": dataset, "score": result["score"], "std": result.get("std", math.nan),
-               "n": result.get("n"), "seconds": round(seconds, 2), "note": note, "details": details, "size": size}
-        if info is not None:  # retrieval: which dictionary, kept in the tidy table
-            details["dictionary"] = info
-            row.update(dictionary=info["kind"], dictionary_size=result.get("dictionary_size", math.nan),
-                       gold_only_score=result.get("gold_only_score", math.nan))
-        rows.append(row)
-        log(f"{name:>24} {dataset:<14} {result['score']:6.2f}  ({seconds:.1f} s)")
+        if dataset in reused:  # same weights, same data, same scoring code: the same score
+            row = {**reused[dataset], "model": name}
+            row["details"] = {**row["details"], "score_reused": True}
+            rows.append(row)
+            log(f"{name:>24} {dataset:<14} {row['score']:6.2f}  (reused: model, data and scoring code unchanged)")
+            continue
+        rows.append(_score(name, model, dataset, size, inputs[dataset], log))
+        if scores is not None:
+            scores.put_row(keys[dataset], rows[-1])
     if rows:
         rows[0]["details"]["encode_all_s"] = round(encode_s, 2)
     return rows
+
+
+def _score(name, model, dataset, size, inputs, log) -> dict:
+    t0 = time.perf_counter()
+    try:
+        result, info = task(dataset).run(model, inputs=inputs)
+        note = ""
+    except evaluate.NotApplicable as err:
+        result, info, note = {"score": math.nan}, None, f"n/a: {err}"
+    seconds = time.perf_counter() - t0
+    details = {k: v for k, v in result.items() if k not in ("score", "std")}
+    if size != "full":
+        note = f"{size} size" + (f"; {note}" if note else "")
+    row = {"model": name, "dataset": dataset, "score": result["score"], "std": result.get("std", math.nan),
+           "n": result.get("n"), "seconds": round(seconds, 2), "note": note, "details": details, "size": size}
+    if info is not None:  # retrieval: which dictionary, kept in the tidy table
+        details["dictionary"] = info
+        row.update(dictionary=info["kind"], dictionary_size=result.get("dictionary_size", math.nan),
+                   gold_only_score=result.get("gold_only_score", math.nan))
+    log(f"{name:>24} {dataset:<14} {result['score']:6.2f}  ({seconds:.1f} s)")
+    return row
 
 
 # --------------------------------------------------------------------------- tables
