@@ -39,7 +39,7 @@ from typing import Sequence
 
 import numpy as np
 
-from . import paths
+from . import data, paths
 from .encode import Encoder, encode
 
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
@@ -140,8 +140,6 @@ def scoring_version() -> str:
     """sha256 of everything besides the model that decides a benchmark score: the source of
     :mod:`pearl.benchmark`, :mod:`pearl.encode`, :mod:`pearl.data` and :mod:`pearl.cache`, and
     the data files' checksums."""
-    from . import data
-
     root = Path(__file__).resolve().parent
     h = hashlib.sha256()
     for path in sorted([*(root / "benchmark").glob("*.py"), root / "encode.py", root / "data.py", Path(__file__)]):

@@ -36,6 +36,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import Normalize, Pooling, Transformer
 
+    # imported here: st_modules pulls in sentence-transformers, which loading a model for encode() never needs
     from .st_modules import CharConcat, PearlTransformer
 
     path = Path(path)
