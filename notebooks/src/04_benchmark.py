@@ -69,6 +69,8 @@ for name in MODELS + [str(p) for p in pearl_dirs]:
 
 # %%
 table, md = table1.report(rows, [p.name for p in pearl_dirs], update=UPDATE, smoke=SMOKE)
+if not SMOKE:  # each trained folder's model card gets its Table-1 row
+    table1.update_cards(table, pearl_dirs)
 display(Markdown(md))
 
 # %%

@@ -104,3 +104,14 @@ def test_paper_table_matches_readme_average():
 def test_unknown_dataset_names_the_choices():
     with pytest.raises(ValueError, match="ppdb_filtered"):
         table1.run_model("m", None, ["sts"])
+
+
+def test_model_cards_get_their_table1_row(tmp_path):
+    import json
+
+    folder = tmp_path / "pearl-minilm-seed0"
+    folder.mkdir()
+    (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
+    table1.update_cards(table1.tidy(_rows("pearl-minilm-seed0", 61.25)), [folder])
+    card = (folder / "README.md").read_text()
+    assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card

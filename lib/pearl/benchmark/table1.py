@@ -29,6 +29,7 @@ from .. import models, paths
 from ..cache import ScoreStore, cached, fingerprint, score_store, scoring_version
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
+from ..training.export import write_card
 from . import evaluate
 from .tasks import DATASETS, GROUPS, TASKS, task
 
@@ -245,6 +246,14 @@ def report(rows: list[dict], pearl_keys: Sequence[str] = (), backbone: str = "mi
         md = "**SMOKE run: tiny subsets of every dataset; these numbers are not results.**\n\n" + md
     save_table(table, name, markdown=md, latex=latex(table, smoke), smoke=smoke)
     return table, md
+
+
+def update_cards(table, folders: Sequence[Path]) -> None:
+    """Write each trained folder's Table-1 row into its model card (``README.md``)."""
+    for folder in folders:
+        rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
+        if len(rows):
+            write_card(folder, {COLUMNS.get(d, "Avg"): float(rows.get(d, math.nan)) for d in (*DATASETS, "average")})
 
 
 def latex(table, smoke: bool = False) -> str:
