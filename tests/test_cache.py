@@ -151,3 +151,20 @@ def test_scores_are_reused_only_while_model_data_and_code_are_unchanged(tmp_path
     assert not any(r["details"].get("score_reused") for r in table1.run_model("tiny", tiny_encoder(), ["bird"], **quiet))
     fresh = table1.run_model("tiny", tiny_encoder(), ["bird"], reuse_scores=False, **quiet)
     assert not fresh[0]["details"].get("score_reused")
+
+
+def test_the_store_serves_other_threads(tmp_path):
+    """The explorer encodes from its debounce thread: the cache must work there, not switch off."""
+    import threading
+    import warnings
+
+    enc = cached(tiny_encoder(), tmp_path / "e.sqlite")
+    encode(enc, PHRASES[:2])
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        worker = threading.Thread(target=lambda: out.update(v=encode(enc, PHRASES)))
+        worker.start()
+        worker.join()
+    np.testing.assert_array_equal(out["v"], encode(tiny_encoder(), PHRASES))
+    assert enc.extra["vectors"].store.db is not None

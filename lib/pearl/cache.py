@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import warnings
 from pathlib import Path
 from typing import Sequence
@@ -83,9 +84,11 @@ class EmbeddingStore:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.db = None
+        self.lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            db = sqlite3.connect(self.path, timeout=60)
+            # the explorer encodes from its debounce thread: one connection, used under a lock
+            db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
             db.execute("CREATE TABLE IF NOT EXISTS vectors (fp TEXT, text TEXT, vec BLOB, PRIMARY KEY (fp, text))"
                        " WITHOUT ROWID")
@@ -107,8 +110,9 @@ class EmbeddingStore:
         try:
             for start in range(0, len(texts), CHUNK):
                 part = texts[start : start + CHUNK]
-                rows = self.db.execute(f"SELECT text, vec FROM vectors WHERE fp = ? AND text IN "
-                                       f"({','.join('?' * len(part))})", (fp, *part))
+                with self.lock:
+                    rows = self.db.execute(f"SELECT text, vec FROM vectors WHERE fp = ? AND text IN "
+                                           f"({','.join('?' * len(part))})", (fp, *part)).fetchall()
                 for text, blob in rows:
                     if len(blob) == 4 * dim:
                         found[text] = np.frombuffer(blob, dtype=np.float32)
@@ -123,7 +127,7 @@ class EmbeddingStore:
             return
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         try:
-            with self.db:
+            with self.lock, self.db:
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
                                     ((fp, t, v.tobytes()) for t, v in zip(texts, vectors)))
         except sqlite3.Error as err:
@@ -168,7 +172,8 @@ class ScoreStore(EmbeddingStore):
         if self.db is None:
             return None
         try:
-            found = self.db.execute("SELECT row FROM scores WHERE key = ?", (key,)).fetchone()
+            with self.lock:
+                found = self.db.execute("SELECT row FROM scores WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error as err:
             self._disable(err)
             return None
@@ -178,7 +183,7 @@ class ScoreStore(EmbeddingStore):
         if self.db is None:
             return
         try:
-            with self.db:  # NaN (a task a model cannot do) is kept as JSON's NaN: internal, read back by us
+            with self.lock, self.db:  # NaN (a task a model cannot do) is kept as JSON's NaN: internal, read back by us
                 self.db.execute("INSERT OR REPLACE INTO scores VALUES (?, ?)", (key, json.dumps(row, default=_plain)))
         except (sqlite3.Error, TypeError, ValueError) as err:
             self._disable(err)

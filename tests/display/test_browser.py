@@ -23,11 +23,14 @@ import pytest
 
 pytestmark = pytest.mark.browser
 
+from pearl.models import label as model_label
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]
-RANKING = 'table.pearl-ranking[data-model="minilm"] .pearl-candidate'
+# the explorer labels models as Table 1 does (pearl.models.label)
+RANKING = f'table.pearl-ranking[data-model="{model_label("minilm")}"] .pearl-candidate'
 CANDIDATES = ["aspirin", "Eiffel Tower", "New York Post", "nytimes.com"]
 QUERY = "Paris landmark"
 
