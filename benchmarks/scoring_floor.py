@@ -114,6 +114,24 @@ def exact_passes(name: str, tmp: Path, floor: float | None, log) -> dict:
     return out
 
 
+def compare_with_table1(record: dict, model: str, pearl: str | None, table: str = "results/table1.csv") -> dict:
+    """Largest |score difference| between this run's exact passes and the committed Table 1."""
+    import pandas as pd
+
+    committed = pd.read_csv(table)
+    runs = {model: record["exact"]["scores"]}
+    if pearl and "pearl_exact" in record:
+        runs[Path(pearl).name] = record["pearl_exact"]["scores"]
+    out = {}
+    for name, scores in runs.items():
+        old = committed[committed["model"] == name].set_index("dataset")["score"]
+        diffs = {d: abs(s - old[d]) for d, s in scores.items() if d in old and s == s}
+        if diffs:
+            where = max(diffs, key=diffs.get)
+            out[name] = {"max_abs": round(diffs[where], 3), "where": TASKS[where].column, "per_dataset": diffs}
+    return out
+
+
 def groups(scores: dict) -> dict:
     out = {g: float(np.mean([scores[d] for d in names])) for g, names in GROUPS.items()}
     out["table1_average"] = float(np.mean([scores[d] for d in DATASETS]))
@@ -126,9 +144,16 @@ def main() -> None:
     ap.add_argument("--pearl", help="a trained PEARL folder to score exact and sweep as well")
     ap.add_argument("--out", default="results/benchmarks/scoring_floor.json")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--only", choices=("all", "exact"), default="all",
-                    help="'exact': only the cold and warm exact passes, merged into --out")
+    ap.add_argument("--only", choices=("all", "exact", "compare"), default="all",
+                    help="'exact': only the cold and warm exact passes, merged into --out; "
+                         "'compare': only the comparison of --out's exact scores with results/table1.csv")
     args = ap.parse_args()
+    if args.only == "compare":
+        record = json.loads(Path(args.out).read_text())
+        record["table1_unchanged"] = compare_with_table1(record, args.model, args.pearl)
+        write_atomic(args.out, json.dumps(record, indent=2) + "\n")
+        print(json.dumps(record["table1_unchanged"]))
+        return
     torch.set_num_threads(args.threads)
     log = lambda msg: print(msg, flush=True)  # noqa: E731
     record = {"hardware": hardware(), "git_sha": git_sha(), "load_average_start": os.getloadavg()}
@@ -173,6 +198,7 @@ def main() -> None:
                 math.copysign(1, b["groups_sweep"][g] - a["groups_sweep"][g]) for g in a["groups_exact"]}
         record["sweep_same_sign_of_pearl_minus_backbone"] = same
         log(f"same sign of PEARL − {args.model} per group, sweep vs exact: {same}")
+    record["table1_unchanged"] = compare_with_table1(record, args.model, args.pearl)
     record["load_average_end"] = os.getloadavg()
     write_atomic(args.out, json.dumps(record, indent=2) + "\n")
     log(f"wrote {args.out}")
