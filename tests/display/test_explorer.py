@@ -189,3 +189,23 @@ def test_a_failing_update_is_shown_not_swallowed(minilm):
     app = Explorer({"minilm": minilm}, "", CANDIDATES, augment=broken, debounce_s=0)  # empty query: no variants
     app.query.value = "painkiller"
     assert "augmentation tables are corrupt" in app.status.value
+
+
+def test_keystrokes_bypass_the_disk_cache(tmp_path):
+    """A query typed into the explorer is encoded by the model itself: never written to the on-disk
+    cache, and forgotten by keep_only, so a timed cold query really is cold."""
+    from _tiny import tiny_backbone
+
+    from pearl.cache import cached
+    from pearl.display.similarity import EmbeddingCache
+    from pearl.encode import Encoder
+
+    backbone, tok = tiny_backbone(dropout=0.0)
+    model = cached(Encoder(name="tiny", dim=32, model=backbone.eval(), tokenizer=tok, max_length=32),
+                   tmp_path / "e.sqlite")
+    cache = EmbeddingCache(model)
+    first = cache(["The New York Times", "NYTimes"])
+    cache.keep_only([])
+    np.testing.assert_array_equal(cache(["The New York Times", "NYTimes"]), first)
+    assert model.extra["vectors"].encoded == 0 and model.extra["vectors"].store.count() == 0
+    assert cache.misses == 4

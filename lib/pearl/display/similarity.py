@@ -27,6 +27,10 @@ class EmbeddingCache:
 
     def __init__(self, model: Encoder, maxsize: int = 50_000):
         self.model, self.maxsize = model, maxsize
+        # what a keystroke brings is encoded by the model itself, not through the on-disk cache
+        # (pearl.cache) a loaded model may sit behind: that would write every typed prefix to
+        # disk, keep it in memory past this LRU's bound, and make "cold" latencies warm
+        self.encoder = model.extra.get("inner", model)
         self._vecs: OrderedDict[str, np.ndarray] = OrderedDict()
         self.hits = self.misses = 0
 
@@ -38,7 +42,7 @@ class EmbeddingCache:
         if missing:
             small = self.model.device == "cpu" and len(missing) <= SMALL_BATCH
             with torch_threads(1 if small else 0):
-                vecs = encode(self.model, missing)
+                vecs = encode(self.encoder, missing)
             for p, v in zip(missing, vecs):
                 self._vecs[p] = v
         out = np.stack([self._vecs[p] for p in phrases]) if phrases else np.zeros((0, self.model.dim), np.float32)
