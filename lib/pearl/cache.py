@@ -42,6 +42,7 @@ import numpy as np
 
 from . import data, paths
 from .encode import Encoder, encode
+from .provenance import jsonable
 
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
 CHUNK = 900  # SQLite's default limit on bound parameters is 999
@@ -184,19 +185,9 @@ class ScoreStore(EmbeddingStore):
             return
         try:
             with self.lock, self.db:  # NaN (a task a model cannot do) is kept as JSON's NaN: internal, read back by us
-                self.db.execute("INSERT OR REPLACE INTO scores VALUES (?, ?)", (key, json.dumps(row, default=_plain)))
+                self.db.execute("INSERT OR REPLACE INTO scores VALUES (?, ?)", (key, json.dumps(row, default=jsonable)))
         except (sqlite3.Error, TypeError, ValueError) as err:
             self._disable(err)
-
-
-def _plain(obj):
-    if hasattr(obj, "item"):
-        return obj.item()
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    if isinstance(obj, (set, tuple, Path)):
-        return list(obj) if not isinstance(obj, Path) else str(obj)
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
 def score_store() -> ScoreStore | None:

@@ -142,8 +142,9 @@ def mean_pool(hidden, mask):
     return (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
 
 
-#: tokens per batch (rows x padded width): big enough that the encoder's matrix products run near
-#: the CPU's sustained rate, small enough to stay in cache (benchmarks/scoring_floor.py measures it)
+#: tokens per batch (rows x padded width), so that short phrases come in large batches and the
+#: matrix products are not tiny; benchmarks/scoring_floor.py measures encoding at the CPU budget
+#: against its FLOP floor (about 1.9x). The GPU budget is a guess, not measured.
 TOKENS_PER_BATCH = {"cpu": 8192, "default": 65536}
 
 

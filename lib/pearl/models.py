@@ -92,9 +92,10 @@ def parse_folder_name(name: str) -> dict | None:
     return None if m is None else {**m.groupdict(), "seed": int(m.group("seed"))}
 
 
-def trained_folders(pattern: str = "pearl-minilm-seed*") -> list[Path]:
+def trained_folders(pattern: str | None = None) -> list[Path]:
     """Trained model folders under ``models/`` matching ``pattern`` (those holding ``pearl.json``), sorted.
-    The default is the full PEARL recipe on MiniLM; ablation variants have their own names."""
+    The default is every seed of the full PEARL recipe on MiniLM; ablation variants have their own names."""
+    pattern = pattern or folder_name("pearl", "minilm", "*")
     return sorted(p for p in paths.models_dir().glob(pattern) if (p / "pearl.json").is_file())
 
 

@@ -231,7 +231,7 @@ def _finite(obj, path: str, found: dict):
 def dumps_strict(obj, **kwargs) -> str:
     """``json.dumps`` that refuses NaN and Infinity (``ValueError``) and writes numpy scalars,
     paths, sets and tuples as plain JSON."""
-    return json.dumps(obj, allow_nan=False, default=_jsonable, **kwargs)
+    return json.dumps(obj, allow_nan=False, default=jsonable, **kwargs)
 
 
 def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
@@ -239,9 +239,12 @@ def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
     return write_atomic(path, dumps_strict(obj, indent=indent, **kwargs) + "\n")
 
 
-def _jsonable(obj):
-    if hasattr(obj, "item"):
+def jsonable(obj):
+    """JSON for what ``json`` cannot write itself: numpy/torch scalars and arrays, paths, sets, tuples."""
+    if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:
         return obj.item()
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
     if isinstance(obj, Path):
         return str(obj)
     if isinstance(obj, (set, tuple)):

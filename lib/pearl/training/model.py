@@ -37,6 +37,15 @@ class PearlOutput:
     type_logits: torch.Tensor | None  # (batch, num_labels) or None without the head
 
 
+def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: float) -> torch.Tensor:
+    """The PEARL embedding ``[p/|p| ; w c/|c|]`` (the phrase part alone without a character part);
+    :class:`pearl.training.st_modules.CharConcat` builds the same vector in sentence-transformers."""
+    parts = [F.normalize(phrase.float(), dim=-1)]
+    if chars is not None:
+        parts.append(char_weight * F.normalize(chars.float(), dim=-1))
+    return torch.cat(parts, dim=-1)
+
+
 class PearlModel(nn.Module):
     """Backbone + optional character encoder + optional phrase-type head."""
 
@@ -63,12 +72,12 @@ class PearlModel(nn.Module):
         in a training batch range from 1 to ~12 word pieces, so one padded block wastes much).
         """
         pooled = self._phrase_vectors(input_ids, attention_mask, token_type_ids, buckets)
-        parts = [F.normalize(pooled.float(), dim=-1)]
+        chars = None
         if self.char_encoder is not None:
             if char_ids is None:
                 raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.char_encoder.char_ids)")
-            parts.append(self.char_weight * F.normalize(self.char_encoder(char_ids).float(), dim=-1))
-        embedding = torch.cat(parts, dim=-1)
+            chars = self.char_encoder(char_ids)
+        embedding = join_parts(pooled, chars, self.char_weight)
         logits = self.type_head(embedding) if self.type_head is not None else None
         return PearlOutput(embedding, logits)
 

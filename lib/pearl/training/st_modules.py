@@ -17,12 +17,11 @@ from __future__ import annotations
 
 from typing import Any
 
-import torch
 from sentence_transformers.base.modules.module import Module
 from sentence_transformers.base.modules.transformer import Transformer
-from torch.nn import functional as F
 
 from .char_encoder import CharEncoder, char_ids
+from .model import join_parts
 
 
 class PearlTransformer(Transformer):
@@ -52,9 +51,8 @@ class CharConcat(Module):
         return module
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
-        phrase = F.normalize(features["sentence_embedding"].float(), dim=-1)
-        char = F.normalize(self.char_encoder(features["char_ids"]).float(), dim=-1)
-        features["sentence_embedding"] = torch.cat([phrase, self.char_weight * char], dim=-1)
+        features["sentence_embedding"] = join_parts(features["sentence_embedding"],
+                                                    self.char_encoder(features["char_ids"]), self.char_weight)
         return features
 
     def get_sentence_embedding_dimension(self) -> int:
