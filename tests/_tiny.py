@@ -16,6 +16,9 @@ def tiny_backbone(seed: int = 0, dropout: float = 0.1):
     return BertModel(config, add_pooling_layer=False), tokenizer
 
 
+#: a TrainConfig for the tiny model: seconds per run, every component on
+CFG = dict(batch_size=8, lr=1e-3, char_dim=16, char_distill_steps=5, char_distill_vocab=64, epochs=2)
+
 LABELS = ["NP-ORG", "NP-PERSON", "NP-GPE", "VP"]
 WORDS = "new york times paris city green tree run fast bank river old man small house".split()
 

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
-
 from pearl.models import label as model_label
+
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")

@@ -3,6 +3,7 @@ choice (delete the folder, or resume from the last good checkpoint); the last tw
 import pytest
 import torch
 from _tiny import (
+    CFG,
     LABELS,
     swap_augmenter,
     tiny_backbone,
@@ -12,8 +13,6 @@ from _tiny import (
 from pearl.training import checkpoint
 from pearl.training.checkpoint import CheckpointError
 from pearl.training.train import TrainConfig, train
-
-CFG = dict(batch_size=8, lr=1e-3, char_dim=16, char_distill_steps=5, char_distill_vocab=64, epochs=2)
 
 
 def _run(run_dir, steps=6, stop_at=None, **kw):

@@ -8,6 +8,7 @@ import pytest
 import torch
 import torch.multiprocessing as mp
 from _tiny import (
+    CFG,
     LABELS,
     swap_augmenter,
     tiny_backbone,
@@ -15,8 +16,6 @@ from _tiny import (
     tiny_hard_negatives,
 )
 from pearl.training.train import TrainConfig, average_weights, compute_loss, train
-
-CFG = dict(batch_size=8, lr=1e-3, char_dim=16, char_distill_steps=5, char_distill_vocab=64, epochs=2)
 
 
 def _run(tmp, steps, stop_at=None, **kw):
