@@ -47,7 +47,8 @@ LABELS = {
     "glove": "GloVe 6B 50-d (stand-in for the paper's 300-d)",
     "minilm": "all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
 }
-_BACKBONE_NAMES = {"minilm": "MiniLM"}
+_BACKBONE_NAMES = {"minilm": "MiniLM", "minilm.l2": "MiniLM first 2 of 6 layers",
+                   "minilm.l0": "MiniLM token embeddings, 0 layers"}
 #: display names of the training methods (objectives of :mod:`pearl.training.train`)
 METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrasebert": "Phrase-BERT", "pause": "PAUSE"}
 _FOLDER = re.compile(r"^(?P<method>[a-z0-9]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
@@ -122,6 +123,11 @@ def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | N
     name = METHODS.get(method, method) + (f" {variant}" if variant else "")
     backbone = _BACKBONE_NAMES.get(short, short)
     return f"{name} (ours, {backbone} backbone)" if method == "pearl" and not variant else f"{name} ({backbone} backbone)"
+
+
+def backbone_label(backbone: str) -> str:
+    """Display name of a backbone (``"minilm.l2"`` -> ``"MiniLM first 2 of 6 layers"``; hub ids as they are)."""
+    return _BACKBONE_NAMES.get(backbone_short(backbone), str(backbone))
 
 
 def resolve(name_or_path: str | os.PathLike) -> str:

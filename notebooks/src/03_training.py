@@ -62,21 +62,21 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-import dataclasses
-
 import pandas as pd
 
 from pearl.display.data_figures import plot_training_loss
-from pearl.models import folder_name
-from pearl.paths import models_dir
+from pearl.experiments.runner import Recipe, run_log, run_summary, train_models
 from pearl.provenance import Run, save_figure
-from pearl.training.recipe import augmenter_factory, config_for, load_training_data, summarise_run, train_and_export
+from pearl.training.recipe import config_for, load_training_data
 
 profile = "smoke" if SMOKE else PROFILE
 seeds = SEEDS[:1] if SMOKE else SEEDS
-cfg, data_options = config_for(profile, backbone=BACKBONE, steps=STEPS, batch_size=BATCH_SIZE, lr=LR,
-                               device=DEVICE, hard_negatives=HARD_NEGATIVES, use_type_head=TYPE_HEAD,
-                               use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE, max_phrases=MAX_PHRASES)
+settings = dict(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
+                use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
+                max_phrases=MAX_PHRASES)
+recipe = Recipe(name=VARIANT, backbone=BACKBONE, config={k: v for k, v in settings.items() if v is not None},
+                augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
+cfg, data_options = config_for(profile, backbone=BACKBONE, **recipe.config)
 params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, VARIANT=VARIANT, data=data_options,
               CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=vars(cfg))
 run = Run("03_training", params)
@@ -87,25 +87,26 @@ cfg
 
 # %%
 with run.timer("load_data"):
-    corpus, hard_negatives, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data_options)
-    augmenter = augmenter_factory(CHAR_AUG, TOKEN_AUG, PHRASE_AUG, tables)
+    corpus, hard_negatives, tables = load_training_data(hard_negatives=True, **data_options)
 pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
            "phrases with hard negatives": sum(p in (hard_negatives or {}) for p, _ in corpus),
            "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr})
 
 # %% [markdown]
 # ## Train one model per seed, export it
+#
+# `train_models` (`pearl.experiments.runner`) trains each seed and exports it to its folder;
+# a folder already trained by the same recipe on the same corpus is reused, and a run that
+# was killed resumes from its last checkpoint. The ablation, backbone and hyper-parameter
+# notebooks (08–10) train through the same call, so they reuse these models.
 
 # %%
-results, logs = [], []
-for seed in seeds:
-    name = folder_name("pearl", BACKBONE, seed, VARIANT or None)
-    res = train_and_export(dataclasses.replace(cfg, seed=seed), corpus, hard_negatives, augmenter,
-                           models_dir(name), run_dir=models_dir("runs", name))
-    run.time(f"train_seed{seed}", res.seconds)
-    logs.append(pd.DataFrame(res.log).assign(seed=seed))
-    results.append(summarise_run(res, seed, models_dir(name), cfg.batch_size))
-summary = pd.DataFrame(results)
+with run.timer("train"):
+    folders = train_models([recipe], seeds, profile=profile)[recipe.name]
+summary = pd.DataFrame([run_summary(folder, seed) for folder, seed in zip(folders, seeds)])
+logs = [run_log(folder).assign(seed=seed) for folder, seed in zip(folders, seeds)]
+for row in summary.itertuples():
+    run.time(f"train_seed{row.seed}", row.train_s)
 summary
 
 # %% [markdown]
@@ -117,5 +118,5 @@ fig = plot_training_loss(pd.concat(logs))
 save_figure(fig, "training_loss", formats=("png",), smoke=SMOKE)
 
 # %%
-path = run.save(metrics={"models": results, "mean_train_s": float(summary["train_s"].mean())})
+path = run.save(metrics={"models": summary.to_dict("records"), "mean_train_s": float(summary["train_s"].mean())})
 print("wrote", path)

@@ -78,32 +78,25 @@ def load_training_data(max_phrases: int | None = None, hard_negatives: bool = Tr
     that many phrases (same seed, same subset).
     """
     corpus = read_corpus()
-    negs = read_hard_negatives() if hard_negatives else None
-    if anchors_only and negs is not None:
+    # read even without hard negatives when they choose the anchors: an ablation without hard
+    # negatives must train on the same phrases as the full recipe
+    negs = read_hard_negatives() if hard_negatives or anchors_only else None
+    if anchors_only:
         corpus = [row for row in corpus if negs.get(row[0])]
     if max_phrases and len(corpus) > max_phrases:
         keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
         corpus = [corpus[i] for i in sorted(keep)]
-    return corpus, negs, load_tables()
+    return corpus, negs if hard_negatives else None, load_tables()
 
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
-                     run_dir: str | Path | None = None, progress: bool = True) -> TrainResult:
+                     run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None) -> TrainResult:
     """Train one model and export it to ``out_dir`` (a folder ``pearl.encode.load_model`` reads)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
-                  "train_phrases": len(corpus)})
+                  "train_phrases": len(corpus), **(extra or {})})
     return result
-
-
-def summarise_run(result: TrainResult, seed: int, folder: str | Path, batch_size: int) -> dict:
-    """One row of notebook 03's summary: steps, time, throughput, first and last (20-step mean) loss."""
-    losses = [row["loss"] for row in result.log]
-    return {"seed": seed, "folder": str(folder), "steps": result.steps, "train_s": round(result.seconds, 1),
-            "phrases_per_s": round(result.steps * batch_size / max(result.seconds, 1e-9), 1),
-            "first_loss": round(losses[0], 3) if losses else None,
-            "last_loss": round(float(np.mean(losses[-20:])), 3) if losses else None}
 
 
 def main(argv=None) -> None:

@@ -1,0 +1,56 @@
+"""Backbones for Table 4 (the paper §5.4: original encoder vs the same encoder + PEARL).
+
+The paper compares BERT, RoBERTa, ALBERT, SpanBERT, LUKE and E5 (:data:`PAPER_BACKBONES`):
+the same code runs them by name on a connected machine (mean pooling over any Hugging Face
+encoder). Offline, the backbones are MiniLM and two weaker encoders cut from it
+(:data:`OFFLINE_BACKBONES`), so that the paper's point, that weaker encoders gain most from
+PEARL, can be checked here:
+
+- ``minilm.l2``: MiniLM's first 2 of its 6 transformer layers (a shallower contextual encoder);
+- ``minilm.l0``: MiniLM with no transformer layer: its token embeddings (plus position
+  embeddings and layer norm), mean-pooled: a static bag-of-words encoder that training can
+  still move.
+
+Both are ordinary Hugging Face folders written under ``models/`` (:func:`truncated_minilm`),
+so training, export and scoring take them like any other backbone.
+"""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from .. import models, paths
+
+PAPER_BACKBONES = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
+                   "studio-ousia/luke-base", "intfloat/e5-small-v2", "intfloat/e5-base-v2")
+#: folder name -> layers of MiniLM kept (None: the whole model, by its alias)
+OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0}
+
+
+def truncated_minilm(layers: int) -> Path:
+    """``models/minilm.l<layers>``: MiniLM's first ``layers`` transformer layers (written once)."""
+    from transformers import AutoModel, AutoTokenizer
+
+    if not 0 <= layers < 6:
+        raise ValueError(f"MiniLM has 6 layers; keep 0 to 5, not {layers}")
+    folder = paths.models_dir(f"minilm.l{layers}")
+    if (folder / "config.json").is_file():
+        return folder
+    source = models.default_backbone_path()
+    model = AutoModel.from_pretrained(source)
+    model.encoder.layer = model.encoder.layer[:layers]
+    model.config.num_hidden_layers = layers
+    tmp = folder.with_name(folder.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    model.save_pretrained(tmp)
+    AutoTokenizer.from_pretrained(source).save_pretrained(tmp)
+    tmp.rename(folder)  # whole folder or none: a killed run never leaves half a backbone
+    return folder
+
+
+def backbone(name: str) -> str:
+    """The name or folder to train from for a Table-4 backbone (offline ones built on first use)."""
+    if name in OFFLINE_BACKBONES:
+        layers = OFFLINE_BACKBONES[name]
+        return name if layers is None else str(truncated_minilm(layers))
+    return name  # a hub id: needs a connected machine

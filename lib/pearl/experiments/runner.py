@@ -1,0 +1,199 @@
+"""Train-or-reuse and score many models: the engine of the experiment notebooks.
+
+A :class:`Recipe` is a training recipe with a name (the ``variant`` of its folder names,
+:func:`pearl.models.folder_name`): the training profile's :class:`~pearl.training.train.TrainConfig`
+plus overrides, the augmentation levels' weights and the share of training phrases used.
+
+- :func:`train_models` trains every (recipe, seed) whose folder is missing or was written by
+  another recipe, and reuses the rest: a killed batch run, started again, retrains only what
+  it had not finished (and a run that was interrupted mid-training resumes from its
+  checkpoint, :mod:`pearl.training.checkpoint`). The recipe's key (config, augmentation,
+  data options and the digests of the training files) is stored in the folder's
+  ``pearl.json``, so a rebuilt corpus or a changed setting retrains.
+- :func:`score_models` scores folders on the sweep suite (or full), through Table 1's scorer:
+  every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`).
+
+What it leaves out: tables and figures (:mod:`pearl.experiments.tables`).
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+
+from .. import models, paths
+from ..data import sha256
+from ..provenance import write_json
+
+#: the paper's ablations (Table 3): the full recipe less one part each
+ABLATIONS = {
+    "no-phrase-aug": dict(augment=(1.0, 1.0, 0.0)),
+    "no-entity-type": dict(config={"use_type_head": False}),
+    "no-token-aug": dict(augment=(1.0, 0.0, 1.0)),
+    "no-hard-negatives": dict(config={"hard_negatives": 0}),
+    "no-char-encoder": dict(config={"use_char": False}),
+    "no-char-aug": dict(augment=(0.0, 1.0, 1.0)),
+}
+
+#: the rows of the paper's Table 3
+ABLATION_LABELS = {"": "PEARL (full recipe)", "no-phrase-aug": "− phrase augmentation", "no-entity-type": "− entity type",
+                   "no-token-aug": "− token augmentation", "no-hard-negatives": "− hard negatives",
+                   "no-char-encoder": "− character encoder", "no-char-aug": "− character augmentation"}
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One training recipe; ``name`` is the folder-name variant ("" = the full PEARL recipe)."""
+    name: str = ""
+    method: str = "pearl"
+    backbone: str = "minilm"
+    config: dict = field(default_factory=dict)  # TrainConfig overrides of the profile
+    augment: tuple = (1.0, 1.0, 1.0)  # char, token, phrase augmentation weights (0 = level off)
+    phrase_share: float = 1.0  # share of the profile's training phrases (the paper's Table 4: 0.3)
+
+    def folder(self, seed: int) -> Path:
+        return paths.models_dir(models.folder_name(self.method, self.backbone, seed, self.name or None))
+
+    def label(self) -> str:
+        return models.mean_label(self.method, self.backbone, self.name or None)
+
+
+def ablation(name: str) -> Recipe:
+    """The Table-3 recipe ``name`` (a key of :data:`ABLATIONS`, or "" for the full recipe)."""
+    if name and name not in ABLATIONS:
+        raise ValueError(f"unknown ablation {name!r}; choose from {', '.join(ABLATIONS)}")
+    return Recipe(name=name, **ABLATIONS.get(name, {}))
+
+
+def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
+    """A Figure-5 point; the full recipe's settings and the no-hard-negatives ablation keep
+    their own names, so their models are shared with notebooks 03 and 08."""
+    from ..training.recipe import PROFILES
+
+    if lr == PROFILES["cpu"]["lr"] and hard_negatives == 2:
+        return ablation("")
+    if lr == PROFILES["cpu"]["lr"] and hard_negatives == 0:
+        return ablation("no-hard-negatives")
+    tag = (f"lr{lr:.0e}".replace("e-0", "e-") if lr != PROFILES["cpu"]["lr"] else "") + \
+        (f"hn{hard_negatives}" if hard_negatives != 2 else "")
+    return Recipe(name=tag, config={"lr": lr, "hard_negatives": hard_negatives})
+
+
+def _training_files() -> dict:
+    """Digests of the files a training run reads (a rebuilt corpus means new models)."""
+    files = {"corpus": paths.derived_dir("phrases.tsv"), "hard_negatives": paths.derived_dir("hard_negatives.json")}
+    return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
+
+
+#: settings that change how fast a model trains, not what it learns
+_NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every"}
+
+
+def _config_key(cfg) -> dict:
+    """The TrainConfig fields that differ from their defaults: a field added later with a
+    default (a new objective's setting) does not make every trained model stale."""
+    default = dataclasses.asdict(type(cfg)())
+    return {k: v for k, v in dataclasses.asdict(cfg).items()
+            if k not in _NOT_KEY and (k not in default or v != default[k])}
+
+
+def recipe_key(recipe: Recipe, cfg, data: dict) -> dict:
+    """What decides a trained model: reused only when every part of this is the same."""
+    return {"train_config": _config_key(cfg), "augment": list(recipe.augment), "data": data,
+            "phrase_share": recipe.phrase_share, "method": recipe.method, "files": _training_files()}
+
+
+def _stored_key(folder: Path) -> dict | None:
+    info = folder / "pearl.json"
+    return json.loads(info.read_text()).get("recipe") if info.is_file() else None
+
+
+def _subset(corpus: list, share: float) -> list:
+    """A fixed share of the phrases (seed 0 for every training seed: the data do not vary with it)."""
+    if not 0 < share <= 1:
+        raise ValueError(f"phrase_share must be in (0, 1], got {share}")
+    if share == 1:
+        return corpus
+    keep = np.random.default_rng(0).choice(len(corpus), max(1, round(share * len(corpus))), replace=False)
+    return [corpus[i] for i in sorted(keep)]
+
+
+def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
+                 log: Callable[[str], None] = print, progress: bool = False, **overrides) -> dict[str, list[Path]]:
+    """Train (or reuse) every recipe x seed; ``{recipe name: [folder per seed]}``.
+
+    ``overrides`` apply to every recipe's TrainConfig (e.g. ``device``); :func:`run_summary`
+    reads what each folder's training did.
+    """
+    from ..training.recipe import augmenter_factory, config_for, load_training_data, train_and_export
+
+    out, loaded = {}, {}
+    for recipe in recipes:
+        cfg, data = config_for(profile, backbone=recipe.backbone, objective=recipe.method,
+                               **{**overrides, **recipe.config})
+        out[recipe.name] = []
+        for seed in seeds:
+            cfg_s = dataclasses.replace(cfg, seed=seed)
+            folder = recipe.folder(seed)
+            key = recipe_key(recipe, cfg_s, data)
+            out[recipe.name].append(folder)
+            if _stored_key(folder) == key:
+                log(f"reuse {folder.name}")
+                continue
+            run_dir = paths.models_dir("runs", folder.name)
+            marker = run_dir / "recipe.json"
+            if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
+                shutil.rmtree(run_dir)  # checkpoints of another recipe: start afresh
+            run_dir.mkdir(parents=True, exist_ok=True)
+            write_json(marker, key)
+            data_key = json.dumps(data, sort_keys=True)
+            if data_key not in loaded:  # hard negatives are always read: they choose the anchors
+                loaded[data_key] = load_training_data(hard_negatives=True, **data)
+            corpus, negs, tables = loaded[data_key]
+            augmenter = augmenter_factory(*recipe.augment, tables=tables)
+            log(f"train {folder.name} ({profile} profile)")
+            train_and_export(cfg_s, _subset(corpus, recipe.phrase_share), negs if cfg_s.hard_negatives else None,
+                                   augmenter, folder, run_dir=run_dir, progress=progress, extra={"recipe": key})
+    return out
+
+
+def run_log(folder: str | Path):
+    """The training log (step, loss parts, lr) of a trained folder, from its run directory."""
+    import pandas as pd
+
+    return pd.read_csv(paths.models_dir("runs", Path(folder).name, "log.csv"))
+
+
+def run_summary(folder: str | Path, seed: int) -> dict:
+    """One row per trained folder: steps, training seconds, phrases/s, first and last (20-step mean) loss."""
+    info = json.loads((Path(folder) / "pearl.json").read_text())
+    log = run_log(folder)
+    steps, seconds = len(log), info.get("train_seconds", float("nan"))
+    batch = info["train_config"]["batch_size"]
+    return {"seed": seed, "folder": str(folder), "steps": steps, "train_s": seconds,
+            "phrases_per_s": round(steps * batch / max(seconds, 1e-9), 1),
+            "first_loss": round(float(log["loss"].iloc[0]), 3),
+            "last_loss": round(float(log["loss"].tail(20).mean()), 3)}
+
+
+def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", datasets: Sequence[str] | None = None,
+                 log: Callable[[str], None] = print, threads: int = 0):
+    """Tidy scores (one row per model x dataset, plus ``average``) of ``{group label: [model]}``;
+    column ``group`` holds the label (a recipe's or a baseline's), ``model`` the folder's label."""
+    import pandas as pd
+
+    from ..benchmark.table1 import run_model, tidy
+    from ..benchmark.tasks import DATASETS
+
+    frames = []
+    for group, names in folders.items():
+        for name in names:
+            label = models.label(name)
+            rows = run_model(label, models.load_model(name), datasets or DATASETS, size=size, log=log, threads=threads)
+            frames.append(tidy(rows).assign(group=group, folder=str(name)))
+    return pd.concat(frames, ignore_index=True)

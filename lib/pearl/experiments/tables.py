@@ -1,0 +1,128 @@
+"""Tables of the experiments: seeds pooled per recipe, differences against a reference recipe,
+and whether each difference exceeds the seed noise.
+
+- :func:`group_frame`: one row per trained model, the five task groups and their average
+  (the columns of the paper's Tables 3 and 4), with the recipe it belongs to;
+- :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
+  reference recipe, a two-sample t-test over seeds (equal variances: the pooled seed std)
+  and an arrow (↑ / ↓) that is starred when p < 0.05;
+- :func:`wide_markdown` / :func:`wide_latex`: the paper's layout, one row per recipe.
+
+What it leaves out: training and scoring (:mod:`pearl.experiments.runner`).
+
+>>> import pandas as pd
+>>> g = pd.DataFrame({"recipe": ["full"] * 3 + ["-x"] * 3, "average": [60, 61, 62, 55, 56, 57.0]})
+>>> row = compare(g, "full", columns=["average"]).query("recipe == '-x'").iloc[0]
+>>> float(row["delta"]), row["arrow"], round(float(row["p"]), 4)  # t = 5 / (1 * sqrt(2/3)) = 6.12, 4 dof
+(-5.0, '↓*', 0.0036)
+"""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from ..benchmark.tasks import GROUPS
+
+COLUMNS = [*GROUPS, "average"]
+ALPHA = 0.05
+
+
+def group_frame(scores):
+    """One row per model of :func:`pearl.experiments.runner.score_models`' frame: recipe
+    (its ``group`` column), model, the five group means and their average."""
+    import pandas as pd
+
+    from ..benchmark.table1 import group_scores
+
+    rows = []
+    for (recipe, model), sub in scores.groupby(["group", "model"], sort=False):
+        g = group_scores(sub).iloc[0].to_dict()
+        rows.append({"recipe": recipe, "model": model, **g})
+    return pd.DataFrame(rows)
+
+
+def compare(groups, reference: str, columns: Sequence[str] = COLUMNS):
+    """Tidy comparison of every recipe with ``reference`` (see the module docstring)."""
+    import pandas as pd
+    from scipy import stats
+
+    if reference not in set(groups["recipe"]):
+        raise ValueError(f"reference recipe {reference!r} has no scores; recipes: {sorted(set(groups['recipe']))}")
+    ref = groups[groups["recipe"] == reference]
+    out = []
+    for recipe, sub in groups.groupby("recipe", sort=False):
+        for col in columns:
+            x, r = sub[col].to_numpy(float), ref[col].to_numpy(float)
+            row = {"recipe": recipe, "column": col, "mean": x.mean(), "std": x.std(ddof=1) if len(x) > 1 else math.nan,
+                   "n": len(x), "delta": math.nan, "p": math.nan, "arrow": ""}
+            if recipe != reference:
+                row["delta"] = round(float(x.mean() - r.mean()), 10)
+                if len(x) > 1 and len(r) > 1 and (x.std() + r.std()) > 0:
+                    row["p"] = float(stats.ttest_ind(x, r, equal_var=True).pvalue)
+                row["arrow"] = ("↑" if row["delta"] > 0 else "↓" if row["delta"] < 0 else "=") + \
+                    ("*" if row["p"] < ALPHA else "")
+            out.append(row)
+    return pd.DataFrame(out)
+
+
+def _cell(r) -> str:
+    std = "" if math.isnan(r["std"]) else f" ± {r['std']:.1f}"
+    return f"{r['mean']:.1f}{std}" + (f" {r['arrow']}" if r["arrow"] else "")
+
+
+def wide(comparison, labels: dict | None = None, columns: Sequence[str] = COLUMNS):
+    """One row per recipe, one cell ``mean ± std arrow`` per column."""
+    import pandas as pd
+
+    cells = comparison.assign(cell=comparison.apply(_cell, axis=1))
+    table = cells.pivot(index="recipe", columns="column", values="cell").reindex(columns=list(columns))
+    table = table.reindex(list(dict.fromkeys(comparison["recipe"])))
+    table.index = [(labels or {}).get(r, r) for r in table.index]
+    table.columns = [c.capitalize() if c == "average" else c for c in table.columns]
+    return table.rename_axis("recipe").reset_index()
+
+
+def wide_markdown(comparison, labels: dict | None = None, header: str = "") -> str:
+    legend = (f"\n\nmean ± std over seeds; ↑ / ↓ against the reference row, * when a two-sample t-test over "
+              f"seeds gives p < {ALPHA} (the difference exceeds the seed noise).")
+    return (header + "\n\n" if header else "") + wide(comparison, labels).to_markdown(index=False) + legend
+
+
+def wide_latex(comparison, labels: dict | None = None, caption: str = "", label: str = "") -> str:
+    table = wide(comparison, labels)
+    return table.to_latex(index=False, caption=caption or None, label=label or None, escape=True)
+
+
+def beyond_noise(comparison, column: str = "average") -> dict:
+    """``{recipe: (delta, p)}`` of the recipes whose ``column`` differs from the reference with p < ALPHA."""
+    sub = comparison[(comparison["column"] == column) & (comparison["p"] < ALPHA)]
+    return {r.recipe: (float(r.delta), float(r.p)) for r in sub.itertuples()}
+
+
+def seed_std(groups, column: str = "average") -> float:
+    """Pooled within-recipe std over seeds: the noise level a difference is read against."""
+    var = [(len(g) - 1) * g[column].var(ddof=1) for _, g in groups.groupby("recipe") if len(g) > 1]
+    dof = sum(len(g) - 1 for _, g in groups.groupby("recipe") if len(g) > 1)
+    return float(np.sqrt(sum(var) / dof)) if dof else math.nan
+
+
+def gains(groups, originals, column: str = "average"):
+    """Table 4: per backbone, the original encoder's score, + PEARL's mean ± std over seeds,
+    the gain and a one-sample t-test of the seeds against the original (deterministic) score.
+
+    ``groups``: :func:`group_frame` of the trained models (``recipe`` = backbone);
+    ``originals``: the same of the untrained backbones."""
+    import pandas as pd
+    from scipy import stats
+
+    rows = []
+    for backbone, sub in groups.groupby("recipe", sort=False):
+        base = float(originals.loc[originals["recipe"] == backbone, column].mean())
+        x = sub[column].to_numpy(float)
+        p = float(stats.ttest_1samp(x, base).pvalue) if len(x) > 1 and x.std() > 0 else math.nan
+        rows.append({"backbone": backbone, "original": base, "pearl": x.mean(),
+                     "pearl_std": x.std(ddof=1) if len(x) > 1 else math.nan, "n": len(x),
+                     "gain": x.mean() - base, "p": p, "beyond_noise": bool(p < ALPHA)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,95 @@
+"""Train-or-reuse: a model is retrained exactly when its recipe, profile or training files change."""
+import json
+
+import pytest
+
+from pearl import paths
+from pearl.experiments import runner
+from pearl.experiments.runner import Recipe, ablation, train_models
+
+CORPUS = [(f"phrase {i}", "NP") for i in range(10)]
+NEGS = {p: [CORPUS[(i + 1) % 10][0]] for i, (p, _) in enumerate(CORPUS[:6])}
+
+
+@pytest.fixture
+def fake_training(monkeypatch, tmp_path):
+    """Training replaced by a recorder that writes what export would: pearl.json with the recipe."""
+    import pearl.training.recipe as recipe
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    derived = paths.derived_dir()
+    derived.mkdir(parents=True, exist_ok=True)
+    (derived / "phrases.tsv").write_text("phrase\tlabel\n")
+    (derived / "hard_negatives.json").write_text("{}")
+    calls = []
+
+    def load(hard_negatives=True, anchors_only=False, **_):
+        corpus = [r for r in CORPUS if r[0] in NEGS] if anchors_only else CORPUS
+        return corpus, NEGS if hard_negatives else None, {}
+
+    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None):
+        calls.append({"folder": out_dir.name, "corpus": corpus, "negs": negs, "cfg": cfg})
+        out_dir.mkdir(parents=True, exist_ok=True)
+        (out_dir / "pearl.json").write_text(json.dumps({"train_config": {}, **(extra or {})}))
+
+    monkeypatch.setattr(recipe, "load_training_data", load)
+    monkeypatch.setattr(recipe, "train_and_export", fake)
+    return calls
+
+
+def test_trains_once_then_reuses(fake_training):
+    out = train_models([ablation(""), ablation("no-char-encoder")], [0, 1], profile="cpu", log=lambda _: None)
+    assert [f.name for f in out["no-char-encoder"]] == ["pearl-minilm-no-char-encoder-seed0",
+                                                       "pearl-minilm-no-char-encoder-seed1"]
+    assert len(fake_training) == 4
+    train_models([ablation(""), ablation("no-char-encoder")], [0, 1], profile="cpu", log=lambda _: None)
+    assert len(fake_training) == 4  # nothing retrained
+
+
+def test_a_changed_recipe_or_corpus_retrains(fake_training):
+    quiet = dict(profile="cpu", log=lambda _: None)
+    train_models([Recipe(name="x")], [0], **quiet)
+    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], **quiet)
+    assert len(fake_training) == 2
+    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="smoke", log=lambda _: None)
+    assert len(fake_training) == 3  # another profile
+    paths.derived_dir("phrases.tsv").write_text("phrase\tlabel\nnew\tNP\n")
+    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="smoke", log=lambda _: None)
+    assert len(fake_training) == 4  # a rebuilt corpus
+
+
+def test_speed_settings_do_not_retrain(fake_training):
+    train_models([Recipe(name="x")], [0], profile="cpu", log=lambda _: None)
+    train_models([Recipe(name="x")], [0], profile="cpu", log=lambda _: None, device="cpu", num_workers=2)
+    assert len(fake_training) == 1
+
+
+def test_checkpoints_of_another_recipe_are_discarded(fake_training):
+    run_dir = paths.models_dir("runs", "pearl-minilm-x-seed0")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "checkpoint.pt").write_bytes(b"from another recipe")
+    train_models([Recipe(name="x")], [0], profile="cpu", log=lambda _: None)
+    assert not (run_dir / "checkpoint.pt").exists()
+    assert (run_dir / "recipe.json").is_file()
+
+
+def test_without_hard_negatives_the_phrases_stay_the_same(fake_training):
+    train_models([ablation(""), ablation("no-hard-negatives")], [0], profile="cpu", log=lambda _: None)
+    full, no_hn = fake_training
+    assert full["corpus"] == no_hn["corpus"] == [r for r in CORPUS if r[0] in NEGS]
+    assert full["negs"] is NEGS and no_hn["negs"] is None and no_hn["cfg"].hard_negatives == 0
+
+
+def test_bad_settings_name_the_fix():
+    with pytest.raises(ValueError, match="choose from no-phrase-aug"):
+        ablation("no-everything")
+    with pytest.raises(ValueError, match=r"phrase_share must be in \(0, 1\]"):
+        runner._subset(CORPUS, 0)
+    assert len(runner._subset(CORPUS, 0.3)) == 3 and runner._subset(CORPUS, 0.3) == runner._subset(CORPUS, 0.3)
+
+
+def test_figure5_points_share_models_with_the_ablations():
+    assert runner.hyperparameter_recipe(3e-5, 2) == ablation("")
+    assert runner.hyperparameter_recipe(3e-5, 0) == ablation("no-hard-negatives")
+    assert runner.hyperparameter_recipe(1e-4, 2).name == "lr1e-4"
+    assert runner.hyperparameter_recipe(3e-5, 4).config == {"lr": 3e-5, "hard_negatives": 4}

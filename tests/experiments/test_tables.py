@@ -1,0 +1,43 @@
+"""Experiment tables on hand-computed cases."""
+import math
+
+import pandas as pd
+import pytest
+
+from pearl.experiments import tables
+
+
+def test_compare_marks_only_differences_beyond_the_noise():
+    g = pd.DataFrame({"recipe": ["full"] * 3 + ["a"] * 3 + ["b"] * 3,
+                      "average": [60, 61, 62, 55, 56, 57, 59, 62, 63.0]})
+    c = tables.compare(g, "full", columns=["average"]).set_index("recipe")
+    assert c.loc["a", "delta"] == -5 and c.loc["a", "arrow"] == "↓*"
+    assert c.loc["b", "delta"] == pytest.approx(1 / 3) and c.loc["b", "arrow"] == "↑"  # within noise: no star
+    assert c.loc["full", "arrow"] == "" and c.loc["full", "std"] == 1.0
+    assert tables.beyond_noise(c.reset_index()) == {"a": (-5.0, pytest.approx(0.0036, abs=1e-4))}
+
+
+def test_pooled_seed_std():
+    g = pd.DataFrame({"recipe": ["x"] * 3 + ["y"] * 3, "average": [1, 2, 3, 2, 4, 6.0]})
+    # variances 1 and 4, 2 degrees of freedom each: sqrt((2 * 1 + 2 * 4) / 4)
+    assert tables.seed_std(g) == pytest.approx(math.sqrt(2.5))
+
+
+def test_gains_against_the_original():
+    after = pd.DataFrame({"recipe": ["weak"] * 3 + ["strong"] * 3, "average": [50, 52, 54, 60, 61, 59.0]})
+    before = pd.DataFrame({"recipe": ["weak", "strong"], "average": [40.0, 60.0]})
+    t = tables.gains(after, before).set_index("backbone")
+    assert t.loc["weak", "gain"] == 12 and t.loc["weak", "pearl_std"] == 2 and t.loc["weak", "beyond_noise"]
+    assert t.loc["strong", "gain"] == 0 and not t.loc["strong", "beyond_noise"]
+
+
+def test_wide_table_has_the_paper_layout():
+    g = pd.DataFrame({"recipe": ["", "", "-x", "-x"], **{c: [1.0, 3.0, 0.0, 0.0] for c in tables.COLUMNS}})
+    w = tables.wide(tables.compare(g, ""), {"": "full", "-x": "minus x"})
+    assert list(w["recipe"]) == ["full", "minus x"]
+    assert w.iloc[0, 1] == "2.0 ± 1.4" and w.iloc[1, -1].startswith("0.0 ± 0.0 ↓")
+
+
+def test_unknown_reference_is_an_error():
+    with pytest.raises(ValueError, match="has no scores"):
+        tables.compare(pd.DataFrame({"recipe": ["a"], "average": [1.0]}), "full", columns=["average"])
