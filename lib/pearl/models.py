@@ -17,6 +17,8 @@
 'all-MiniLM-L6-v2 (Sentence-BERT family, 22M)'
 >>> label("/somewhere/models/pearl-minilm-seed1")
 'PEARL seed 1 (MiniLM backbone)'
+>>> label(folder_name("phrase_bert", "minilm", 0))
+'Phrase-BERT seed 0 (MiniLM backbone)'
 
 What it leaves out: downloading (Hugging Face's own cache does that on a connected machine)
 and model cards of hub models.
@@ -49,9 +51,10 @@ LABELS = {
 }
 _BACKBONE_NAMES = {"minilm": "MiniLM", "minilm.l2": "MiniLM first 2 of 6 layers",
                    "minilm.l0": "MiniLM token embeddings, 0 layers"}
-#: display names of the training methods (objectives of :mod:`pearl.training.train`)
-METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrasebert": "Phrase-BERT", "pause": "PAUSE"}
-_FOLDER = re.compile(r"^(?P<method>[a-z0-9]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
+#: display names of the training methods, keyed by the trainer's objective names
+#: (:data:`pearl.training.objectives.OBJECTIVES`; the folders are named after them)
+METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
+_FOLDER = re.compile(r"^(?P<method>[a-z0-9_]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
 

@@ -47,8 +47,8 @@ def main():
     if args.kill_at and args.kill_in == "step":
         inner = train.compute_loss
 
-        def compute_loss(model, batch, cfg, world=1):
-            out = inner(model, batch, cfg, world)
+        def compute_loss(model, batch, cfg, world=1, total=None):
+            out = inner(model, batch, cfg, world, total)
             if batch["step"] + 1 == args.kill_at:
                 die()
             return out

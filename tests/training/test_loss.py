@@ -1,9 +1,9 @@
-"""PEARL's objective on a batch small enough to compute by hand."""
+"""PEARL's objective on a batch small enough to compute by hand (the neighbours': test_objectives.py)."""
 import math
 
 import pytest
 import torch
-from pearl.training.loss import info_nce, pu_loss, triplet_loss, type_loss
+from pearl.training.loss import info_nce, type_loss
 
 
 def _manual_info_nce(orig, aug, neg, t):
@@ -52,44 +52,3 @@ def test_type_loss_is_cross_entropy():
     logits = torch.tensor([[2.0, 0.0, 0.0]])
     expected = -math.log(math.exp(2) / (math.exp(2) + 2))
     assert float(type_loss(logits, torch.tensor([0]))) == pytest.approx(expected)
-
-
-def test_triplet_loss_zero_when_negative_far():
-    a = torch.tensor([[1.0, 0.0]])
-    assert float(triplet_loss(a, a, torch.tensor([[-1.0, 0.0]]), margin=1.0)) == 0.0
-    assert float(triplet_loss(a, a, a, margin=1.0)) == pytest.approx(1.0)
-
-
-def _manual_pu(orig, aug, neg, prior, t, shift):
-    """nnPU written out: P = (phrase i, copy i); U = phrase i vs every other phrase, copy, negative."""
-    def unit(v):
-        n = math.sqrt(sum(x * x for x in v))
-        return [x / n for x in v]
-
-    sig = lambda x: 1 / (1 + math.exp(-x))
-    o, a, n = [unit(v) for v in orig], [unit(v) for v in aug], [unit(v) for v in neg]
-    score = lambda u, v: (sum(x * y for x, y in zip(u, v)) - shift) / t
-    zp = [score(o[i], a[i]) for i in range(len(o))]
-    zu = [score(o[i], c) for i in range(len(o)) for j, c in enumerate(o + a + n) if j not in (i, len(o) + i)]
-    risk_p = prior * sum(sig(-z) for z in zp) / len(zp)
-    risk_n = sum(sig(z) for z in zu) / len(zu) - prior * sum(sig(z) for z in zp) / len(zp)
-    return risk_p + risk_n if risk_n >= 0 else -risk_n
-
-
-def test_pu_loss_three_phrases_by_hand():
-    orig = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
-    aug = [[0.9, 0.1], [0.2, 1.0], [1.0, 0.8]]
-    neg = [[1.0, -0.5], [-1.0, 1.0], [0.5, 1.0]]
-    for prior, t in ((0.05, 0.07), (0.5, 1.0), (0.9, 0.07)):
-        expected = _manual_pu(orig, aug, neg, prior, t, 0.5)
-        got = pu_loss(torch.tensor(orig), torch.tensor(aug), torch.tensor(neg), prior=prior, temperature=t)
-        assert float(got) == pytest.approx(expected, rel=1e-5), (prior, t)
-
-
-def test_pu_loss_prefers_close_copies_and_checks_prior():
-    orig = torch.tensor([[1.0, 0.0], [0.0, 1.0]])
-    good = pu_loss(orig, torch.tensor([[0.95, 0.05], [0.05, 0.95]]))
-    bad = pu_loss(orig, torch.tensor([[0.05, 0.95], [0.95, 0.05]]))
-    assert float(good) < float(bad)
-    with pytest.raises(ValueError, match="prior"):
-        pu_loss(orig, orig, prior=0.0)

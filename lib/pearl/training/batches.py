@@ -14,6 +14,9 @@ A phrase with fewer than ``k`` hard negatives is topped up with random corpus ph
 
 Data parallel: every rank builds the same global batch (cheap: augmentation and sampling,
 no tokenising) and keeps the contiguous shard ``rank`` of ``world``.
+
+PAUSE: with ``labelled`` (a flag per corpus phrase) the batch also holds ``"labelled"``, the
+flags of the **global** batch's phrases (the loss sees the gathered global batch).
 """
 from __future__ import annotations
 
@@ -68,11 +71,12 @@ class Collator:
     def __init__(self, tokenizer, phrases: Sequence[str], labels: Sequence[int],
                  hard_negatives: dict[str, list[str]] | None, augmenter: AugmenterFactory,
                  k: int = 2, max_length: int = 32, use_char: bool = True, seed: int = 0,
-                 rank: int = 0, world: int = 1):
+                 rank: int = 0, world: int = 1, labelled: Sequence[bool] | None = None):
         self.tokenizer, self.phrases, self.labels = tokenizer, list(phrases), list(labels)
         self.hard_negatives = hard_negatives or {}
         self.augmenter, self.k, self.max_length = augmenter, k if hard_negatives is not None else 0, max_length
         self.use_char, self.seed, self.rank, self.world = use_char, seed, rank, world
+        self.labelled = labelled
 
     def texts(self, step: int, indices: Sequence[int]) -> tuple[list[str], list[str], list[str], list[int]]:
         """Global batch: (originals, augmented copies, hard negatives grouped by phrase, labels)."""
@@ -100,7 +104,10 @@ class Collator:
                                      return_tensors="pt"))
         if self.use_char:
             inputs["char_ids"] = char_ids(texts)
-        return {"step": step, "n": b, "inputs": inputs, "labels": torch.tensor(labels[lo:hi])}
+        out = {"step": step, "n": b, "inputs": inputs, "labels": torch.tensor(labels[lo:hi])}
+        if self.labelled is not None:
+            out["labelled"] = torch.tensor([bool(self.labelled[i]) for i in indices])
+        return out
 
 
 class StepDataset(torch.utils.data.Dataset):

@@ -81,8 +81,11 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     path = Path(path)
     info = json.loads((path / "pearl.json").read_text())
     cfg = info.get("train_config") or {}
-    lines = [f"# {path.name}", "",
-             "A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion.",
+    objective = cfg.get("objective", "pearl")
+    what = ("A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."
+            if objective == "pearl" else
+            f"A phrase encoder trained with the `{objective}` objective (a neighbouring method) by the PEARL companion's trainer.")
+    lines = [f"# {path.name}", "", what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import dataclasses
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
 from .. import models
-from ..corpus.augment import Augmenter, load_tables
+from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS, read_corpus
 from ..paths import models_dir
-from .batches import identity_augmenter
 from .export import export
+from .methods import augmenter_factory  # noqa: F401  (notebook 03 and experiments/ import it from here)
+from .methods import METHOD_DEFAULTS, inputs_for, variant_for
+from .objectives import OBJECTIVES
 from .train import TrainConfig, TrainResult, train
 
 PROFILES = {
@@ -50,23 +51,20 @@ PROFILES = {
 
 def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
-    (``None`` values are ignored)."""
+    (``None`` values are ignored). With an ``objective`` override, that method's defaults
+    (:data:`pearl.training.methods.METHOD_DEFAULTS`, e.g. SimCSE's τ = 0.05) come between the
+    profile and the other overrides.
+
+    >>> cfg, _ = config_for("cpu", objective="simcse"); cfg.temperature, cfg.use_char
+    (0.05, False)
+    """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
-    values = {**PROFILES[profile], **{k: v for k, v in overrides.items() if v is not None}}
+    overrides = {k: v for k, v in overrides.items() if v is not None}
+    method = METHOD_DEFAULTS.get(overrides.get("objective", "pearl"), {})  # an unknown one: TrainConfig says so
+    values = {**PROFILES[profile], **method, **overrides}
     data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
     return TrainConfig(**values), data
-
-
-def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
-    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.augment.Augmenter`; weight 0 = level off."""
-    if not (char or token or phrase):
-        return identity_augmenter
-
-    def make(rng: np.random.Generator):
-        return Augmenter(char, token, phrase, rng, tables).augment
-
-    return make
 
 
 def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, anchors_only: bool = False,
@@ -119,11 +117,12 @@ def main(argv=None) -> None:
     ap.add_argument("--batch-size", type=int)
     ap.add_argument("--lr", type=float)
     ap.add_argument("--max-phrases", type=int)
-    ap.add_argument("--objective", choices=("pearl", "simcse", "triplet", "pause"))
+    ap.add_argument("--objective", choices=OBJECTIVES)
+    ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     args = ap.parse_args(argv)
     cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
-                           objective=args.objective)
+                           objective=args.objective, label_share=args.label_share)
     rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         import torch
@@ -133,8 +132,9 @@ def main(argv=None) -> None:
         rank = dist.get_rank()
     corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data)
 
-    name = models.folder_name(cfg.objective, args.backbone, args.seed)
-    result = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS),
+    name = models.folder_name(cfg.objective, args.backbone, args.seed, variant_for(cfg))
+    corpus, augmenter = inputs_for(cfg, corpus, tables)
+    result = train(cfg, corpus, negs, augmenter, labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,

@@ -1,4 +1,5 @@
-"""The PEARL training loop (§3.4, §4.2): contrastive + phrase-type objectives, then weight averaging.
+"""The PEARL training loop (§3.4, §4.2): contrastive + phrase-type objectives, then weight averaging;
+with ``objective`` the same loop trains SimCSE, Phrase-BERT and PAUSE (:mod:`pearl.training.objectives`).
 
 >>> result = train(TrainConfig(steps=500, batch_size=32, lr=1e-4), corpus, hard_negs, augmenter)  # doctest: +SKIP
 >>> result.model, result.log[-1]["loss"]                                                        # doctest: +SKIP
@@ -56,10 +57,8 @@ from .batches import (
     identity_augmenter,
 )
 from .char_encoder import distill_init
-from .loss import info_nce, pu_loss, triplet_loss
 from .model import PearlModel, build_model
-
-OBJECTIVES = ("pearl", "simcse", "triplet", "pause")
+from .objectives import check_config, check_dropout, contrastive, labelled_pairs
 
 
 @dataclass
@@ -82,8 +81,12 @@ class TrainConfig:
     type_weight: float = 1.0
     head_lr: float | None = None  # the type head's lr; None = ``lr`` (see :func:`param_groups`)
     temperature: float = 0.07
-    objective: str = "pearl"  # "pearl" | "simcse" (dropout positives) | "triplet" (Phrase-BERT) | "pause" (PU)
-    pu_prior: float = 0.05  # PAUSE: share of positives among the unlabeled in-batch pairs
+    objective: str = "pearl"  # "pearl" | "simcse" | "phrase_bert" | "pause": pearl.training.objectives
+    pu_prior: float = 0.05  # PAUSE: class prior, the share of positives among the unlabeled pairs, in (0, 1)
+    pu_anneal: float = 3.0  # PAUSE: exponent of the PU weight (step / total) ** pu_anneal (loss.anneal_weight)
+    label_share: float = 1.0  # PAUSE: share of the positive pairs labelled, in (0, 1] (seeded choice)
+    phrase_bert_margin: float = 1.0  # Phrase-BERT: triplet margin (loss.phrase_bert_loss)
+    phrase_bert_form: str = "margin"  # Phrase-BERT: "margin" (its released code) or "softmax"
     average: float = 0.5  # weight of the fine-tuned backbone in the final weight averaging
     max_length: int = 32
     length_buckets: int = 4  # backbone runs on this many length-sorted slices (less padding)
@@ -92,6 +95,9 @@ class TrainConfig:
     device: str | None = None
     compile: bool = False
     bf16: bool | None = None  # bf16 autocast; None = on CUDA only (False: fp32 on a GPU too)
+
+    def __post_init__(self):
+        check_config(self)  # bad settings fail here, with the fix, not steps into a run
 
 
 @dataclass
@@ -148,8 +154,10 @@ def param_groups(model: PearlModel, cfg: TrainConfig) -> list[dict]:
     return groups
 
 
-def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1) -> tuple[torch.Tensor, dict]:
-    """The loss of one (local) batch; with ``world > 1`` embeddings are gathered across processes."""
+def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1,
+                 total: int | None = None) -> tuple[torch.Tensor, dict]:
+    """The loss of one (local) batch; with ``world > 1`` embeddings are gathered across processes.
+    ``total``: the run's number of steps (PAUSE's annealing needs it)."""
     out = model(**batch["inputs"], buckets=cfg.length_buckets)
     b, e = batch["n"], out.embedding
     orig, aug, neg = e[:b], e[b : 2 * b], e[2 * b :]
@@ -161,14 +169,8 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
         with warnings.catch_warnings():  # deprecated in favour of a private API; still the public one
             warnings.simplefilter("ignore", FutureWarning)
             orig, aug, neg = (torch.cat(all_gather(x.contiguous())) for x in (orig, aug, neg))
-    if cfg.objective == "triplet":
-        main = triplet_loss(orig, aug, neg)
-    elif cfg.objective == "pause":
-        main = pu_loss(orig, aug, neg if len(neg) else None, cfg.pu_prior, cfg.temperature)
-    else:
-        main = info_nce(orig, aug, neg if len(neg) else None, cfg.temperature)
-    parts = {"contrastive": main.item()}
-    loss = main
+    labelled = batch.get("labelled")  # PAUSE: flags of the global batch (every rank builds it whole)
+    loss, parts = contrastive(cfg, model, orig, aug, neg, labelled, batch.get("step", 0), total)
     if out.type_logits is not None and cfg.type_weight:
         labels = batch["labels"].to(e.device).repeat(2)
         ce_sum = nn.functional.cross_entropy(out.type_logits[: 2 * b].float(), labels, reduction="sum")
@@ -191,7 +193,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
           augmenter: AugmenterFactory, labels: list[str] | None = None, run_dir: str | Path | None = None,
           stop_at: int | None = None, progress: bool = True, backbone=None,
           resume_from: str | Path | None = None) -> TrainResult:
-    """Train PEARL on ``corpus`` (``(phrase, type label)`` rows).
+    """Train PEARL (or a neighbour: ``cfg.objective``) on ``corpus`` (``(phrase, type label)`` rows),
+    the positives drawn by ``augmenter`` (:func:`pearl.training.methods.augmenter_for`).
 
     ``run_dir`` holds checkpoints and ``log.csv`` (resumes from ``checkpoint.pt`` there, or from
     the checkpoint file ``resume_from``; either must match its sha256 digest);
@@ -201,8 +204,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     import torch.distributed as dist
     from tqdm.auto import tqdm
 
-    if cfg.objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {cfg.objective!r}; choose from {', '.join(OBJECTIVES)}")
+    check_config(cfg)  # again: a config changed after it was made
     if labels is None:
         labels = list(LABELS)
     index = {label: i for i, label in enumerate(labels)}
@@ -233,9 +235,11 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     total = min(cfg.steps, plan.total_steps) if cfg.steps else plan.total_steps
     if cfg.objective == "simcse":  # SimCSE: the positive is the phrase itself (another dropout mask)
         augmenter = identity_augmenter
+        check_dropout(model.backbone)
+    labelled = labelled_pairs(len(corpus), cfg.label_share, cfg.seed) if cfg.objective == "pause" else None
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
                         hard_negatives if cfg.hard_negatives else None, augmenter, cfg.hard_negatives,
-                        cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world)
+                        cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled)
     optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
@@ -262,11 +266,11 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
                                          # from the global RNG (that would break exact resume)
                                          generator=torch.Generator().manual_seed(cfg.seed))
     t0 = time.perf_counter()
-    bar = tqdm(loader, total=end - start, initial=0, desc=f"PEARL seed {cfg.seed}", disable=not progress or rank)
+    bar = tqdm(loader, total=end - start, initial=0, desc=f"{cfg.objective} seed {cfg.seed}", disable=not progress or rank)
     for batch in bar:
         batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
         with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
-            loss, parts = compute_loss(net, batch, cfg, world)
+            loss, parts = compute_loss(net, batch, cfg, world, total)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         optimizer.step()

@@ -1,0 +1,147 @@
+"""What each method trains on: its positives, its corpus and its default settings
+(:data:`METHOD_DEFAULTS`, applied by :func:`pearl.training.recipe.config_for`).
+
+- ``pearl``: a three-level augmentation of the phrase (character, token, phrase level;
+  :class:`pearl.corpus.augment.Augmenter`, a weight per level); the profile's settings
+  (character part, type head, hard negatives);
+- ``simcse``: the phrase itself under another dropout mask; τ = 0.05, no hard negatives;
+- ``phrase_bert``: a paraphrase or one-token synonym substitution
+  (:mod:`pearl.corpus.positives`); one mined hard negative per triplet;
+- ``pause``: the same paraphrase / synonym pairs, a ``label_share`` of them labelled; the
+  unlabeled pairs are the in-batch ones (no hard negatives). Among a phrase's ``2B - 1``
+  unlabeled pairs only its own unlabelled positive is known to be positive, so the share of
+  positives there is about ``(1 - label_share) / (2B - 1)`` (1.6 % at batch 32 and 1 %
+  labelled) plus chance paraphrases in the batch; ``pu_prior`` (0.05) is PAUSE's
+  hyperparameter, not estimated.
+
+The neighbours train the phrase encoder alone (no character part, no type head): those are
+PEARL's additions. Phrase-BERT and PAUSE train on the phrases that have a positive
+(:func:`corpus_for`; 84.8 % of the 107,208 corpus phrases with the offline tables of the cpu
+profile: 90,918 have a paraphrase or a WordNet synonym substitution).
+
+:func:`positive_samples` draws, through the same factories the trainer uses, the pairs each
+method (and each PEARL augmentation level alone) trains on, for the lexical-diversity table
+(:func:`pearl.corpus.diversity.lexical_diversity`).
+"""
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Callable, Sequence
+
+import numpy as np
+
+from ..corpus.augment import Augmenter
+from ..corpus.positives import SOURCES, has_positive, paraphrase_augmenter
+from .batches import identity_augmenter
+
+METHOD_DEFAULTS = {
+    "pearl": {},
+    "simcse": dict(temperature=0.05, hard_negatives=0, use_char=False, use_type_head=False),
+    "phrase_bert": dict(hard_negatives=1, use_char=False, use_type_head=False),
+    "pause": dict(hard_negatives=0, use_char=False, use_type_head=False),
+}
+#: PEARL's augmentation levels, each alone and all together (weights char, token, phrase)
+PEARL_LEVELS = {"pearl:char": (1, 0, 0), "pearl:token": (0, 1, 0), "pearl:phrase": (0, 0, 1), "pearl": (1, 1, 1)}
+
+
+def _known(objective: str) -> None:
+    if objective not in METHOD_DEFAULTS:
+        raise ValueError(f"unknown objective {objective!r}; choose from {', '.join(METHOD_DEFAULTS)}")
+
+
+def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
+    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.augment.Augmenter`; weight 0 = level off."""
+    if not (char or token or phrase):
+        return identity_augmenter
+
+    def make(rng: np.random.Generator):
+        return Augmenter(char, token, phrase, rng, tables).augment
+
+    return make
+
+
+def augmenter_for(objective: str, tables=None, char: float = 1.0, token: float = 1.0, phrase: float = 1.0,
+                  sources: Sequence[str] = SOURCES) -> Callable:
+    """The positive factory of a method (the level weights only matter for ``"pearl"``)."""
+    _known(objective)
+    if objective == "simcse":
+        return identity_augmenter
+    if objective in ("phrase_bert", "pause"):
+        if tables is None:
+            raise ValueError(f"objective {objective!r} takes its positives from the augmentation tables: "
+                             "pass tables=pearl.corpus.augment.load_tables()")
+        return paraphrase_augmenter(tables, sources)
+    return augmenter_factory(char, token, phrase, tables)
+
+
+def corpus_for(objective: str, corpus: list, tables=None, sources: Sequence[str] = SOURCES) -> list:
+    """The rows a method trains on: for Phrase-BERT and PAUSE those whose phrase has a positive
+    (a row is a ``(phrase, ...)`` tuple or a bare phrase); the whole corpus otherwise."""
+    _known(objective)
+    if objective not in ("phrase_bert", "pause"):
+        return list(corpus)
+    if tables is None:
+        raise ValueError(f"objective {objective!r} needs the augmentation tables to find positives")
+    keep = [row for row in corpus if has_positive(row if isinstance(row, str) else row[0], tables, sources)]
+    if not keep:
+        raise ValueError("no phrase of the corpus has a paraphrase or synonym in the tables: rebuild them (notebook 02)")
+    return keep
+
+
+def inputs_for(cfg, corpus: list, tables=None, char: float = 1.0, token: float = 1.0,
+               phrase: float = 1.0) -> tuple[list, Callable]:
+    """``(corpus rows, positive factory)`` for :func:`pearl.training.train.train` under ``cfg.objective``."""
+    return corpus_for(cfg.objective, corpus, tables), augmenter_for(cfg.objective, tables, char, token, phrase)
+
+
+def variant_for(cfg) -> str | None:
+    """The folder-name variant of a run whose method settings differ from the method's own:
+    PAUSE with part of its pairs labelled (``"labels-5pct"``, ``"labels-0p5pct"``); else None.
+
+    >>> from types import SimpleNamespace as C
+    >>> variant_for(C(objective="pause", label_share=0.05)), variant_for(C(objective="pause", label_share=1.0))
+    ('labels-5pct', None)
+    """
+    if cfg.objective == "pause" and cfg.label_share < 1:
+        return "labels-" + f"{cfg.label_share * 100:.4g}".replace(".", "p") + "pct"
+    return None
+
+
+def method_recipes(methods: Sequence[str] = tuple(METHOD_DEFAULTS),
+                   label_shares: Sequence[float] = (1.0,)) -> list[dict]:
+    """One recipe per method (``{"name", "objective"}``: the method's defaults come from
+    :func:`pearl.training.recipe.config_for`), plus one PAUSE recipe per labelled share below 1
+    for the label-efficiency runs, named by :func:`variant_for`.
+
+    >>> [r["name"] for r in method_recipes(["simcse", "pause"], [0.05, 1.0])]
+    ['simcse', 'pause', 'pause-labels-5pct']
+    """
+    for m in methods:
+        _known(m)
+    recipes = [{"name": m, "objective": m} for m in methods]
+    if "pause" in methods:
+        for share in label_shares:
+            if share < 1:
+                variant = variant_for(SimpleNamespace(objective="pause", label_share=share))
+                recipes.append({"name": f"pause-{variant}", "objective": "pause", "label_share": share})
+    return recipes
+
+
+def positive_samples(phrases: Sequence[str], tables, seed: int = 0,
+                     methods: Sequence[str] = ("pearl:char", "pearl:token", "pearl:phrase", "pearl",
+                                               "simcse", "phrase_bert", "pause")) -> dict[str, list[tuple[str, str]]]:
+    """``{method: [(phrase, positive), ...]}``: one positive per phrase the method trains on,
+    drawn as the trainer draws it (an augmenter returning "" keeps the phrase). Keys
+    ``"pearl:char"`` etc. are PEARL with one augmentation level alone; a phrase that level
+    cannot change keeps itself as positive, as in training."""
+    out = {}
+    for name in methods:
+        if name in PEARL_LEVELS:
+            make = augmenter_factory(*PEARL_LEVELS[name], tables=tables)
+            rows = list(phrases)
+        else:
+            make = augmenter_for(name, tables)
+            rows = corpus_for(name, list(phrases), tables)
+        augment = make(np.random.default_rng(seed))
+        out[name] = [(p, augment(p) or p) for p in rows]
+    return out

@@ -1,0 +1,252 @@
+"""The neighbours' objectives (SimCSE, Phrase-BERT, PAUSE) on 3-phrase batches of 2-d vectors
+worked out by hand, the settings they refuse, and each method trained a few steps on the tiny
+model and exported to a folder ``load_model`` reads."""
+import dataclasses
+import math
+
+import pytest
+import torch
+from _tiny import CFG, LABELS, tiny_backbone, tiny_corpus, tiny_hard_negatives
+from pearl.training.loss import (
+    anneal_weight,
+    in_batch_negatives,
+    nnpu_risk,
+    pause_loss,
+    phrase_bert_loss,
+    simcse_loss,
+)
+from pearl.training.objectives import OBJECTIVES, labelled_pairs
+from pearl.training.train import TrainConfig
+
+T = torch.tensor
+
+
+def _unit(v):
+    n = math.sqrt(sum(x * x for x in v))
+    return [x / n for x in v]
+
+
+def _cos(u, v):
+    return sum(x * y for x, y in zip(_unit(u), _unit(v)))
+
+
+# ------------------------------------------------------------------ SimCSE
+def test_simcse_by_hand_at_temperature_one():
+    # h = h' = e1, e2, -e1. Row 0 sees cosines 1, 0, -1 with its own view at 1:
+    # -log(e / (e + 1 + 1/e)) = log(1 + 1/e + 1/e^2); row 1 sees 0, 1, 0: log(1 + 2/e); row 2 as row 0
+    h = T([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.0]])
+    e = math.e
+    expected = (2 * math.log(1 + 1 / e + 1 / e ** 2) + math.log(1 + 2 / e)) / 3
+    assert float(simcse_loss(h, h, temperature=1.0)) == pytest.approx(expected, rel=1e-6)
+
+
+def test_simcse_at_its_temperature_is_one_direction_over_second_views():
+    first = [[1.0, 0.2], [0.1, 1.0], [1.0, 1.0]]
+    second = [[0.9, 0.3], [0.0, 1.0], [0.8, 1.1]]
+    t = 0.05
+    expected = 0.0
+    for i, h in enumerate(first):
+        sims = [_cos(h, g) / t for g in second]  # candidates: every phrase's second view, not the first views
+        expected += -sims[i] + math.log(sum(math.exp(s) for s in sims))
+    expected /= 3
+    assert float(simcse_loss(T(first), T(second), temperature=t)) == pytest.approx(expected, rel=1e-5)
+    assert TrainConfig(objective="simcse").temperature == 0.07  # TrainConfig alone keeps what it is given...
+    from pearl.training.recipe import config_for
+
+    assert config_for("cpu", objective="simcse")[0].temperature == 0.05  # ...the method's defaults set 0.05
+
+
+# ------------------------------------------------------------------ Phrase-BERT
+# anchors, positives and one negative each, at distances chosen by hand:
+# d(a, p) = 5, 1, 3 and d(a, n) = 1, 5, 2
+A = T([[0.0, 0.0], [1.0, 1.0], [2.0, 0.0]])
+P = T([[3.0, 4.0], [1.0, 2.0], [2.0, 3.0]])
+N = T([[0.0, 1.0], [4.0, 5.0], [2.0, -2.0]])
+
+
+def test_phrase_bert_margin_form_by_hand():
+    # relu(5 - 1 + 1) = 5, relu(1 - 5 + 1) = 0, relu(3 - 2 + 1) = 2
+    assert float(phrase_bert_loss(A, P, N, margin=1.0)) == pytest.approx(7 / 3, rel=1e-5)
+
+
+def test_phrase_bert_softmax_form_by_hand():
+    # -log(exp(-d+) / (exp(-d+) + exp(-d-))) = log(1 + exp(d+ - d-)): differences 4, -4, 1
+    expected = (math.log(1 + math.exp(4)) + math.log(1 + math.exp(-4)) + math.log(1 + math.e)) / 3
+    assert float(phrase_bert_loss(A, P, N, form="softmax")) == pytest.approx(expected, rel=1e-5)
+
+
+def test_phrase_bert_in_batch_negatives_by_hand():
+    # anchor 0 (d+ = 5) against p1, p2 at sqrt(5), sqrt(13): 6 - sqrt(5), 6 - sqrt(13);
+    # anchor 1 (d+ = 1) against p0, p2 at sqrt(13), sqrt(5): both below zero;
+    # anchor 2 (d+ = 3) against p0 at sqrt(17) (zero) and p1 at sqrt(5): 4 - sqrt(5)
+    expected = (16 - 2 * math.sqrt(5) - math.sqrt(13)) / 6
+    assert float(phrase_bert_loss(A, P, in_batch_negatives(P))) == pytest.approx(expected, rel=1e-5)
+    with pytest.raises(ValueError, match="negatives per anchor"):
+        phrase_bert_loss(A, P, N[:2])
+    with pytest.raises(ValueError, match="form"):
+        phrase_bert_loss(A, P, N, form="hinge")
+
+
+# ------------------------------------------------------------------ PAUSE
+def test_annealing_weight_at_three_steps():
+    assert [anneal_weight(t, 10) for t in (0, 5, 9)] == pytest.approx([0.0, 0.125, 0.729])  # (t/10)^3
+    assert anneal_weight(5, 10, alpha=1.0) == 0.5
+    for bad in (0.0, -1.0):
+        with pytest.raises(ValueError, match="exponent"):
+            anneal_weight(5, 10, alpha=bad)
+
+
+def test_pause_two_phrases_with_pen_and_paper():
+    # orthogonal phrases, exact positives, temperature 1, shift 0.5: a pair scores +0.5 at cosine 1
+    # and -0.5 at cosine 0. Only pair (0, positive 0) is labelled: P = {+0.5}; U = phrase 0 vs
+    # phrase 1 and positive 1, phrase 1 vs phrase 0 and positive 0 (four at -0.5) and phrase 1 vs
+    # its own, unlabelled positive (+0.5)
+    s = 1 / (1 + math.exp(-0.5))  # sigmoid(0.5); sigmoid(-0.5) = 1 - s
+    prior, w = 0.5, 0.3
+    supervised = math.log(1 + math.exp(-0.5))
+    risk_n = (4 * (1 - s) + s) / 5 - prior * s  # 0.115 >= 0: the plain PU risk
+    pu = prior * (1 - s) + risk_n
+    total, sup, got_pu = pause_loss(torch.eye(2), torch.eye(2), None, T([True, False]), prior=prior, weight=w,
+                                    temperature=1.0)
+    assert (float(sup), float(got_pu), float(total)) == pytest.approx((supervised, pu, supervised + w * pu), rel=1e-6)
+
+
+def _manual_pause(orig, pos, neg, labelled, prior, weight, t, shift=0.5):
+    sig = lambda x: 1 / (1 + math.exp(-x))
+    score = lambda u, v: (_cos(u, v) - shift) / t
+    b = len(orig)
+    cands = orig + pos + neg
+    zp = [score(orig[i], pos[i]) for i in range(b) if labelled[i]]
+    zu = [score(orig[i], c) for i in range(b) for j, c in enumerate(cands)
+          if j != i and not (j == b + i and labelled[i])]
+    supervised = sum(math.log(1 + math.exp(-z)) for z in zp) / len(zp)
+    risk_p = prior * sum(sig(-z) for z in zp) / len(zp)
+    risk_n = sum(sig(z) for z in zu) / len(zu) - prior * sum(sig(z) for z in zp) / len(zp)
+    pu = risk_p + risk_n if risk_n >= 0 else -risk_n
+    return supervised + weight * pu
+
+
+def test_pause_three_phrases_by_hand():
+    orig = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
+    pos = [[0.9, 0.1], [0.2, 1.0], [1.0, 0.8]]
+    neg = [[1.0, -0.5], [-1.0, 1.0], [0.5, 1.0]]
+    labelled = [True, False, True]
+    for prior, w, t in ((0.05, 0.0, 0.07), (0.3, anneal_weight(5, 10), 1.0), (0.9, 1.0, 0.07)):
+        expected = _manual_pause(orig, pos, neg, labelled, prior, w, t)
+        got, _, _ = pause_loss(T(orig), T(pos), T(neg), T(labelled), prior=prior, weight=w, temperature=t)
+        assert float(got) == pytest.approx(expected, rel=1e-5), (prior, w, t)
+
+
+def test_nnpu_turns_a_negative_risk_around():
+    # P scored high, U low, prior large: mean_U sigmoid(z) - prior * mean_P sigmoid(z) < 0
+    z_p, z_u = T([4.0, 4.0]), T([-4.0, -4.0, -4.0])
+    s4 = 1 / (1 + math.exp(-4))
+    bracket = (1 - s4) - 0.9 * s4
+    assert bracket < 0 and float(nnpu_risk(z_p, z_u, 0.9)) == pytest.approx(-bracket, rel=1e-6)
+    # no labelled pair in the batch: the P terms are 0 (PAUSE divides by max(1, #P))
+    assert float(nnpu_risk(T([]), z_u, 0.5)) == pytest.approx(1 - s4, rel=1e-6)
+
+
+def test_labelled_share_is_seeded():
+    a, b = labelled_pairs(200, 0.05, seed=1), labelled_pairs(200, 0.05, seed=1)
+    assert a.sum() == 10 and (a == b).all() and not (a == labelled_pairs(200, 0.05, seed=2)).all()
+    assert labelled_pairs(10, 0.01, seed=0).sum() == 1  # at least one labelled pair
+
+
+# ------------------------------------------------------------------ settings refused
+@pytest.mark.parametrize("bad, match", [
+    (dict(objective="triplet"), "unknown objective"),
+    (dict(objective="simclr"), "unknown objective"),
+    (dict(pu_prior=0.0), "pu_prior"), (dict(pu_prior=1.0), "pu_prior"),
+    (dict(label_share=0.0), "label_share"), (dict(label_share=1.5), "label_share"),
+    (dict(pu_anneal=0.0), "pu_anneal"), (dict(pu_anneal=-3.0), "pu_anneal"),
+    (dict(temperature=0.0), "temperature"), (dict(phrase_bert_form="hinge"), "phrase_bert_form"),
+])
+def test_bad_settings_are_refused_with_the_setting_named(bad, match):
+    with pytest.raises(ValueError, match=match):
+        TrainConfig(**bad)
+
+
+def test_objectives_are_the_method_names_of_the_folders():
+    from pearl.models import METHODS, folder_name, parse_folder_name
+
+    assert set(OBJECTIVES) == set(METHODS)
+    for method in OBJECTIVES:
+        assert parse_folder_name(folder_name(method, "minilm", 3))["method"] == method
+
+
+# ------------------------------------------------------------------ SimCSE's dropout
+def _collated(k=0):
+    from pearl.training.batches import BatchPlan, Collator, identity_augmenter
+
+    corpus = tiny_corpus(16)
+    _, tok = tiny_backbone()
+    collator = Collator(tok, [p for p, _ in corpus], [LABELS.index(t) for _, t in corpus], None,
+                        identity_augmenter, k=k, use_char=False)
+    return collator(0, BatchPlan(16, 8, seed=0).indices(0))
+
+
+def test_simcse_views_differ_by_dropout_alone():
+    from pearl.training.model import build_model
+
+    batch = _collated()
+    model = build_model(tiny_backbone()[0], use_char=False, use_type_head=False)
+    e = model.train()(**batch["inputs"]).embedding
+    assert not torch.allclose(e[:8], e[8:16])  # the same phrases, two dropout masks
+    with torch.no_grad():
+        e = model.eval()(**batch["inputs"]).embedding
+    torch.testing.assert_close(e[:8], e[8:16])  # no dropout: identical views
+
+
+def test_simcse_refuses_eval_mode_and_a_backbone_without_dropout():
+    from pearl.training.model import build_model
+    from pearl.training.train import compute_loss, train
+
+    model = build_model(tiny_backbone()[0], use_char=False, use_type_head=False).eval()
+    with pytest.raises(ValueError, match="train mode"):
+        compute_loss(model, _collated(), TrainConfig(objective="simcse", use_char=False, use_type_head=False))
+    cfg = TrainConfig(steps=1, objective="simcse", **{**CFG, "use_char": False, "use_type_head": False})
+    with pytest.raises(ValueError, match="needs dropout"):
+        train(cfg, tiny_corpus(32), None, None, labels=LABELS, progress=False, backbone=tiny_backbone(dropout=0.0))
+
+
+# ------------------------------------------------------------------ each method, end to end
+WORDS = ["new", "york", "times", "paris", "city", "green", "tree", "run", "fast", "bank", "river", "old", "man",
+         "small", "house"]
+
+
+def _tables():
+    from pearl.corpus.augment import AugmentTables
+
+    # a synonym for every lower-case word of the tiny corpus except "york" and "paris"
+    syn = {w: [w[::-1]] for w in WORDS if w not in ("york", "paris")}
+    return AugmentTables(wordnet=syn, paraphrases={})
+
+
+@pytest.mark.parametrize("method, extra", [("pearl", {}), ("simcse", {}), ("phrase_bert", {}),
+                                           ("phrase_bert", {"hard_negatives": 0}), ("pause", {"label_share": 0.3})])
+def test_each_method_trains_and_exports_a_folder_load_model_reads(tmp_path, method, extra):
+    from pearl.encode import encode
+    from pearl.models import folder_name, label, load_model, parse_folder_name
+    from pearl.training.export import export
+    from pearl.training.methods import METHOD_DEFAULTS, inputs_for
+    from pearl.training.train import train
+
+    cfg = TrainConfig(steps=3, objective=method, average=1.0, **{**CFG, **METHOD_DEFAULTS[method], **extra})
+    corpus, augmenter = inputs_for(cfg, tiny_corpus(48), _tables())
+    assert len(corpus) >= 16 and (method not in ("phrase_bert", "pause") or len(corpus) < 48)
+    backbone = tiny_backbone()
+    before = backbone[0].state_dict()["encoder.layer.0.attention.self.query.weight"].clone()
+    result = train(cfg, corpus, tiny_hard_negatives(corpus), augmenter, labels=LABELS, progress=False,
+                   backbone=backbone)
+    assert len(result.log) == 3 and all(math.isfinite(r["loss"]) for r in result.log)
+    assert not torch.equal(before, result.model.backbone.state_dict()["encoder.layer.0.attention.self.query.weight"])
+    if method == "pause":  # the PU weight follows (step / total) ** 3 over the run
+        assert [r["pu_weight"] for r in result.log] == pytest.approx([0.0, 1 / 27, 8 / 27])
+    path = export(result.model, result.tokenizer, tmp_path / folder_name(method, "minilm", 0), labels=LABELS,
+                  extra={"train_config": dataclasses.asdict(cfg)})
+    assert parse_folder_name(path.name)["method"] == method and label(path).startswith(
+        {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}[method])
+    vectors = encode(load_model(path, device="cpu", cache=False), ["green tree", "old man"])
+    assert vectors.shape == (2, result.model.dim) and (method == "pearl") == (result.model.char_encoder is not None)
+    assert f"`{method}` objective" in (path / "README.md").read_text() or method == "pearl"
