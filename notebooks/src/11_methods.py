@@ -24,7 +24,8 @@
 #    longest-common-subsequence ratio, normalised Levenshtein distance
 #    (`pearl.corpus.diversity`). It reads the corpus and augmentation tables of notebooks 01–02.
 # 2. **Training and scoring** each method over seeds, and PAUSE's label efficiency
-#    (1, 5, 10, 30, 100 % of the positive pairs labelled), through the experiment runner.
+#    (1, 5, 10, 30, 100 % of the positive pairs labelled), through the experiment runner
+#    (`pearl.experiments.runner`), scored on the sweep suite.
 
 # %% parameters
 SMOKE: bool = False
@@ -32,6 +33,7 @@ PROFILE: str = "cpu"
 SEEDS: list = [0, 1, 2]
 METHODS: list = ["pearl", "simcse", "phrase_bert", "pause"]
 LABEL_SHARES: list = [0.01, 0.05, 0.1, 0.3, 1.0]
+LABEL_SEEDS: list = [0]  # seeds of the PAUSE runs with part of the pairs labelled
 DIVERSITY_PHRASES: int = 5000  # corpus phrases drawn for the lexical-diversity table
 SEED: int = 0
 
@@ -48,12 +50,13 @@ from pearl import models
 from pearl.corpus.augment import load_tables
 from pearl.corpus.diversity import lexical_diversity
 from pearl.corpus.phrases import read_corpus
-from pearl.provenance import Run, save_table
-from pearl.training.methods import PEARL_LEVELS, method_recipes, positive_samples
+from pearl.provenance import Run, save_figure, save_table
+from pearl.training.methods import PEARL_LEVELS, positive_samples
 
 if SMOKE:
     DIVERSITY_PHRASES = 300
 run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
+                             LABEL_SEEDS=LABEL_SEEDS,
                              DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
 
 # %% [markdown]
@@ -91,30 +94,65 @@ show = [p for p in phrases if p in kept][:8] or phrases[:8]
 pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in samples.items()}, index=show)
 
 # %% [markdown]
-# ## 2 · Training and scoring (to be wired to the experiment runner)
+# ## 2 · Four methods, one trainer, one benchmark
 #
-# **Not run yet**: these calls go to `pearl.experiments.runner`, which is being written.
-# `train_models(recipes, seeds, profile)` trains every recipe (a name and `TrainConfig`
-# overrides; each method's own defaults, such as SimCSE's $\tau = 0.05$, come from
-# `pearl.training.recipe.config_for`) for every seed and returns `{recipe name: [folder per
-# seed]}`; `score_models(folders, size="sweep")` scores the trained folders on the benchmark.
-# The recipes: one per method, and one PAUSE recipe per labelled share below 100 %
-# (`pause-labels-5pct`, ...; PAUSE at 100 % is the `pause` recipe).
+# Each method trains with the same profile, backbone, corpus (the phrases of notebook 03;
+# Phrase-BERT and PAUSE keep those with a paraphrase or synonym) and step budget, for every
+# seed (`pearl.experiments.runner.train_models`: models already trained by the same recipe
+# are reused, PEARL's are notebook 03's). Every model and the untrained backbone are scored
+# on the sweep suite (see notebook 08); a method's row is mean ± std over seeds, and a
+# difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
 
 # %%
-from pearl.experiments.runner import score_models, train_models  # being written: see the cell above
+from IPython.display import Markdown, display
 
-recipes = method_recipes(METHODS, LABEL_SHARES)
+from pearl.experiments import tables
+from pearl.experiments.runner import method_recipe, score_models, train_models
+
+profile, size = ("smoke", "smoke") if SMOKE else (PROFILE, "sweep")
+seeds = SEEDS[:2] if SMOKE else SEEDS
+methods = METHODS[:2] if SMOKE else METHODS
+recipes = {m: method_recipe(m) for m in methods}
 with run.timer("train"):
-    folders = train_models(recipes, SEEDS[:1] if SMOKE else SEEDS, "smoke" if SMOKE else PROFILE)
+    folders = {m: train_models([r], seeds, profile=profile)[r.name] for m, r in recipes.items()}
 with run.timer("score"):
-    scores = score_models([folder for per_seed in folders.values() for folder in per_seed], size="sweep")
-scores
+    scores = score_models({"backbone": ["minilm"], **folders}, size=size)
+groups = tables.group_frame(scores)
+comparison = tables.compare(groups, reference="pearl")
+labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
+md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({profile} profile, MiniLM backbone, "
+                          f"{len(seeds)} seeds, {size} benchmark; arrows against PEARL)")
+save_table(comparison, "methods", markdown=md, smoke=SMOKE)
+display(Markdown(md))
+
+# %% [markdown]
+# ## 3 · PAUSE's label efficiency
+#
+# PAUSE trained with 1, 5, 10, 30 and 100 % of its positive pairs labelled (the rest count as
+# unlabeled), scored like the methods above: the Table-1 average of the sweep suite against
+# the labelled share. On the cpu profile the shares below 100 % have one seed each
+# (`LABEL_SEEDS`); the band is PAUSE's seed std at 100 %.
 
 # %%
-run.save(metrics={"lexical_diversity": diversity.to_dict(orient="index"),
-                  "recipes": [r["name"] for r in recipes],
-                  "folders": {name: [str(f) for f in fs] for name, fs in folders.items()}},
+from pearl.display.figure5 import plot_label_efficiency
+
+shares = [s for s in LABEL_SHARES if s < 1][:1] if SMOKE else [s for s in LABEL_SHARES if s < 1]
+label_seeds = seeds[:1] if SMOKE else LABEL_SEEDS
+with run.timer("train_labels"):
+    label_folders = {s: train_models([method_recipe("pause", s)], label_seeds, profile=profile)
+                     [method_recipe("pause", s).name] for s in shares}
+with run.timer("score_labels"):
+    label_scores = tables.group_frame(score_models({s: f for s, f in label_folders.items()}, size=size))
+full_share = groups[groups["recipe"] == "pause"].assign(share=1.0)  # PAUSE at 100 %: section 2's models
+curve = pd.concat([label_scores.assign(share=label_scores["recipe"].astype(float)), full_share])
+fig = plot_label_efficiency(curve[["share", "average"]])
+save_figure(fig, "figure_pause_labels", smoke=SMOKE)
+
+# %%
+noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": tables.beyond_noise(comparison)}
+run.save(metrics={"lexical_diversity": diversity.to_dict(orient="index"), **noise,
+                  "table": comparison.to_dict("records"), "models": groups.to_dict("records"),
+                  "label_efficiency": curve[["share", "model", "average"]].to_dict("records")},
          data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
                        "tables": "data/derived/augment/*.json (02_augmentation)",
                        "method_labels": {m: models.METHODS[m] for m in METHODS}})

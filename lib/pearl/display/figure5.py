@@ -1,5 +1,5 @@
 """Figure 5 (paper §5.5): BIRD score against the learning rate and against the number of hard
-negatives per phrase, one panel each. Points are means over the seeds trained for them (bars:
+negatives per phrase, one panel each; and PAUSE's label-efficiency curve (notebook 11). Points are means over the seeds trained for them (bars:
 their std when there are several); the band is the seed noise of the full recipe (its BIRD
 std over seeds), so a reader sees which steps of a curve exceed it.
 
@@ -32,9 +32,31 @@ def plot_hyperparameters(points, noise: float | None = None, reference: dict | N
                 ax.legend(fontsize=7, loc="lower center")
         if log_x:
             ax.set_xscale("log")
+        else:
+            ax.set_xticks(sorted(sub["value"]))
         ax.set_xlabel(title)
         ax.grid(alpha=0.3)
     axes[0].set_ylabel("BIRD (Pearson r × 100)")
     fig.suptitle("Figure 5: BIRD against the learning rate and the number of hard negatives", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_label_efficiency(curve):
+    """PAUSE's label-efficiency curve: the benchmark average against the share of positive
+    pairs labelled (``curve``: columns ``share``, ``average``, one row per trained model)."""
+    import matplotlib.pyplot as plt
+
+    agg = curve.groupby("share")["average"].agg(["mean", "std", "count"]).reset_index()
+    fig, ax = plt.subplots(figsize=(4.8, 3.2))
+    ax.errorbar(agg["share"] * 100, agg["mean"], yerr=agg["std"].fillna(0), marker="o", capsize=3)
+    for row in agg.itertuples():
+        ax.annotate(f"n={row.count}", (row.share * 100, row.mean), textcoords="offset points", xytext=(0, 7),
+                    ha="center", fontsize=7, color="0.4")
+    ax.set_xscale("log")
+    ax.set_xlabel("positive pairs labelled (%)")
+    ax.set_ylabel("benchmark average (sweep suite)")
+    ax.set_title("PAUSE: label efficiency", fontsize=10)
+    ax.grid(alpha=0.3)
     fig.tight_layout()
     return fig

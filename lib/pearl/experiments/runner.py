@@ -84,6 +84,21 @@ def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
     return Recipe(name=tag, config={"lr": lr, "hard_negatives": hard_negatives})
 
 
+def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm") -> Recipe:
+    """A neighbouring method (or PEARL) on the same trainer, with its own defaults
+    (:data:`pearl.training.methods.METHOD_DEFAULTS`); PAUSE with part of its pairs labelled
+    gets its own folder name (``pause-minilm-labels-5pct-seed0``)."""
+    from types import SimpleNamespace
+
+    from ..training.methods import variant_for
+
+    if method == "pearl":
+        return Recipe(backbone=backbone)
+    variant = variant_for(SimpleNamespace(objective=method, label_share=label_share))
+    return Recipe(name=variant or "", method=method, backbone=backbone,
+                  config={"label_share": label_share} if label_share != 1 else {})
+
+
 def _training_files() -> dict:
     """Digests of the files a training run reads (a rebuilt corpus means new models)."""
     files = {"corpus": paths.derived_dir("phrases.tsv"), "hard_negatives": paths.derived_dir("hard_negatives.json")}
@@ -130,7 +145,8 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     ``overrides`` apply to every recipe's TrainConfig (e.g. ``device``); :func:`run_summary`
     reads what each folder's training did.
     """
-    from ..training.recipe import augmenter_factory, config_for, load_training_data, train_and_export
+    from ..training.methods import inputs_for
+    from ..training.recipe import config_for, load_training_data, train_and_export
 
     out, loaded = {}, {}
     for recipe in recipes:
@@ -155,10 +171,11 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
             if data_key not in loaded:  # hard negatives are always read: they choose the anchors
                 loaded[data_key] = load_training_data(hard_negatives=True, **data)
             corpus, negs, tables = loaded[data_key]
-            augmenter = augmenter_factory(*recipe.augment, tables=tables)
+            # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
+            rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
             log(f"train {folder.name} ({profile} profile)")
-            train_and_export(cfg_s, _subset(corpus, recipe.phrase_share), negs if cfg_s.hard_negatives else None,
-                                   augmenter, folder, run_dir=run_dir, progress=progress, extra={"recipe": key})
+            train_and_export(cfg_s, rows, negs if cfg_s.hard_negatives else None, augmenter, folder,
+                             run_dir=run_dir, progress=progress, extra={"recipe": key})
     return out
 
 
