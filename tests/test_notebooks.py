@@ -60,6 +60,24 @@ def test_notebook_runs_at_smoke_size(name, smoke_run, scratch_output):
 
 
 @pytest.mark.notebooks
+def test_a_rerun_reuses_every_model_and_score(smoke_run, scratch_output):
+    """make reproduce resumes: run again on unchanged inputs, the ablation notebook trains and
+    scores nothing and writes the same table."""
+    import papermill as pm
+
+    smoke_run("08_ablations.ipynb")
+    first = (scratch_output / "results" / "table3.csv").read_text()
+    out = scratch_output / "executed" / "08_again.ipynb"
+    pm.execute_notebook(str(ROOT / "notebooks" / "08_ablations.ipynb"), str(out), parameters={"SMOKE": True},
+                        kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    outputs = [o.get("text", "") for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])]
+    text = "".join("".join(t) if isinstance(t, list) else t for t in outputs)
+    assert "reuse pearl-minilm-seed0" in text and "train pearl" not in text
+    assert "encoded every phrase" not in text and "(reused: model, data and scoring code unchanged)" in text
+    assert (scratch_output / "results" / "table3.csv").read_text() == first
+
+
+@pytest.mark.notebooks
 def test_template_with_one_phrase_writes_strict_json(scratch_output):
     """One phrase: the mean over pairs is undefined, so it is saved as null with its reason
     (it used to be written as NaN, which strict JSON readers refuse)."""
