@@ -3,8 +3,8 @@
 Usage: python .ci/readme_numbers.py [README.md]   (exit 1 and a list of problems on a mismatch)
 
 Three kinds of check, and nothing else passes:
-- table rows: each row of a Markdown table in the section must appear verbatim in
-  ``results/table1.md`` (the paper's rows and ours);
+- table rows: each row of a Markdown table in the section must appear verbatim in one of
+  ``results/{table1,table2,table3,table4,methods}.md`` (the paper's rows and ours);
 - claims from JSON/CSV: :func:`claims` formats a sentence from a results file, and the
   README must contain that sentence exactly (so a changed result shows up as a missing claim);
 - quotes from text files: for each ``(text, file)`` in :func:`quotes`, the README contains
@@ -23,6 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 R = ROOT / "results"
 NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram", "H100", "YAGO 4", "300-d",
          "Table 1", "Table-1", "Figure 1", "Figure 4", "Figure A1", "Figure 3", "E5")
+#: results tables whose rows the README may copy verbatim
+TABLES = ("table1", "table2", "table3", "table4", "methods")
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -139,12 +141,12 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
     quick = readme[readme.index("## Quick start"):readme.index("\n## ", readme.index("## Quick start") + 5)]
     if claims()[0][0] not in quick:
         problems.append(f"the Quick start should say how long make reproduce takes: {claims()[0][0]}")
-    table1 = (R / "table1.md").read_text()
+    tables = "\n".join((R / f"{name}.md").read_text() for name in TABLES if (R / f"{name}.md").is_file())
     for row in re.findall(r"^\|.*\|$", section, re.M):
-        if re.fullmatch(r"\|[-| :]+\|", row) or row in table1:
+        if re.fullmatch(r"\|[-| :]+\|", row) or row in tables:
             rest = rest.replace(row, " ")
         else:
-            problems.append(f"table row not in results/table1.md: {row[:90]}")
+            problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
     for text, source in claims():
         if text in section:
             rest = rest.replace(text, " ")
