@@ -59,8 +59,7 @@ def _run_model(name, model, datasets, size, log, reuse_scores) -> list[dict]:
         model = cached(model)
     scores = score_store() if reuse_scores else None
     fp = fingerprint(model) if isinstance(model, Encoder) else type(model).__name__
-    version = scoring_version() if scores is not None else ""
-    keys = {d: ScoreStore.key(fp, d, size, version) for d in datasets}
+    keys = {d: ScoreStore.key(fp, d, size, scoring_version(d) if scores is not None else "") for d in datasets}
     reused = {d: row for d in datasets if scores is not None and (row := scores.get_row(keys[d])) is not None}
     todo = [d for d in datasets if d not in reused]
     inputs = {d: task(d).load(size) for d in todo}
