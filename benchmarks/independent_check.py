@@ -167,8 +167,12 @@ def compare(mine: dict, args) -> None:
     if not os.path.isfile(args.ours):
         print(f"{args.ours} not found: run notebook 04, then this script with --compare-only")
         return
-    ours = pd.read_csv(args.ours)
-    ours = ours[ours["model"] == args.model].set_index("dataset")["score"].to_dict()
+    table = pd.read_csv(args.ours)
+    table = table[table["model"] == args.model].set_index("dataset")
+    ours = table["score"].to_dict()
+    if "paper_probe_score" in table:  # this check re-implements the paper's patience-5 probe: Table 1's column of it
+        ours.update({d: table.loc[d, "paper_probe_score"] for d in ("ppdb", "ppdb_filtered")
+                     if d in table.index and pd.notna(table.loc[d, "paper_probe_score"])})
     if os.path.isfile(args.ours_json):
         details = json.load(open(args.ours_json))["details"]
         for name in ("yago", "umls"):

@@ -146,8 +146,8 @@ def test_scores_are_reused_only_while_model_data_and_code_are_unchanged(tmp_path
     with torch.no_grad():
         changed.model.embeddings.word_embeddings.weight[:, 0] += 0.5
     assert not any(r["details"].get("score_reused") for r in table1.run_model("tiny", changed, ["bird"], **quiet))
-    monkeypatch.setattr(cache, "scoring_version", lambda: "other scoring code")
-    monkeypatch.setattr(table1, "scoring_version", lambda: "other scoring code")
+    monkeypatch.setattr(cache, "scoring_version", lambda task: "other scoring code")
+    monkeypatch.setattr(table1, "scoring_version", lambda task: "other scoring code")
     assert not any(r["details"].get("score_reused") for r in table1.run_model("tiny", tiny_encoder(), ["bird"], **quiet))
     fresh = table1.run_model("tiny", tiny_encoder(), ["bird"], reuse_scores=False, **quiet)
     assert not fresh[0]["details"].get("score_reused")
@@ -168,3 +168,26 @@ def test_the_store_serves_other_threads(tmp_path):
         worker.join()
     np.testing.assert_array_equal(out["v"], encode(tiny_encoder(), PHRASES))
     assert enc.extra["vectors"].store.db is not None
+
+
+def test_scoring_version_is_per_task(tmp_path):
+    """A change to the probe re-scores the two PPDB tasks only; one to shared code re-scores all."""
+    import shutil
+    from pathlib import Path
+
+    from pearl import cache
+    from pearl.benchmark.tasks import TASKS
+
+    assert set(cache.TASK_CODE) <= set(TASKS)
+    root = tmp_path / "pearl"
+    shutil.copytree(Path(cache.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = {t: cache.scoring_version(t, root) for t in TASKS}
+    assert before == {t: cache.scoring_version(t) for t in TASKS}  # the copy is the package
+    assert len(set(before.values())) == len(TASKS)  # the task's name is in its version
+    with open(root / "benchmark" / "probe.py", "a") as fh:
+        fh.write("\n# a changed probe\n")
+    after = {t: cache.scoring_version(t, root) for t in TASKS}
+    assert {t for t in TASKS if after[t] != before[t]} == {"ppdb", "ppdb_filtered"}
+    with open(root / "benchmark" / "evaluate.py", "a") as fh:
+        fh.write("\n# changed shared code\n")
+    assert all(cache.scoring_version(t, root) != after[t] for t in TASKS)

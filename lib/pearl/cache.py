@@ -21,8 +21,9 @@ the explorer, since all of them load models through :func:`pearl.models.load_mod
 
 **Scores** are cached in the same file (:class:`ScoreStore`): a task's result for a model is
 keyed by the model's fingerprint, the task, its size, and a hash of the code and data that
-score it (:func:`scoring_version`: the benchmark package, the encoder and data readers, the
-data checksums). Change any of them and the score is computed again.
+score that task (:func:`scoring_version`: the code every task shares, the task's own code such
+as the PPDB probe, the data checksums). Change any of them and that task's score is computed
+again; changing the probe leaves the other tasks' cached scores valid.
 
 What it leaves out: eviction (delete the file to reclaim space: about 1.5 KB per phrase for a
 384-d model) and sharing between machines.
@@ -141,20 +142,33 @@ class EmbeddingStore:
         return int(self.db.execute(query, args).fetchone()[0])
 
 
-def scoring_version() -> str:
-    """sha256 of everything besides the model that decides a benchmark score: the source of
-    :mod:`pearl.benchmark`, :mod:`pearl.encode`, :mod:`pearl.data` and :mod:`pearl.cache`, and
-    the data files' checksums."""
-    root = Path(__file__).resolve().parent
-    h = hashlib.sha256()
-    for path in sorted([*(root / "benchmark").glob("*.py"), root / "encode.py", root / "data.py", Path(__file__)]):
-        h.update(path.name.encode() + path.read_bytes())
+#: the code that decides every task's score besides the model (paths under lib/pearl): the
+#: encoder, this cache (it serves the vectors), the data readers, the evaluators, the task
+#: definitions with their sizes, the string baselines
+SCORING_CODE = ("encode.py", "cache.py", "data.py", "benchmark/evaluate.py", "benchmark/tasks.py",
+                "benchmark/baselines.py")
+#: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
+#: nothing else, one to the stand-in dictionaries YAGO and UMLS. Left out on purpose:
+#: benchmark/table1.py, which times and tabulates a score without deciding it
+TASK_CODE = {"ppdb": ("benchmark/probe.py",), "ppdb_filtered": ("benchmark/probe.py",),
+             "yago": ("benchmark/dictionaries.py",), "umls": ("benchmark/dictionaries.py",)}
+
+
+def scoring_version(task: str, root: str | os.PathLike | None = None) -> str:
+    """sha256 of everything besides the model that decides ``task``'s score: the source of
+    :data:`SCORING_CODE` and of the task's own :data:`TASK_CODE`, the data files' checksums and
+    the task's name. ``root`` is the package folder (this one by default; tests point it at a copy).
+    """
+    root = Path(root) if root is not None else Path(__file__).resolve().parent
+    h = hashlib.sha256(task.encode())
+    for name in (*SCORING_CODE, *TASK_CODE.get(task, ())):
+        h.update(name.encode() + (root / name).read_bytes())
     h.update(json.dumps(data.SHA256, sort_keys=True).encode())
     return h.hexdigest()
 
 
 class ScoreStore(EmbeddingStore):
-    """Benchmark rows keyed by (model fingerprint, task, size, :func:`scoring_version`)."""
+    """Benchmark rows keyed by (model fingerprint, task, size, the task's :func:`scoring_version`)."""
 
     def __init__(self, path: str | os.PathLike):
         super().__init__(path)

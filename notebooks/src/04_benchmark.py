@@ -17,6 +17,24 @@
 #
 # Trained PEARL models (`models/pearl-*/pearl.json`, written by notebook 03) are picked up
 # automatically and reported as one row, mean ± std over seeds, with deltas vs the backbone.
+#
+# **The PPDB probe is trained to convergence.** The paper's probe (Adam at lr 1e-4 on the raw
+# embeddings, patience 5, at most 100 epochs) stops long before it has learned what the
+# embeddings hold. `benchmarks/probe_convergence.py` recorded its learning curves
+# (`figures/probe_convergence.png`, `results/probe_convergence.json`). On PPDB-filtered it is
+# still rising at epoch 300, and the patience-5 rule stops on an early plateau: MiniLM scores
+# 55.2 there, while a probe trained to convergence reaches 69.6 (mean of 5 probe seeds). Under
+# that rule the score measured how fast the probe learns: PEARL seed 1's three probe seeds
+# scored from 54.4 to 63.8 on PPDB-filtered, and PEARL seed 0's lead over MiniLM on the
+# paraphrase group came out at −0.3, where a convex check (logistic regression on
+# [u, v, |u−v|, u⊙v]) finds +2.5. So the PPDB columns use the converged probe: standardised
+# inputs, lr 1e-3, patience 10, at most 50 epochs. Over 5 probe seeds its std is at most 0.7
+# points, and PEARL − MiniLM has the sign the convex check gives on PPDB-filtered and on the
+# group (on PPDB both differences are under 0.3 points, within noise). One criterion is only nearly
+# met: with torch's initialisation instead of Glorot's, the PPDB-filtered mean moves by 0.9
+# (MiniLM) and 1.4 (PEARL seed 0), against a target of 1.0. The paper's protocol stays in the
+# table as the *paper probe* columns, after Avg and not in it; the paper's own rows come from
+# that protocol.
 
 # %% parameters
 SMOKE: bool = False

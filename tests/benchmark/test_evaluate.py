@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from pearl.benchmark import evaluate as ev
 from pearl.benchmark.baselines import CharJaccard
-from pearl.benchmark.probe import ProbeConfig, probe_scores, split_indices
+from pearl.benchmark.probe import PAPER_PROBE, ProbeConfig, probe_scores, split_indices
 from pearl.encode import Encoder
 
 
@@ -123,3 +123,14 @@ def test_probe_leaves_the_callers_random_state_alone():
     torch.manual_seed(123)
     probe_scores(x, x[::-1].copy(), (x[:, 0] > 0).astype(int), seeds=(0,), config=ProbeConfig(max_epochs=2))
     assert torch.equal(torch.rand(3), expected)
+
+
+def test_ppdb_evaluator_adds_the_paper_probe_on_the_same_vectors():
+    vecs = {f"p{i}": [1.0, i % 2, (i * 7) % 5 / 5] for i in range(200)}
+    pairs = [(f"p{i}", f"p{(i + 1) % 200}", i % 2) for i in range(200)]
+    out = ev.evaluate_ppdb(fake(vecs), pairs, seeds=(0,), paper_probe=True)
+    direct = probe_scores(np.array([vecs[a] for a, _, _ in pairs], np.float32),
+                          np.array([vecs[b] for _, b, _ in pairs], np.float32), [y for *_, y in pairs], seeds=(0,),
+                          config=PAPER_PROBE)
+    assert out["paper_probe"]["score"] == direct["score"] and out["paper_probe"]["runs"] == direct["runs"]
+    assert "paper_probe" not in ev.evaluate_ppdb(fake(vecs), pairs, seeds=(0,), config=ProbeConfig(max_epochs=2))

@@ -115,3 +115,23 @@ def test_model_cards_get_their_table1_row(tmp_path):
     table1.update_cards(table1.tidy(_rows("pearl-minilm-seed0", 61.25)), [folder])
     card = (folder / "README.md").read_text()
     assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card
+
+
+def test_paper_probe_columns_sit_beside_the_average_not_in_it(scratch_output):
+    """PPDB rows carry the paper's patience-5 probe too; Table 1 shows it after Avg, per model and
+    as the PEARL seed mean, and the average is the nine main columns' alone."""
+    rows = _rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 62.0) + _rows("minilm", 50.0)
+    for r in rows:
+        if r["dataset"] in ("ppdb", "ppdb_filtered"):
+            r.update(paper_probe_score=r["score"] - 10, paper_probe_std=0.5)
+    table, md = table1.report(rows, ["pearl-minilm-seed0", "pearl-minilm-seed1"], name="table1_paper_probe_test")
+    head = md.splitlines()[0].split(" | ")
+    assert head[-3:] == ["Avg", "PPDB (paper probe)", "PPDB filtered (paper probe) |"]
+    mean_row = next(line for line in md.splitlines() if line.startswith(f"| {models.mean_label()} |"))
+    assert mean_row.endswith("| 61.0 | 51.0 ± 1.4 | 51.0 ± 1.4 |")  # Avg of the nine main scores; paper probe beside
+    delta = next(line for line in md.splitlines() if line.startswith("| Δ"))
+    assert delta.endswith("| +11.0 | +11.0 | +11.0 |")
+    paper = next(line for line in md.splitlines() if line.startswith("| PEARL-small (34M) | paper"))
+    assert paper.endswith("| 62.5 | 97.0 | 70.2 |")  # the paper's numbers are its own probe's
+    tex = (scratch_output / "results" / "table1_paper_probe_test.tex").read_text()
+    assert "PPDB (paper probe)" in tex and "50.0" in tex

@@ -6,7 +6,7 @@ import pytest
 
 from pearl.benchmark import table1
 from pearl.benchmark.tasks import GROUPS, SWEEP, TASKS, task
-from pearl.data import read_retrieval
+from pearl.data import read_ppdb, read_retrieval
 from pearl.encode import Encoder
 
 
@@ -33,9 +33,13 @@ def test_sweep_retrieval_is_deterministic_and_keeps_every_gold_name():
     assert names <= full and len(names) < len(full)
 
 
-def test_sweep_ppdb_and_autofj_are_seeded_subsets():
-    a, b = TASKS["ppdb"].load("sweep"), TASKS["ppdb"].load("sweep")
-    assert a == b and len(a["pairs"]) == SWEEP["ppdb"] and a["seeds"] == SWEEP["probe_seeds"]
+def test_sweep_ppdb_takes_every_pair_and_table1_adds_the_paper_probe():
+    sweep, full = TASKS["ppdb_filtered"].load("sweep"), TASKS["ppdb_filtered"].load("full")
+    assert sweep["pairs"] == full["pairs"] == read_ppdb(True) and sweep["seeds"] == SWEEP["probe_seeds"]
+    assert full["paper_probe"] and "paper_probe" not in sweep and TASKS["ppdb"].load("smoke")["paper_probe"]
+
+
+def test_sweep_autofj_is_a_seeded_subset():
     sets = TASKS["autofj"].load("sweep")["sets"]
     assert list(sets) == list(TASKS["autofj"].load("sweep")["sets"]) and len(sets) == SWEEP["autofj_tables"]
 

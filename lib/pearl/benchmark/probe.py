@@ -1,11 +1,24 @@
 """The PPDB paraphrase probe (paper appendix A.1): an MLP on frozen phrase embeddings.
 
-Protocol: the pair's two embeddings are concatenated, fed to Linear(2d, 256) -> ReLU ->
-Linear(256, 1) -> sigmoid, trained with binary cross-entropy and Adam (lr 1e-4, batch 200)
-on a seeded 70/15/15 train/validation/test split; early stopping on validation accuracy
-(patience 5, at most 100 epochs) and the best-validation weights are the ones tested.
-:func:`probe_scores` repeats it for several probe seeds (the split stays fixed, the
-initialisation and batch order change) and reports mean ± std of test accuracy.
+The paper's architecture: the pair's two embeddings are concatenated, fed to Linear(2d, 256)
+-> ReLU -> Linear(256, 1) -> sigmoid, trained with binary cross-entropy and Adam (batch 200)
+on a seeded 70/15/15 train/validation/test split; early stopping on validation accuracy, and
+the best-validation weights are the ones tested. :func:`probe_scores` repeats it for several
+probe seeds (the split stays fixed, the initialisation and batch order change) and reports
+mean ± std of test accuracy. Two protocols:
+
+- ``ProbeConfig()``, the default (Table 1's PPDB columns, every size): inputs standardised
+  with the training part's statistics, lr 1e-3, patience 10, at most 50 epochs. It is trained
+  to convergence: it stops by its own rule, not the cap, in 39 of 40 recorded runs.
+- :data:`PAPER_PROBE`, the paper's protocol: raw embeddings, lr 1e-4, patience 5, at most 100
+  epochs. Its learning curves are still rising at epoch 300 on PPDB-filtered, and patience 5
+  stops on an early plateau 14-16 points below the converged probe (MiniLM, PEARL seed 0), so
+  its score says how fast a probe learns more than what the embeddings hold
+  (``benchmarks/probe_convergence.py``, ``results/probe_convergence.json``).
+  Table 1 keeps it as labelled extra columns, outside the average.
+
+:func:`stopping_point` replays a stopping rule on a recorded learning curve; :func:`linear_probe`
+is the convex cross-check (logistic regression, nothing to initialise or stop).
 
 Unlike the reference code, every random draw is seeded (split, initialisation, batch order)
 and the probe runs on whatever device the tensors are on (CPU by default). Speed on CPU
@@ -24,15 +37,24 @@ from ..encode import torch_threads
 
 @dataclass(frozen=True)
 class ProbeConfig:
+    """The probe's protocol; the defaults are the converged one (see the module's docstring)."""
+
     hidden: int = 256
-    lr: float = 1e-4
+    lr: float = 1e-3
     batch_size: int = 200
-    patience: int = 5
-    max_epochs: int = 100
+    patience: int = 10
+    max_epochs: int = 50
     split: tuple[float, float, float] = (0.70, 0.15, 0.15)
     init: str = "glorot"  # "glorot" (scikit-learn's MLP) or "torch" (nn.Linear's default, the reference code)
-    stop_on: str = "accuracy"  # early stopping on validation "accuracy" (the paper's code) or "loss"
-    standardize: bool = False  # z-score the features with the training part's mean and std
+    # early stopping on validation "accuracy" (the paper's code) or "loss"; the loss is no guide here:
+    # on PPDB-filtered it is lowest at epoch 1-6 while accuracy climbs to epoch 24-50 (recorded curves)
+    stop_on: str = "accuracy"
+    standardize: bool = True  # z-score the features with the training part's mean and std
+
+
+#: the paper's protocol as Table 1 ran it before the convergence study: raw embeddings, lr 1e-4,
+#: patience 5, at most 100 epochs (Glorot init: see :func:`glorot_init`)
+PAPER_PROBE = ProbeConfig(lr=1e-4, patience=5, max_epochs=100, init="glorot", stop_on="accuracy", standardize=False)
 
 
 def glorot_init(layer, gain: float) -> None:
@@ -191,6 +213,58 @@ def _train(features, labels, split, seeds, config, history) -> list[dict]:
             result["curve"] = curves[i]
         out.append(result)
     return out
+
+
+def stopping_point(val_scores, test_scores, patience: int, max_epochs: int | None = None) -> dict:
+    """Replay early stopping on a recorded curve: the epoch the probe stops, its best epoch and the
+    test score of the best-validation weights (what :func:`train_probes` would report).
+
+    Scores are per epoch, epoch 1 first; an epoch counts as progress only if it beats the best so
+    far (a tie does not), and training stops after ``patience`` epochs without progress. Training
+    does not depend on when it stops, so one long curve answers every (patience, max_epochs).
+
+    >>> stopping_point([50, 50, 50, 60, 70], [51, 52, 53, 61, 71], patience=2)
+    {'best_epoch': 1, 'epochs': 3, 'val_accuracy': 50, 'test_accuracy': 51}
+    >>> stopping_point([50, 50, 50, 60, 70], [51, 52, 53, 61, 71], patience=3)
+    {'best_epoch': 5, 'epochs': 5, 'val_accuracy': 70, 'test_accuracy': 71}
+    """
+    n = len(val_scores) if max_epochs is None else min(max_epochs, len(val_scores))
+    best, best_epoch, waited = -float("inf"), 0, 0
+    epoch = 0
+    for epoch in range(1, n + 1):
+        if val_scores[epoch - 1] > best:
+            best, best_epoch, waited = val_scores[epoch - 1], epoch, 0
+        else:
+            waited += 1
+        if waited >= patience:
+            break
+    return {"best_epoch": best_epoch, "epochs": epoch, "val_accuracy": val_scores[best_epoch - 1],
+            "test_accuracy": test_scores[best_epoch - 1]}
+
+
+def linear_probe(left: np.ndarray, right: np.ndarray, labels, split, cs=(1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 1.0)) -> dict:
+    """The convex cross-check: logistic regression on [u, v, |u - v|, u * v] (standardised with
+    the training part's statistics), C chosen by validation accuracy; test accuracy in percent.
+
+    Convex, so no initialisation or stopping rule can move it: what it scores is in the features.
+    The product and difference terms let a linear model compare the two phrases (on the plain
+    concatenation it could only score each phrase on its own).
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.preprocessing import StandardScaler
+
+    if left.shape != right.shape:
+        raise ValueError(f"pair embeddings differ in shape: {left.shape} vs {right.shape}")
+    x = np.concatenate([left, right, np.abs(left - right), left * right], axis=1).astype(np.float64)
+    y = np.asarray(labels)
+    train, val, test = split
+    scaler = StandardScaler().fit(x[train])
+    x = scaler.transform(x)
+    fits = {c: LogisticRegression(C=c, max_iter=5000).fit(x[train], y[train]) for c in cs}
+    val_acc = {c: 100 * float(f.score(x[val], y[val])) for c, f in fits.items()}
+    best = max(cs, key=lambda c: (val_acc[c], -c))  # ties: the stronger regularisation
+    return {"score": 100 * float(fits[best].score(x[test], y[test])), "C": best, "val_accuracy": val_acc[best],
+            "val_accuracy_by_C": {str(c): round(v, 2) for c, v in val_acc.items()}, "n_test": int(len(test))}
 
 
 def probe_scores(left: np.ndarray, right: np.ndarray, labels, seeds=(0, 1, 2), split_seed: int = 0,
