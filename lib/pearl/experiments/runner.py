@@ -57,7 +57,8 @@ class Recipe:
     phrase_share: float = 1.0  # share of the profile's training phrases (the paper's Table 4: 0.3)
 
     def folder(self, seed: int) -> Path:
-        return paths.models_dir(models.folder_name(self.method, self.backbone, seed, self.name or None))
+        # not created here: a folder appears when export writes it
+        return paths.models_dir() / models.folder_name(self.method, self.backbone, seed, self.name or None)
 
     def label(self) -> str:
         return models.mean_label(self.method, self.backbone, self.name or None)
