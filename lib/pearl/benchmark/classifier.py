@@ -1,10 +1,17 @@
 """The Table 2 classifier: an MLP with ReLU on frozen text embeddings, several seeds at once.
 
 Protocol: Linear(d, 256) -> ReLU -> Linear(256, C) -> softmax, cross-entropy, Adam (lr 1e-3,
-batch 256); early stopping on validation accuracy (patience 5, at most 50 epochs) and the
+batch 64); early stopping on validation loss (patience 5, at most 150 epochs) and the
 best-validation weights are tested. :func:`classify_scores` repeats it for 10 seeds (the data
 and its split stay fixed; initialisation and batch order change) and reports mean ± sample std
 of test accuracy. These hyper-parameters are ours: the paper states an MLP with ReLU and 10 runs.
+
+Why loss and batch 64: with early stopping on validation *accuracy* and batch 256, the ATIS
+sets (about 1,200 training queries, 5 steps an epoch) stopped while every model still predicted
+the majority intent (79.6-79.7 % on ATIS-L for GloVe, MiniLM and PEARL alike): accuracy sits on that
+plateau for more than 5 epochs while the loss is still falling. Measured on MiniLM vectors,
+loss-based stopping with batch 64 gives 92.8 / 94.8 % on ATIS-S / ATIS-L, every seed stopping
+before the cap.
 
 As :func:`pearl.benchmark.probe.train_probes` does for the PPDB probe, every seed's weights are
 stacked and each step is one batched matrix product for all seeds, so the Python loop runs once
@@ -33,9 +40,10 @@ from .probe import glorot_init
 class ClassifierConfig:
     hidden: int = 256
     lr: float = 1e-3
-    batch_size: int = 256
+    batch_size: int = 64
     patience: int = 5
-    max_epochs: int = 50
+    max_epochs: int = 150
+    stop_on: str = "loss"  # early stopping on validation "loss" or "accuracy"
 
 
 def accuracy(predicted: Sequence, gold: Sequence) -> float:
@@ -70,6 +78,8 @@ def train_classifiers(x: dict[str, np.ndarray], y: dict[str, Sequence], seeds=(0
     classes, (y_train, y_valid, y_test) = encode_labels(y["train"], y["valid"], y["test"])
     if len(classes) < 2:
         raise ValueError(f"the training part has {len(classes)} class: a classifier needs at least two")
+    if config.stop_on not in ("loss", "accuracy"):
+        raise ValueError(f"unknown stopping rule {config.stop_on!r}; choose 'loss' or 'accuracy'")
     with torch_threads(1):
         return _train(x, (y_train, y_valid, y_test), len(classes), tuple(seeds), config)
 
@@ -106,7 +116,13 @@ def _train(x, y, n_classes, seeds, config) -> list[dict]:
         with torch.inference_mode():
             return (logits(xs[part], *weights).argmax(-1) == ys[part]).float().mean(1)
 
-    best = torch.full((n,), -1.0)
+    def neg_loss(part, weights):  # labels unseen in training (-1) are left out of the loss
+        with torch.inference_mode():
+            z = logits(xs[part], *weights)
+            target = ys[part].expand(n, -1).flatten()
+            return -F.cross_entropy(z.flatten(0, 1), target, ignore_index=-1, reduction="none").view(n, -1).mean(1)
+
+    best = torch.full((n,), -float("inf"))
     best_epoch, waited = torch.zeros(n, dtype=torch.long), torch.zeros(n, dtype=torch.long)
     active, stopped_at = torch.ones(n, dtype=torch.bool), torch.zeros(n, dtype=torch.long)
     best_weights = [p.detach().clone() for p in params]
@@ -120,9 +136,9 @@ def _train(x, y, n_classes, seeds, config) -> list[dict]:
             # sum over seeds of each seed's mean loss: every seed gets its own mean-loss gradient
             F.cross_entropy(z.flatten(0, 1), ys[0][idx].flatten(), reduction="none").view(n, -1).mean(1).sum().backward()
             optimiser.step()
-        acc = accuracies(1, params)
-        improved = active & (acc > best)
-        best = torch.where(improved, acc, best)
+        score = accuracies(1, params) if config.stop_on == "accuracy" else neg_loss(1, params)
+        improved = active & (score > best)
+        best = torch.where(improved, score, best)
         best_epoch = torch.where(improved, epoch, best_epoch)
         waited = torch.where(improved, 0, waited + 1)
         for saved, p in zip(best_weights, params):

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import models
-from ..cache import cached
+from ..cache import cached, fingerprint
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
 from .classifier import ClassifierConfig, classify_scores
@@ -61,7 +61,8 @@ def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[i
         rows.append({"model": name, "dataset": key, "score": result["score"], "std": result["std"],
                      "n": result["n_test"], "seconds": round(seconds, 2), "size": size,
                      "note": "" if size == "full" else f"{size} size",
-                     "details": {"runs": result["runs"], "n_train": result["n_train"], "encode_all_s": round(encode_s, 2)}})
+                     "details": {"runs": result["runs"], "n_train": result["n_train"], "encode_all_s": round(encode_s, 2),
+                                 "fingerprint": fingerprint(model.extra["inner"])}})
         log(f"{name:>24} {COLUMNS[key]:<10} {result['score']:6.2f} ± {result['std']:.2f}  ({seconds:.1f} s)")
     return rows
 
