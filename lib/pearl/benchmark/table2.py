@@ -100,7 +100,7 @@ def paper_table():
 def _cell(score, std) -> str:
     if score is None or score != score:
         return "n/a"
-    return f"{score:.1f} ± {std:.1f}" if std == std and std is not None and std > 0 else f"{score:.1f}"
+    return f"{score:.1f} ± {std:.1f}" if std is not None and std == std else f"{score:.1f}"  # ± 0.0 is shown
 
 
 def markdown(table, summary=None) -> str:
