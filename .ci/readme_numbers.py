@@ -32,6 +32,15 @@ def _json(name: str) -> dict:
     return json.loads((R / name).read_text())
 
 
+def _short(model: str) -> str:
+    """``glove`` / ``minilm`` / ``pearl...`` for a model key or its display label (results files use either)."""
+    if model.startswith("GloVe"):
+        return "glove"
+    if model.startswith("all-MiniLM-L6-v2"):
+        return "minilm"
+    return model.lower().replace(" ", "-") if model.startswith("PEARL seed") else model
+
+
 def claims() -> list[tuple[str, str]]:
     """``(sentence, source)`` pairs, each sentence formatted from its results file."""
     import pandas as pd
@@ -47,11 +56,12 @@ def claims() -> list[tuple[str, str]]:
     out.append((f"{len(secs)} seeds of {train['models'][0]['steps']} steps, {min(secs):.0f}–{max(secs):.0f} s each",
                 "results/03_training.json"))
     f5 = _json("05_figures.json")["metrics"]
-    got = f5["figure1_cases_with_aliases_first"]
+    got = {_short(k): v for k, v in f5["figure1_cases_with_aliases_first"].items()}
     out.append((f"Across {f5['figure1_cases']} cases, GloVe gets {got['glove']} right, MiniLM {got['minilm']} "
                 f"and the PEARL seeds {', '.join(str(v) for k, v in got.items() if k.startswith('pearl'))}",
                 "results/05_figures.json"))
     f4 = pd.read_csv(R / "figure4.csv")
+    f4["model"] = f4["model"].map(_short)
     emb = f4[f4.space == "embedding"].set_index("model")
     pearl = emb[emb.index.str.startswith("pearl")]
     out.append((f"{f5['figure4_names']} AutoFJ names, {f5['figure4_names'] // 6} for each of six YAGO-4-like groups",
