@@ -21,7 +21,9 @@ def test_every_number_in_the_results_section_matches_its_results_file():
 def test_the_checker_catches_a_changed_number(tmp_path):
     readme = (ROOT / "README.md").read_text(encoding="utf8")
     bad = tmp_path / "README.md"
-    bad.write_text(readme.replace("0.670 for GloVe", "0.671 for GloVe").replace("41.5 ms", "40 ms"))
+    # one fixed number and one that changes with every explorer run
+    bad.write_text(re.sub(r"Median update latency is [\d.]+ ms", "Median update latency is 40 ms",
+                          readme.replace("0.670 for GloVe", "0.671 for GloVe")))
     problems = _tool().check(bad)
     assert any("0.670 for GloVe" in p for p in problems) and any("40" in p for p in problems)
 
