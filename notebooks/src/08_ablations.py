@@ -27,6 +27,7 @@ ABLATIONS: list = ["no-phrase-aug", "no-entity-type", "no-token-aug", "no-hard-n
                    "no-char-aug"]
 SIZE: str = "sweep"  # the benchmark's size: "sweep" (the sweep suite) or "full" (Table 1's)
 THREADS: int = 0  # torch CPU threads (0 for torch's default)
+WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
@@ -45,14 +46,14 @@ size = "smoke" if SMOKE else SIZE
 ablations = ABLATIONS[:1] if SMOKE else ABLATIONS
 seeds = SEEDS[:2] if SMOKE else SEEDS
 run = Run("08_ablations", dict(SMOKE=SMOKE, PROFILE=profile, SEEDS=seeds, ABLATIONS=ablations, SIZE=size,
-                               THREADS=THREADS))
+                               THREADS=THREADS, WORKERS=WORKERS))
 
 # %% [markdown]
 # ## Train the full recipe and each variant (reused when already trained)
 
 # %%
 with run.timer("train"):
-    folders = train_models([ablation(name) for name in ["", *ablations]], seeds, profile=profile)
+    folders = train_models([ablation(name) for name in ["", *ablations]], seeds, profile=profile, workers=WORKERS)
 {name or "full": [f.name for f in fs] for name, fs in folders.items()}
 
 # %% [markdown]
@@ -60,7 +61,7 @@ with run.timer("train"):
 
 # %%
 with run.timer("score"):
-    scores = score_models(folders, size=size, threads=THREADS)
+    scores = score_models(folders, size=size, threads=THREADS, workers=WORKERS)
 groups = tables.group_frame(scores)
 comparison = tables.compare(groups, reference="")
 md = tables.wide_markdown(comparison, ABLATION_LABELS,

@@ -28,6 +28,7 @@ SEEDS: list = [0, 1, 2]
 PHRASE_SHARE: float = None  # None: 1.0 on the cpu profile, 0.3 (the paper's) on the gpu profile
 SIZE: str = "sweep"
 THREADS: int = 0
+WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
@@ -49,7 +50,7 @@ seeds = SEEDS[:2] if SMOKE else SEEDS
 backbones = BACKBONES[-1:] if SMOKE else BACKBONES  # SMOKE: the cheapest one
 share = PHRASE_SHARE or (0.3 if profile == "gpu" else 1.0)
 run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, SEEDS=seeds, PHRASE_SHARE=share,
-                               SIZE=size, THREADS=THREADS))
+                               SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
 sources = {name: backbone(name) for name in backbones}  # offline backbones are cut from MiniLM on first use
 recipes = {name: Recipe(name="" if share == 1 else f"share{round(share * 100)}", backbone=src, phrase_share=share)
            for name, src in sources.items()}
@@ -59,10 +60,11 @@ recipes = {name: Recipe(name="" if share == 1 else f"share{round(share * 100)}",
 
 # %%
 with run.timer("train"):
-    trained = {name: train_models([r], seeds, profile=profile)[r.name] for name, r in recipes.items()}
+    trained = {name: train_models([r], seeds, profile=profile, workers=WORKERS)[r.name] for name, r in recipes.items()}
 with run.timer("score"):
-    originals = tables.group_frame(score_models({n: [src] for n, src in sources.items()}, size=size, threads=THREADS))
-    after = tables.group_frame(score_models(trained, size=size, threads=THREADS))
+    originals = tables.group_frame(score_models({n: [src] for n, src in sources.items()}, size=size, threads=THREADS,
+                                                workers=WORKERS))
+    after = tables.group_frame(score_models(trained, size=size, threads=THREADS, workers=WORKERS))
 
 # %% [markdown]
 # ## Table 4: original vs + PEARL, averaged over the five task groups

@@ -21,6 +21,7 @@ CHOSEN_LR: float = 3e-5
 SEEDS: list = [0]
 NOISE_SEEDS: list = [0, 1, 2]
 THREADS: int = 0
+WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
@@ -38,7 +39,8 @@ profile = "smoke" if SMOKE else PROFILE
 lrs, negatives = (LRS[:2], HARD_NEGATIVES[-2:]) if SMOKE else (LRS, HARD_NEGATIVES)
 seeds, noise_seeds = (SEEDS[:1], NOISE_SEEDS[:2]) if SMOKE else (SEEDS, NOISE_SEEDS)
 run = Run("10_hyperparameters", dict(SMOKE=SMOKE, PROFILE=profile, LRS=lrs, HARD_NEGATIVES=negatives,
-                                     CHOSEN_LR=CHOSEN_LR, SEEDS=seeds, NOISE_SEEDS=noise_seeds, THREADS=THREADS))
+                                     CHOSEN_LR=CHOSEN_LR, SEEDS=seeds, NOISE_SEEDS=noise_seeds, THREADS=THREADS,
+                                     WORKERS=WORKERS))
 grid = [("lr", lr, hyperparameter_recipe(lr=lr, hard_negatives=2)) for lr in lrs] + \
        [("hard_negatives", k, hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=k)) for k in negatives]
 full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
@@ -48,10 +50,11 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
 # %%
 with run.timer("train"):
-    folders = train_models(list({r.name: r for _, _, r in grid}.values()), seeds, profile=profile)
-    noise_folders = train_models([full], noise_seeds, profile=profile)[full.name]
+    folders = train_models(list({r.name: r for _, _, r in grid}.values()), seeds, profile=profile, workers=WORKERS)
+    noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS)[full.name]
 with run.timer("score"):
-    bird = score_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"], threads=THREADS)
+    bird = score_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"], threads=THREADS,
+                        workers=WORKERS)
 bird = bird[bird["dataset"] == "bird"]
 points = pd.DataFrame([{"parameter": p, "value": v, "recipe": r.name, "seed": s, "score": float(
     bird.loc[(bird["group"] == r.name) & (bird["folder"] == str(f)), "score"].iloc[0])}

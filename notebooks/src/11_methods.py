@@ -36,6 +36,7 @@ LABEL_SHARES: list = [0.01, 0.05, 0.1, 0.3, 1.0]
 LABEL_SEEDS: list = [0]  # seeds of the PAUSE runs with part of the pairs labelled
 DIVERSITY_PHRASES: int = 5000  # corpus phrases drawn for the lexical-diversity table
 SEED: int = 0
+WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
@@ -56,7 +57,7 @@ from pearl.training.methods import PEARL_LEVELS, positive_samples
 if SMOKE:
     DIVERSITY_PHRASES = 300
 run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
-                             LABEL_SEEDS=LABEL_SEEDS,
+                             LABEL_SEEDS=LABEL_SEEDS, WORKERS=WORKERS,
                              DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
 
 # %% [markdown]
@@ -114,9 +115,10 @@ seeds = SEEDS[:2] if SMOKE else SEEDS
 methods = METHODS[:2] if SMOKE else METHODS
 recipes = {m: method_recipe(m) for m in methods}
 with run.timer("train"):
-    folders = {m: train_models([r], seeds, profile=profile)[r.name] for m, r in recipes.items()}
+    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # several recipes named ""
+    folders = {m: [r.folder(s) for s in seeds] for m, r in recipes.items()}
 with run.timer("score"):
-    scores = score_models({"backbone": ["minilm"], **folders}, size=size)
+    scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
 groups = tables.group_frame(scores)
 comparison = tables.compare(groups, reference="pearl")
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
@@ -139,10 +141,11 @@ from pearl.display.figure5 import plot_label_efficiency
 shares = [s for s in LABEL_SHARES if s < 1][:1] if SMOKE else [s for s in LABEL_SHARES if s < 1]
 label_seeds = seeds[:1] if SMOKE else LABEL_SEEDS
 with run.timer("train_labels"):
-    label_folders = {s: train_models([method_recipe("pause", s)], label_seeds, profile=profile)
-                     [method_recipe("pause", s).name] for s in shares}
+    pause = {s: method_recipe("pause", s) for s in shares}
+    trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS)
+    label_folders = {s: trained[r.name] for s, r in pause.items()}
 with run.timer("score_labels"):
-    label_scores = tables.group_frame(score_models({s: f for s, f in label_folders.items()}, size=size))
+    label_scores = tables.group_frame(score_models(label_folders, size=size, workers=WORKERS))
 full_share = groups[groups["recipe"] == "pause"].assign(share=1.0)  # PAUSE at 100 %: section 2's models
 curve = pd.concat([label_scores.assign(share=label_scores["recipe"].astype(float)), full_share])
 fig = plot_label_efficiency(curve[["share", "average"]])

@@ -93,3 +93,31 @@ def test_figure5_points_share_models_with_the_ablations():
     assert runner.hyperparameter_recipe(3e-5, 0) == ablation("no-hard-negatives")
     assert runner.hyperparameter_recipe(1e-4, 2).name == "lr1e-4"
     assert runner.hyperparameter_recipe(3e-5, 4).config == {"lr": 3e-5, "hard_negatives": 4}
+
+
+@pytest.fixture
+def thread_workers(monkeypatch):
+    """Workers as threads (they see the test's fakes); the notebooks' smoke runs use real processes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(runner, "_executor", lambda n: ThreadPoolExecutor(n))
+
+
+def test_workers_train_each_missing_model_once(fake_training, thread_workers):
+    train_models([ablation("")], [0], profile="cpu", log=lambda _: None)
+    logged = []
+    out = train_models([ablation(""), ablation("no-char-encoder")], [0, 1], profile="cpu", log=logged.append,
+                       workers=2)
+    assert sorted(c["folder"] for c in fake_training) == ["pearl-minilm-no-char-encoder-seed0",
+                                                         "pearl-minilm-no-char-encoder-seed1",
+                                                         "pearl-minilm-seed0", "pearl-minilm-seed1"]
+    assert sum(m.startswith("trained") for m in logged) == 3 and sum(m.startswith("reuse") for m in logged) == 4
+    assert [f.name for f in out[""]] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
+
+
+def test_workers_score_the_same(thread_workers):
+    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
+    one = runner.score_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None)
+    two = runner.score_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None, workers=2)
+    cols = ["group", "dataset", "score"]
+    assert one[cols].equals(two[cols])
