@@ -46,9 +46,9 @@ def claims() -> list[tuple[str, str]]:
     import pandas as pd
 
     out = []
-    walls = {p.name: _json(p.name)["wall_time_s"] for p in sorted(R.glob("0*_*.json"))}
+    walls = {p.name: _json(p.name)["wall_time_s"] for p in sorted(R.glob("[0-9][0-9]_*.json"))}
     cores = _json("04_benchmark.json")["provenance"]["hardware"]["cpu_count"]
-    out.append((f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores", "results/0*.json wall_time_s"))
+    out.append((f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores", "results/NN_*.json wall_time_s"))
     bench = _json("04_benchmark.json")
     out.append((f"notebook 04 alone: {bench['wall_time_s'] / 60:.1f} minutes", "results/04_benchmark.json"))
     train = _json("03_training.json")["metrics"]
@@ -125,6 +125,30 @@ def claims() -> list[tuple[str, str]]:
     return out
 
 
+def experiment_claims() -> list[tuple[str, str]]:
+    """Sentences of the Table-3 and Figure-5 paragraphs, from notebooks 08 and 10's records."""
+    out = []
+    if (R / "08_ablations.json").is_file():
+        a = _json("08_ablations.json")["metrics"]
+        out.append((f"{a['lower_average']} of the {a['ablations']} ablations lower the average, "
+                    f"{a['lower_average_beyond_noise']} of them beyond the seed noise (pooled seed std of the "
+                    f"average {a['seed_std_average']:.2f})", "results/08_ablations.json"))
+    if (R / "10_hyperparameters.json").is_file():
+        h = _json("10_hyperparameters.json")["metrics"]
+        pts = pd_frame(h["points"])
+        lr, hn = (pts[pts.parameter == k].set_index("value")["score"] for k in ("lr", "hard_negatives"))
+        out.append(("BIRD by learning rate: " + ", ".join(f"{v:g} → {s:.1f}" for v, s in lr.items()) +
+                    "; by hard negatives: " + ", ".join(f"{int(v)} → {s:.1f}" for v, s in hn.items()) +
+                    f"; the full recipe's seed std on BIRD is {h['bird_seed_std']:.2f}", "results/10_hyperparameters.json"))
+    return out
+
+
+def pd_frame(records):
+    import pandas as pd
+
+    return pd.DataFrame(records)
+
+
 def probe_claims() -> list[tuple[str, str]]:
     """Sentences of the PPDB-probe paragraph, from results/probe_convergence.json."""
     d, src = _json("probe_convergence.json"), "results/probe_convergence.json"
@@ -182,7 +206,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
             rest = rest.replace(row, " ")
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
-    for text, source in claims() + probe_claims():
+    for text, source in claims() + probe_claims() + experiment_claims():
         if text in section:
             rest = rest.replace(text, " ")
         else:
