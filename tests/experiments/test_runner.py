@@ -121,3 +121,10 @@ def test_workers_score_the_same(thread_workers):
     two = runner.score_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None, workers=2)
     cols = ["group", "dataset", "score"]
     assert one[cols].equals(two[cols])
+
+
+def test_workers_pass_the_scorers_log_back(thread_workers):
+    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
+    logged = []
+    runner.score_models(folders, size="smoke", datasets=["bird"], log=logged.append, workers=2)
+    assert any("bird" in line for line in logged) and sum(line.startswith("scored") for line in logged) == 2

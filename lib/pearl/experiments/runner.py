@@ -240,12 +240,14 @@ def run_summary(folder: str | Path, seed: int) -> dict:
 
 
 def _score_one(group: str, name, size: str, datasets, threads: int, log=None):
+    """(tidy rows, log lines): in a worker the lines go back to the caller, who prints them."""
     from ..benchmark.table1 import run_model, tidy
     from ..benchmark.tasks import DATASETS
 
+    lines = []
     rows = run_model(models.label(name), models.load_model(name), datasets or DATASETS, size=size,
-                     log=log or (lambda _: None), threads=threads)
-    return tidy(rows).assign(group=group, folder=str(name))
+                     log=log or lines.append, threads=threads)
+    return tidy(rows).assign(group=group, folder=str(name)), lines
 
 
 def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", datasets: Sequence[str] | None = None,
@@ -259,9 +261,12 @@ def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", 
     jobs = [(group, name) for group, names in folders.items() for name in names]
     if workers > 1 and len(jobs) > 1:
         with _executor(min(workers, len(jobs))) as pool:
-            frames = list(pool.map(_score_one, *zip(*[(g, n, size, datasets, 1) for g, n in jobs])))
-        for frame in frames:
+            done = list(pool.map(_score_one, *zip(*[(g, n, size, datasets, 1) for g, n in jobs])))
+        for frame, lines in done:
+            for line in lines:
+                log(line)
             log(f"scored {frame['model'].iloc[0]} ({size}, in a worker process)")
+        frames = [frame for frame, _ in done]
     else:
-        frames = [_score_one(g, n, size, datasets, threads, log) for g, n in jobs]
+        frames = [_score_one(g, n, size, datasets, threads, log)[0] for g, n in jobs]
     return pd.concat(frames, ignore_index=True)
