@@ -127,6 +127,8 @@ def claims() -> list[tuple[str, str]]:
 
 def experiment_claims() -> list[tuple[str, str]]:
     """Sentences of the Table-3 and Figure-5 paragraphs, from notebooks 08 and 10's records."""
+    import pandas as pd
+
     out = []
     if (R / "08_ablations.json").is_file():
         a = _json("08_ablations.json")["metrics"]
@@ -135,18 +137,12 @@ def experiment_claims() -> list[tuple[str, str]]:
                     f"average {a['seed_std_average']:.2f})", "results/08_ablations.json"))
     if (R / "10_hyperparameters.json").is_file():
         h = _json("10_hyperparameters.json")["metrics"]
-        pts = pd_frame(h["points"])
+        pts = pd.DataFrame(h["points"])
         lr, hn = (pts[pts.parameter == k].set_index("value")["score"] for k in ("lr", "hard_negatives"))
         out.append(("BIRD by learning rate: " + ", ".join(f"{v:g} → {s:.1f}" for v, s in lr.items()) +
                     "; by hard negatives: " + ", ".join(f"{int(v)} → {s:.1f}" for v, s in hn.items()) +
                     f"; the full recipe's seed std on BIRD is {h['bird_seed_std']:.2f}", "results/10_hyperparameters.json"))
     return out
-
-
-def pd_frame(records):
-    import pandas as pd
-
-    return pd.DataFrame(records)
 
 
 def probe_claims() -> list[tuple[str, str]]:

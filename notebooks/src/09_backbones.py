@@ -60,7 +60,8 @@ recipes = {name: Recipe(name="" if share == 1 else f"share{round(share * 100)}",
 
 # %%
 with run.timer("train"):
-    trained = {name: train_models([r], seeds, profile=profile, workers=WORKERS)[r.name] for name, r in recipes.items()}
+    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # every recipe is named ""
+    trained = {name: [r.folder(s) for s in seeds] for name, r in recipes.items()}
 with run.timer("score"):
     originals = tables.group_frame(score_models({n: [src] for n, src in sources.items()}, size=size, threads=THREADS,
                                                 workers=WORKERS))

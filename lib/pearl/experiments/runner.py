@@ -187,36 +187,34 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     from ..training.methods import inputs_for
     from ..training.recipe import load_training_data, train_and_export
 
-    pending = [(r, s) for r in recipes for s in seeds if _stored_key(r.folder(s)) != _keyed(r, s, profile, overrides)[2]]
+    plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
+    pending = [(r, s) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
     if workers > 1 and len(pending) > 1:
         with _executor(min(workers, len(pending))) as pool:
             for name in pool.map(_train_one, *zip(*[(r, s, profile, overrides) for r, s in pending])):
                 log(f"trained {name} ({profile} profile, in a worker process)")
-    out, loaded = {}, {}
-    for recipe in recipes:
-        out[recipe.name] = []
-        for seed in seeds:
-            cfg_s, data, key = _keyed(recipe, seed, profile, overrides)
-            folder = recipe.folder(seed)
-            out[recipe.name].append(folder)
-            if _stored_key(folder) == key:
-                log(f"reuse {folder.name}")
-                continue
-            run_dir = paths.models_dir("runs", folder.name)
-            marker = run_dir / "recipe.json"
-            if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
-                shutil.rmtree(run_dir)  # checkpoints of another recipe: start afresh
-            run_dir.mkdir(parents=True, exist_ok=True)
-            write_json(marker, key)
-            data_key = json.dumps(data, sort_keys=True)
-            if data_key not in loaded:  # hard negatives are always read: they choose the anchors
-                loaded[data_key] = load_training_data(hard_negatives=True, **data)
-            corpus, negs, tables = loaded[data_key]
-            # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
-            rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
-            log(f"train {folder.name} ({profile} profile)")
-            train_and_export(cfg_s, rows, negs if cfg_s.hard_negatives else None, augmenter, folder,
-                             run_dir=run_dir, progress=progress, extra={"recipe": key})
+    out, loaded = {r.name: [] for r in recipes}, {}
+    for recipe, seed, cfg_s, data, key in plan:
+        folder = recipe.folder(seed)
+        out[recipe.name].append(folder)
+        if _stored_key(folder) == key:
+            log(f"reuse {folder.name}")
+            continue
+        run_dir = paths.models_dir("runs", folder.name)
+        marker = run_dir / "recipe.json"
+        if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
+            shutil.rmtree(run_dir)  # checkpoints of another recipe: start afresh
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_json(marker, key)
+        data_key = json.dumps(data, sort_keys=True)
+        if data_key not in loaded:  # hard negatives are always read: they choose the anchors
+            loaded[data_key] = load_training_data(hard_negatives=True, **data)
+        corpus, negs, tables = loaded[data_key]
+        # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
+        rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
+        log(f"train {folder.name} ({profile} profile)")
+        train_and_export(cfg_s, rows, negs if cfg_s.hard_negatives else None, augmenter, folder,
+                         run_dir=run_dir, progress=progress, extra={"recipe": key})
     return out
 
 
