@@ -10,7 +10,10 @@ character encoder, InfoNCE + type loss, backward, Adam step; both in fp32 on CPU
   forward per group (phrases, copies, negatives), each padded to its own longest phrase;
 - **ours** (:mod:`pearl.training.train`): tokenised in the collate of a DataLoader worker (which
   overlaps with the model's compute), one forward over the whole batch split into
-  length-sorted slices (``length_buckets``).
+  length-sorted slices (``length_buckets``), and a fused Adam (one kernel for every parameter).
+
+It also times one Adam step alone on the same model's parameters: torch's CPU default (a loop
+over the tensors), ``foreach`` and ``fused``.
 
 Phrases/s counts the training phrases (not copies or negatives) per second, after one
 warm-up step. Writes results/train_throughput.json (or ``--out``). On a GPU (``--device cuda``) "ours"
@@ -38,6 +41,26 @@ def _data(n: int):
         texts = list(dict.fromkeys(t for row in read_ppdb(True) for t in row[:2]))
         corpus, source = [(t, "NP-OTHER") for t in texts], "PPDB phrases (stand-in: no phrases.tsv yet)"
     return corpus[:n], source
+
+
+def _adam_steps(model, device: str, repeat: int = 10) -> dict:
+    """Seconds per Adam step over ``model``'s parameters (random gradients), per implementation."""
+    params = [p for p in model.parameters() if p.requires_grad]
+    grads = [torch.randn_like(p) for p in params]
+    out = {}
+    for name, kw in {"for_loop": dict(foreach=False), "foreach": dict(foreach=True), "fused": dict(fused=True)}.items():
+        copies = [torch.nn.Parameter(p.detach().clone()) for p in params]
+        for c, g in zip(copies, grads):
+            c.grad = g
+        opt = torch.optim.Adam(copies, lr=1e-5, **kw)
+        opt.step()  # state allocated outside the clock
+        t0 = time.perf_counter()
+        for _ in range(repeat):
+            opt.step()
+        if device.startswith("cuda"):
+            torch.cuda.synchronize()
+        out[name] = round((time.perf_counter() - t0) / repeat, 4)
+    return out
 
 
 def main(argv=None):
@@ -69,6 +92,7 @@ def main(argv=None):
     torch.manual_seed(0)
     model = build_model(backbone).to(args.device).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-5)
+    adam = _adam_steps(model, args.device)
     plan = BatchPlan(len(corpus), args.batch_size, seed=0)
     n = args.steps + 1  # + warm-up
     results = {}
@@ -101,7 +125,8 @@ def main(argv=None):
         naive_step(i)
     results["naive"] = args.batch_size * args.steps / (clock() - t0)
 
-    # ours: collate in DataLoader workers, one bucketed forward, bf16 on CUDA (as pearl.training.train)
+    # ours: collate in DataLoader workers, one bucketed forward, bf16 on CUDA, fused Adam (as pearl.training.train)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-5, fused=True)
     cfg = TrainConfig(length_buckets=4)
     use_bf16 = uses_bf16(args.device, cfg)
 
@@ -127,7 +152,7 @@ def main(argv=None):
 
     record = {"phrases_per_s": {k: round(v, 1) for k, v in results.items()},
               **{f"ratio{k[4:]}": round(v / results["naive"], 3) for k, v in results.items() if k.startswith("ours")},
-              "steps": args.steps,
+              "adam_step_s": adam, "steps": args.steps,
               "batch_size": args.batch_size, "threads": args.threads, "device": args.device,
               "workers": args.workers, "data": source}
     print(json.dumps(record, indent=1))

@@ -36,6 +36,7 @@ LABEL_SHARES: list = [0.01, 0.05, 0.1, 0.3, 1.0]
 LABEL_SEEDS: list = [0]  # seeds of the PAUSE runs with part of the pairs labelled
 DIVERSITY_PHRASES: int = 5000  # corpus phrases drawn for the lexical-diversity table
 SEED: int = 0
+CLASSIFIER_SEEDS: list = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # Table 2's classifier seeds (notebook 07's rows are reused)
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
@@ -55,9 +56,9 @@ from pearl.provenance import Run, save_figure, save_table
 from pearl.training.methods import PEARL_LEVELS, positive_samples
 
 if SMOKE:
-    DIVERSITY_PHRASES = 300
+    DIVERSITY_PHRASES, CLASSIFIER_SEEDS = 300, CLASSIFIER_SEEDS[:2]
 run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
-                             LABEL_SEEDS=LABEL_SEEDS, WORKERS=WORKERS,
+                             LABEL_SEEDS=LABEL_SEEDS, CLASSIFIER_SEEDS=CLASSIFIER_SEEDS, WORKERS=WORKERS,
                              DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
 
 # %% [markdown]
@@ -101,14 +102,16 @@ pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in sa
 # Phrase-BERT and PAUSE keep those with a paraphrase or synonym) and step budget, for every
 # seed (`pearl.experiments.runner.train_models`: models already trained by the same recipe
 # are reused, PEARL's are notebook 03's). Every model and the untrained backbone are scored
-# on the sweep suite (see notebook 08); a method's row is mean ± std over seeds, and a
+# on the sweep suite (see notebook 08) and on Table 2's short-text classification (notebook
+# 07's protocol: frozen vectors, an MLP, 10 classifier seeds; the last column is the mean
+# accuracy over its four sets). A method's row is mean ± std over training seeds, and a
 # difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
 
 # %%
 from IPython.display import Markdown, display
 
 from pearl.experiments import tables
-from pearl.experiments.runner import method_recipe, score_models, train_models
+from pearl.experiments.runner import method_recipe, score_models, short_text_models, train_models
 
 profile, size = ("smoke", "smoke") if SMOKE else (PROFILE, "sweep")
 seeds = SEEDS[:2] if SMOKE else SEEDS
@@ -119,11 +122,15 @@ with run.timer("train"):
     folders = {m: [r.folder(s) for s in seeds] for m, r in recipes.items()}
 with run.timer("score"):
     scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
-groups = tables.group_frame(scores)
-comparison = tables.compare(groups, reference="pearl")
+with run.timer("short_text"):
+    short = short_text_models({"backbone": ["minilm"], **folders}, seeds=CLASSIFIER_SEEDS,
+                              size="smoke" if SMOKE else "full", workers=WORKERS)
+groups = tables.add_short_text(tables.group_frame(scores), short)
+comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS, tables.SHORT_TEXT])
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
 md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({profile} profile, MiniLM backbone, "
-                          f"{len(seeds)} seeds, {size} benchmark; arrows against PEARL)")
+                          f"{len(seeds)} seeds; the five groups and their Average on the {size} benchmark, "
+                          f"short text = mean accuracy over Table 2's four sets; arrows against PEARL)")
 save_table(comparison, "methods", markdown=md, smoke=SMOKE)
 display(Markdown(md))
 
@@ -152,9 +159,12 @@ fig = plot_label_efficiency(curve[["share", "average"]])
 save_figure(fig, "figure_pause_labels", smoke=SMOKE)
 
 # %%
-noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": tables.beyond_noise(comparison)}
+noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": tables.beyond_noise(comparison),
+         "seed_std_short_text": tables.seed_std(groups, tables.SHORT_TEXT),
+         "short_text_beyond_noise_vs_pearl": tables.beyond_noise(comparison, tables.SHORT_TEXT)}
 run.save(metrics={"lexical_diversity": diversity.to_dict(orient="index"), **noise,
                   "table": comparison.to_dict("records"), "models": groups.to_dict("records"),
+                  "short_text": short[["group", "model", "dataset", "score", "std"]].to_dict("records"),
                   "label_efficiency": curve[["share", "model", "average"]].to_dict("records")},
          data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
                        "tables": "data/derived/augment/*.json (02_augmentation)",

@@ -176,3 +176,23 @@ def test_a_model_without_vectors_is_refused():
 
     with pytest.raises(TypeError, match="needs an encoder"):
         table2.run_model("char3gram-jaccard", CharJaccard(), {})
+
+
+def test_a_scored_set_is_reused_only_for_the_same_model_data_and_seeds(monkeypatch, tmp_path):
+    from pearl.cache import ENV
+    from pearl.models import load_model
+
+    monkeypatch.setenv(ENV, str(tmp_path / "cache.sqlite"))  # a cache of its own: nothing scored yet
+
+    sets = {k: s for k, s in short_text.build("smoke").items() if k in ("atis_s", "atis_l")}
+    glove, quiet = load_model("glove"), dict(size="smoke", log=lambda _: None)
+    first = table2.run_model("glove", glove, sets, seeds=(0,), **quiet)
+    again = table2.run_model("glove", glove, sets, seeds=(0,), **quiet)
+    assert [r["score"] for r in again] == [r["score"] for r in first]
+    assert all(r["details"].get("score_reused") for r in again) and not any(r["details"].get("score_reused") for r in first)
+    other_seeds = table2.run_model("glove", glove, sets, seeds=(1,), **quiet)
+    assert not any(r["details"].get("score_reused") for r in other_seeds)
+    s = sets["atis_s"]
+    texts, labels = s.parts["test"]
+    fewer = {"atis_s": short_text.ShortTextSet(s.name, {**s.parts, "test": (texts[:-1], labels[:-1])}, s.band)}
+    assert not table2.run_model("glove", glove, fewer, seeds=(0,), **quiet)[0]["details"].get("score_reused")  # other data

@@ -4,6 +4,7 @@ import json
 import pytest
 
 from pearl import paths
+from pearl.benchmark import short_text
 from pearl.experiments import runner
 from pearl.experiments.runner import Recipe, ablation, train_models
 
@@ -128,3 +129,12 @@ def test_workers_pass_the_scorers_log_back(thread_workers):
     logged = []
     runner.score_models(folders, size="smoke", datasets=["bird"], log=logged.append, workers=2)
     assert any("bird" in line for line in logged) and sum(line.startswith("scored") for line in logged) == 2
+
+
+def test_short_text_models_give_one_row_per_model_and_set(thread_workers):
+    folders = {"baseline": ["glove"], "again": ["glove"]}
+    logged = []
+    out = runner.short_text_models(folders, seeds=(0,), size="smoke", log=logged.append, workers=2)
+    assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
+    assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
+    assert sum(line.startswith("short-text classified") for line in logged) == 2

@@ -41,3 +41,15 @@ def test_wide_table_has_the_paper_layout():
 def test_unknown_reference_is_an_error():
     with pytest.raises(ValueError, match="has no scores"):
         tables.compare(pd.DataFrame({"recipe": ["a"], "average": [1.0]}), "full", columns=["average"])
+
+
+def test_short_text_average_is_the_mean_over_the_four_sets():
+    g = pd.DataFrame({"recipe": ["a", "a"], "model": ["a0", "a1"], "average": [1.0, 2.0]})
+    short = pd.DataFrame({"group": ["a"] * 8, "model": ["a0"] * 4 + ["a1"] * 4,
+                          "dataset": ["s", "l", "as", "al"] * 2, "score": [80, 70, 90, 100, 0, 0, 0, 4.0]})
+    out = tables.add_short_text(g, short)
+    assert list(out[tables.SHORT_TEXT]) == [85.0, 1.0]
+    with pytest.raises(ValueError, match="some are missing: a1"):
+        tables.add_short_text(g, short.iloc[:7])
+    with pytest.raises(ValueError, match="no short-text scores for: a1"):
+        tables.add_short_text(g, short.iloc[:4])

@@ -9,6 +9,9 @@ on top (10 seeds), test accuracy on Twitter-S/L and ATIS-S/L (:mod:`pearl.benchm
 
 - :func:`run_model` encodes every distinct text of the four sets once, behind the embedding
   cache (a model that has not changed is never encoded again), then trains the classifiers.
+  A set's row is kept in the score cache under (model fingerprint, set, :func:`set_version`):
+  the same model on the same texts, labels, seeds and classifier code is not trained again
+  (notebook 11 reuses notebook 07's rows this way).
 - :func:`report` writes ``results/table2.{csv,md,tex}``: the paper's rows (from
   ``paper_table2.csv``), ours, the mean over trained PEARL seeds, and how each set was built.
 
@@ -19,13 +22,15 @@ What it leaves out: models that need a download (load them by name on a connecte
 """
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import time
 from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import models
-from ..cache import cached, fingerprint
+from ..cache import ScoreStore, cached, fingerprint, score_store
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
 from .classifier import ClassifierConfig, classify_scores
@@ -36,23 +41,45 @@ NOT_FOUND = ("The paper's Table 2 values are not shown: they could not be found 
              "(the authors' repository and model cards report Table 1 only), and none is invented here.")
 
 
+def set_version(s: ShortTextSet, seeds: Sequence[int], config: ClassifierConfig) -> str:
+    """sha256 of everything besides the model that decides a set's row: its texts and labels,
+    the classifier seeds and settings, and the classifier's source."""
+    h = hashlib.sha256(json.dumps([s.name, s.parts, list(seeds), repr(config)], default=str).encode())
+    h.update(Path(__file__).with_name("classifier.py").read_bytes())
+    return h.hexdigest()
+
+
 def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[int] = SEEDS,
               config: ClassifierConfig = ClassifierConfig(), log: Callable[[str], None] = print,
-              threads: int = 0, size: str = "full") -> list[dict]:
+              threads: int = 0, size: str = "full", reuse_scores: bool = True) -> list[dict]:
     """One row per set: model, dataset, score (mean test accuracy, percent), std, n_test, seconds, details.
 
-    ``threads`` > 0 sets torch's CPU threads for the encoding (the classifiers always use one)."""
+    ``threads`` > 0 sets torch's CPU threads for the encoding (the classifiers always use one).
+    With ``reuse_scores`` a set already scored for the same model, data, seeds and classifier
+    code is read back from the score cache (its row says ``score_reused``)."""
     if not isinstance(model, Encoder):
         raise TypeError(f"{name} gives no vectors ({type(model).__name__}): Table 2 needs an encoder")
     model = cached(model)
+    fp = fingerprint(model.extra["inner"])
+    store = score_store() if reuse_scores else None
+    keys = {k: ScoreStore.key(fp, f"short_text/{k}", size, set_version(s, seeds, config)) for k, s in sets.items()}
+    reused = {k: row for k in sets if store is not None and (row := store.get_row(keys[k])) is not None}
+    todo = [k for k in sets if k not in reused]
     start = time.perf_counter()
-    with torch_threads(threads):  # every distinct text of the four sets, in one length-sorted pass
-        texts = list(dict.fromkeys(t for s in sets.values() for t in s.texts()))
-        vectors = dict(zip(texts, encode(model, texts)))
+    with torch_threads(threads):  # every distinct text of the sets still to score, in one length-sorted pass
+        texts = list(dict.fromkeys(t for k in todo for t in sets[k].texts()))
+        vectors = dict(zip(texts, encode(model, texts))) if texts else {}
     encode_s = time.perf_counter() - start
-    log(f"{name:>24} encoded {len(texts):,} texts ({encode_s:.1f} s)")
+    if texts:
+        log(f"{name:>24} encoded {len(texts):,} texts ({encode_s:.1f} s)")
     rows = []
     for key, s in sets.items():
+        if key in reused:
+            row = {**reused[key], "model": name}
+            row["details"] = {**row["details"], "score_reused": True}
+            rows.append(row)
+            log(f"{name:>24} {COLUMNS[key]:<10} {row['score']:6.2f} ± {row['std']:.2f}  (reused: same model, data and seeds)")
+            continue
         t0 = time.perf_counter()
         x = {part: _stack([vectors[t] for t in texts_]) for part, (texts_, _) in s.parts.items()}
         y = {part: labels for part, (_, labels) in s.parts.items()}
@@ -62,7 +89,9 @@ def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[i
                      "n": result["n_test"], "seconds": round(seconds, 2), "size": size,
                      "note": "" if size == "full" else f"{size} size",
                      "details": {"runs": result["runs"], "n_train": result["n_train"], "encode_all_s": round(encode_s, 2),
-                                 "fingerprint": fingerprint(model.extra["inner"])}})
+                                 "fingerprint": fp}})
+        if store is not None:
+            store.put_row(keys[key], rows[-1])
         log(f"{name:>24} {COLUMNS[key]:<10} {result['score']:6.2f} ± {result['std']:.2f}  ({seconds:.1f} s)")
     return rows
 

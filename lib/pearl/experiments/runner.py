@@ -11,9 +11,10 @@ plus overrides, the augmentation levels' weights and the share of training phras
   data options and the digests of the training files) is stored in the folder's
   ``pearl.json``, so a rebuilt corpus or a changed setting retrains.
 - :func:`score_models` scores folders on the sweep suite (or full), through Table 1's scorer:
-  every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`).
+  every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`);
+  :func:`short_text_models` runs Table 2's short-text classification on them the same way.
 
-Both take ``workers``: with 2 or more, models train (or are scored) side by side in that many
+All three take ``workers``: with 2 or more, models train (or are scored) side by side in that many
 processes of one torch thread each. On 2 CPU cores two one-thread trainings together do 1.8x
 the phrases/s of one two-thread training, and scoring 1.2x (measured: 63.7 against 35.5
 phrases/s in ``benchmarks/train_throughput.py``; 1,360 against 1,104 phrases/s encoding):
@@ -248,23 +249,49 @@ def _score_one(group: str, name, size: str, datasets, threads: int, log=None):
     return tidy(rows).assign(group=group, folder=str(name)), lines
 
 
+def _short_text_one(group: str, name, size: str, seeds, threads: int, log=None):
+    """Table 2 (short-text classification) rows of one model, as :func:`_score_one`."""
+    from ..benchmark import short_text, table2
+
+    lines = []
+    rows = table2.run_model(models.label(name), models.load_model(name), short_text.build(size), seeds=seeds,
+                            size=size, log=log or lines.append, threads=threads)
+    return table2.tidy(rows).assign(group=group, folder=str(name)), lines
+
+
+def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int, what: str):
+    """``job(group, model, *args, threads, log)`` for every model, in ``workers`` one-thread processes if > 1."""
+    import pandas as pd
+
+    jobs = [(group, name) for group, names in folders.items() for name in names]
+    if workers > 1 and len(jobs) > 1:
+        with _executor(min(workers, len(jobs))) as pool:
+            done = list(pool.map(job, *zip(*[(g, n, *args, 1) for g, n in jobs])))
+        for frame, lines in done:
+            for line in lines:
+                log(line)
+            log(f"{what} {frame['model'].iloc[0]} (in a worker process)")
+        frames = [frame for frame, _ in done]
+    else:
+        frames = [job(g, n, *args, threads, log)[0] for g, n in jobs]
+    return pd.concat(frames, ignore_index=True)
+
+
 def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", datasets: Sequence[str] | None = None,
                  log: Callable[[str], None] = print, threads: int = 0, workers: int = 1):
     """Tidy scores (one row per model x dataset, plus ``average``) of ``{group label: [model]}``;
     column ``group`` holds the label (a recipe's or a baseline's), ``model`` the folder's label.
     ``workers`` > 1 scores the models in that many one-thread processes (same scores: the
     evaluators are seeded, the vectors the same to float rounding)."""
-    import pandas as pd
+    return _each_model(_score_one, folders, (size, datasets), log, threads, workers, f"scored ({size})")
 
-    jobs = [(group, name) for group, names in folders.items() for name in names]
-    if workers > 1 and len(jobs) > 1:
-        with _executor(min(workers, len(jobs))) as pool:
-            done = list(pool.map(_score_one, *zip(*[(g, n, size, datasets, 1) for g, n in jobs])))
-        for frame, lines in done:
-            for line in lines:
-                log(line)
-            log(f"scored {frame['model'].iloc[0]} ({size}, in a worker process)")
-        frames = [frame for frame, _ in done]
-    else:
-        frames = [_score_one(g, n, size, datasets, threads, log)[0] for g, n in jobs]
-    return pd.concat(frames, ignore_index=True)
+
+def short_text_models(folders: dict[str, Sequence[str | Path]], seeds: Sequence[int] | None = None,
+                      size: str = "full", log: Callable[[str], None] = print, threads: int = 0, workers: int = 1):
+    """Table 2's protocol (:mod:`pearl.benchmark.table2`: frozen vectors, an MLP per classifier
+    seed) on each model of ``{group label: [model]}``; one tidy row per model x set, with ``group``.
+    Rows already in the score cache (notebook 07's, for the same model and seeds) are reused."""
+    from ..benchmark.table2 import SEEDS
+
+    args = (size, tuple(SEEDS if seeds is None else seeds))
+    return _each_model(_short_text_one, folders, args, log, threads, workers, f"short-text classified ({size})")

@@ -3,6 +3,7 @@ and whether each difference exceeds the seed noise.
 
 - :func:`group_frame`: one row per trained model, the five task groups and their average
   (the columns of the paper's Tables 3 and 4), with the recipe it belongs to;
+- :func:`add_short_text`: the mean of Table 2's four short-text sets as one more column;
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
   reference recipe, a two-sample t-test over seeds (equal variances: the pooled seed std)
   and an arrow (↑ / ↓) that is starred when p < 0.05;
@@ -26,6 +27,8 @@ import numpy as np
 from ..benchmark.tasks import GROUPS
 
 COLUMNS = [*GROUPS, "average"]
+#: the Table-2 column of :func:`add_short_text`
+SHORT_TEXT = "short-text average"
 ALPHA = 0.05
 
 
@@ -41,6 +44,20 @@ def group_frame(scores):
         g = group_scores(sub).iloc[0].to_dict()
         rows.append({"recipe": recipe, "model": model, **g})
     return pd.DataFrame(rows)
+
+
+def add_short_text(groups, short):
+    """``groups`` with the column :data:`SHORT_TEXT`: per model, the mean accuracy over the four
+    short-text sets of :func:`pearl.experiments.runner.short_text_models`' frame ``short``."""
+    mean = short.groupby(["group", "model"], sort=False)["score"].agg(["mean", "count"]).reset_index()
+    if (mean["count"] != mean["count"].max()).any():
+        raise ValueError("every model needs the same short-text sets; some are missing: " +
+                         ", ".join(mean.loc[mean["count"] != mean["count"].max(), "model"]))
+    mean = mean.rename(columns={"group": "recipe", "mean": SHORT_TEXT}).drop(columns="count")
+    out = groups.merge(mean, on=["recipe", "model"], how="left")
+    if out[SHORT_TEXT].isna().any():
+        raise ValueError("no short-text scores for: " + ", ".join(out.loc[out[SHORT_TEXT].isna(), "model"]))
+    return out
 
 
 def compare(groups, reference: str, columns: Sequence[str] = COLUMNS):
@@ -72,15 +89,14 @@ def _cell(r) -> str:
     return f"{r['mean']:.1f}{std}" + (f" {r['arrow']}" if r["arrow"] else "")
 
 
-def wide(comparison, labels: dict | None = None, columns: Sequence[str] = COLUMNS):
-    """One row per recipe, one cell ``mean ± std arrow`` per column."""
-    import pandas as pd
-
+def wide(comparison, labels: dict | None = None):
+    """One row per recipe, one cell ``mean ± std arrow`` per column (in :func:`compare`'s order)."""
+    columns = list(dict.fromkeys(comparison["column"]))
     cells = comparison.assign(cell=comparison.apply(_cell, axis=1))
     table = cells.pivot(index="recipe", columns="column", values="cell").reindex(columns=list(columns))
     table = table.reindex(list(dict.fromkeys(comparison["recipe"])))
     table.index = [(labels or {}).get(r, r) for r in table.index]
-    table.columns = [c.capitalize() if c == "average" else c for c in table.columns]
+    table.columns = [{"average": "Average", SHORT_TEXT: "Short text (Table 2)"}.get(c, c) for c in table.columns]
     return table.rename_axis("recipe").reset_index()
 
 
