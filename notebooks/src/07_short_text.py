@@ -42,6 +42,7 @@ SEED: int = 0  # the tweets drawn and their split
 ATIS_MIN_TRAIN: int = 1000  # training queries each ATIS length range holds at least
 MULTI_INTENT: str = "first"  # "first" intent of a multi-intent label, or "own" class
 THREADS: int = 0  # torch CPU threads for encoding (0 for torch's default; 1 when other jobs share the cores)
+WORKERS: int = 2  # models classified side by side in one-thread processes (1: in this kernel)
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
@@ -58,7 +59,7 @@ from pearl import models
 from pearl.benchmark import short_text, table2
 from pearl.provenance import Run
 
-run = Run("07_short_text", dict(SMOKE=SMOKE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, SEEDS=SEEDS, SEED=SEED,
+run = Run("07_short_text", dict(SMOKE=SMOKE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, SEEDS=SEEDS, SEED=SEED, WORKERS=WORKERS,
                                 ATIS_MIN_TRAIN=ATIS_MIN_TRAIN, MULTI_INTENT=MULTI_INTENT, THREADS=THREADS))
 pearl_dirs = models.trained_folders(PEARL_MODELS) if PEARL_MODELS else []
 print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
@@ -88,12 +89,10 @@ print(f"ATIS training queries of at most 3 tokens: {short_atis}")
 # reported together as one row, mean ± std over their seeds.
 
 # %%
-rows = []
-for name in MODELS + [str(p) for p in pearl_dirs]:
-    key = models.parse_folder_name(name) and Path(name).name or name
-    with run.timer(f"{key}/total"):
-        rows += table2.run_model(key, models.load_model(name), sets, seeds=SEEDS, threads=THREADS,
-                                 size="smoke" if SMOKE else "full")
+names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
+with run.timer("classify"):
+    rows = table2.run_models(names, sets, seeds=SEEDS, size="smoke" if SMOKE else "full", threads=THREADS,
+                             workers=WORKERS)
 
 # %% [markdown]
 # ## Table 2

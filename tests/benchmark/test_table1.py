@@ -135,3 +135,17 @@ def test_paper_probe_columns_sit_beside_the_average_not_in_it(scratch_output):
     assert paper.endswith("| 62.5 | 97.0 | 70.2 |")  # the paper's numbers are its own probe's
     tex = (scratch_output / "results" / "table1_paper_probe_test.tex").read_text()
     assert "PPDB (paper probe)" in tex and "50.0" in tex
+
+
+def test_run_models_in_workers_gives_the_same_rows_in_order(monkeypatch):
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pearl.workers
+
+    names = {"a": "char3gram-jaccard", "b": "char3gram-jaccard"}
+    one = table1.run_models(names, ["bird"], size="smoke", log=lambda _: None)
+    monkeypatch.setattr(pearl.workers, "executor", lambda n: ThreadPoolExecutor(n))  # the notebooks use processes
+    logged = []
+    two = table1.run_models(names, ["bird"], size="smoke", log=logged.append, workers=2)
+    assert [(r["model"], r["score"]) for r in two] == [(r["model"], r["score"]) for r in one] and one[0]["model"] == "a"
+    assert sum("scored in a worker process" in line for line in logged) == 2

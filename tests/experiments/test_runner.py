@@ -3,6 +3,7 @@ import json
 
 import pytest
 
+import pearl.workers
 from pearl import paths
 from pearl.benchmark import short_text
 from pearl.experiments import runner
@@ -101,7 +102,7 @@ def thread_workers(monkeypatch):
     """Workers as threads (they see the test's fakes); the notebooks' smoke runs use real processes."""
     from concurrent.futures import ThreadPoolExecutor
 
-    monkeypatch.setattr(runner, "_executor", lambda n: ThreadPoolExecutor(n))
+    monkeypatch.setattr(pearl.workers, "executor", lambda n: ThreadPoolExecutor(n))
 
 
 def test_workers_train_each_missing_model_once(fake_training, thread_workers):

@@ -8,7 +8,8 @@ tidy the scores, put the paper's rows beside ours and write the table.
 
 - :func:`run_model` scores one model on the tasks asked for: it encodes every distinct
   phrase of all the tasks once, in one pass, behind the embedding cache (:mod:`pearl.cache`),
-  so a model that has not changed is never encoded again.
+  so a model that has not changed is never encoded again. :func:`run_models` does it for
+  several models, side by side in one-thread processes with ``workers`` > 1 (:mod:`pearl.workers`).
 - :func:`tidy`, :func:`seed_mean`, :func:`markdown` make the tables; :func:`report` writes
   ``results/table1.{csv,md,tex}`` from this run's rows alone, or, with ``update=True``,
   replaces the rows of the models it scored in the existing table and keeps the others.
@@ -26,6 +27,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import models, paths
+from .. import workers as workers_
 from ..cache import ScoreStore, cached, fingerprint, score_store, scoring_version
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
@@ -55,6 +57,25 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, smoke: bool 
     """
     with torch_threads(threads):
         return _run_model(name, model, datasets, size or ("smoke" if smoke else "full"), log, reuse_scores)
+
+
+def _run_one(label: str, name: str, datasets, size: str, threads: int, log=None) -> tuple[list[dict], list[str]]:
+    """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
+    lines = []
+    rows = run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log or lines.append)
+    return rows, lines
+
+
+def run_models(names: dict[str, str], datasets: Sequence[str] = DATASETS, size: str = "full",
+               log: Callable[[str], None] = print, threads: int = 0, workers: int = 1) -> list[dict]:
+    """:func:`run_model` for each ``{label: model name or folder}``, rows in that order.
+
+    ``workers`` > 1 scores the models side by side in that many one-thread processes (the same
+    scores: every evaluator is seeded; the vectors agree to float rounding)."""
+    one = workers_.usable(workers) <= 1 or len(names) <= 1
+    jobs = [(label, str(name), tuple(datasets), size, threads if one else 1) for label, name in names.items()]
+    found = workers_.each(_run_one, jobs, workers, log, done=lambda job, _: f"{job[0]:>24} scored in a worker process")
+    return [row for rows in found for row in rows]
 
 
 def _run_model(name, model, datasets, size, log, reuse_scores) -> list[dict]:

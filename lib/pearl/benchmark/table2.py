@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import models
+from .. import workers as workers_
 from ..cache import ScoreStore, cached, fingerprint, score_store
 from ..encode import Encoder, encode, torch_threads
 from ..provenance import save_table
@@ -94,6 +95,25 @@ def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[i
             store.put_row(keys[key], rows[-1])
         log(f"{name:>24} {COLUMNS[key]:<10} {result['score']:6.2f} ± {result['std']:.2f}  ({seconds:.1f} s)")
     return rows
+
+
+def _run_one(label: str, name: str, sets, seeds, config, size: str, threads: int, log=None):
+    """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
+    lines = []
+    rows = run_model(label, models.load_model(name), sets, seeds, config, log=log or lines.append,
+                     threads=threads, size=size)
+    return rows, lines
+
+
+def run_models(names: dict[str, str], sets: dict[str, ShortTextSet], seeds: Sequence[int] = SEEDS,
+               config: ClassifierConfig = ClassifierConfig(), size: str = "full", log: Callable[[str], None] = print,
+               threads: int = 0, workers: int = 1) -> list[dict]:
+    """:func:`run_model` for each ``{label: model name or folder}``, rows in that order; with
+    ``workers`` > 1 side by side in one-thread processes (:mod:`pearl.workers`)."""
+    one = workers_.usable(workers) <= 1 or len(names) <= 1
+    jobs = [(label, str(name), sets, tuple(seeds), config, size, threads if one else 1) for label, name in names.items()]
+    found = workers_.each(_run_one, jobs, workers, log, done=lambda job, _: f"{job[0]:>24} classified in a worker process")
+    return [row for rows in found for row in rows]
 
 
 def _stack(vectors):

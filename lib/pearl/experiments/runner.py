@@ -15,10 +15,8 @@ plus overrides, the augmentation levels' weights and the share of training phras
   :func:`short_text_models` runs Table 2's short-text classification on them the same way.
 
 All three take ``workers``: with 2 or more, models train (or are scored) side by side in that many
-processes of one torch thread each. On 2 CPU cores two one-thread trainings together do 1.8x
-the phrases/s of one two-thread training, and scoring 1.2x (measured: 63.7 against 35.5
-phrases/s in ``benchmarks/train_throughput.py``; 1,360 against 1,104 phrases/s encoding):
-small matrices keep two threads waiting on each other. A model trained in a worker is the same
+processes of one torch thread each (:mod:`pearl.workers`: on 2 CPU cores 1.8x the phrases/s of
+one two-thread training, 1.2x for scoring; with a GPU, one process). A model trained in a worker is the same
 recipe (reused either way), but one thread sums in another order than two, so its weights
 differ from the in-process run's in the last bits.
 
@@ -36,6 +34,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .. import models, paths
+from .. import workers as workers_
 from ..data import sha256
 from ..provenance import write_json
 
@@ -148,23 +147,9 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _one_thread() -> None:
-    import torch
-
-    torch.set_num_threads(1)
-
-
-def _executor(workers: int):
-    """Worker processes (spawned: a fresh interpreter, safe inside a Jupyter kernel), one torch thread each."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_one_thread)
-
-
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict) -> str:
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, log=None) -> tuple[str, list]:
     train_models([recipe], [seed], profile=profile, log=lambda _: None, **overrides)
-    return recipe.folder(seed).name
+    return recipe.folder(seed).name, []
 
 
 def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
@@ -189,11 +174,10 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     from ..training.recipe import load_training_data, train_and_export
 
     plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
-    pending = [(r, s) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
-    if workers > 1 and len(pending) > 1:
-        with _executor(min(workers, len(pending))) as pool:
-            for name in pool.map(_train_one, *zip(*[(r, s, profile, overrides) for r, s in pending])):
-                log(f"trained {name} ({profile} profile, in a worker process)")
+    pending = [(r, s, profile, overrides) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
+    if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
+        workers_.each(_train_one, pending, workers, log,
+                      done=lambda _, name: f"trained {name} ({profile} profile, in a worker process)")
     out, loaded = {r.name: [] for r in recipes}, {}
     for recipe, seed, cfg_s, data, key in plan:
         folder = recipe.folder(seed)
@@ -253,9 +237,8 @@ def _short_text_one(group: str, name, size: str, seeds, threads: int, log=None):
     """Table 2 (short-text classification) rows of one model, as :func:`_score_one`."""
     from ..benchmark import short_text, table2
 
-    lines = []
-    rows = table2.run_model(models.label(name), models.load_model(name), short_text.build(size), seeds=seeds,
-                            size=size, log=log or lines.append, threads=threads)
+    rows, lines = table2._run_one(models.label(name), str(name), short_text.build(size), seeds,
+                                  table2.ClassifierConfig(), size, threads, log)
     return table2.tidy(rows).assign(group=group, folder=str(name)), lines
 
 
@@ -263,17 +246,10 @@ def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int
     """``job(group, model, *args, threads, log)`` for every model, in ``workers`` one-thread processes if > 1."""
     import pandas as pd
 
-    jobs = [(group, name) for group, names in folders.items() for name in names]
-    if workers > 1 and len(jobs) > 1:
-        with _executor(min(workers, len(jobs))) as pool:
-            done = list(pool.map(job, *zip(*[(g, n, *args, 1) for g, n in jobs])))
-        for frame, lines in done:
-            for line in lines:
-                log(line)
-            log(f"{what} {frame['model'].iloc[0]} (in a worker process)")
-        frames = [frame for frame, _ in done]
-    else:
-        frames = [job(g, n, *args, threads, log)[0] for g, n in jobs]
+    pairs = [(group, name) for group, names in folders.items() for name in names]
+    one = workers_.usable(workers) <= 1 or len(pairs) <= 1
+    jobs = [(g, n, *args, threads if one else 1) for g, n in pairs]
+    frames = workers_.each(job, jobs, workers, log, done=lambda _, frame: f"{what} {frame['model'].iloc[0]} (in a worker process)")
     return pd.concat(frames, ignore_index=True)
 
 
