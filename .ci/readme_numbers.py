@@ -145,6 +145,32 @@ def experiment_claims() -> list[tuple[str, str]]:
     return out
 
 
+def methods_claims() -> list[tuple[str, str]]:
+    """Sentences of the methods paragraph, from notebook 11's record."""
+    if not (R / "11_methods.json").is_file():
+        return []
+    src = "results/11_methods.json"
+    m = _json("11_methods.json")["metrics"]
+    table = {(r["recipe"], r["column"]): r for r in m["table"]}
+    names = {"backbone": "the untrained backbone", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
+
+    def against(column: str) -> str:
+        return "; ".join(f"{label} {table[(k, column)]['delta']:+.1f} (p = {table[(k, column)]['p']:.2f})"
+                         for k, label in names.items() if (k, column) in table)
+
+    pearl, short = table[("pearl", "average")], table[("pearl", "short-text average")]
+    curve = sorted({(r["share"], r["model"]): r["average"] for r in m["label_efficiency"]}.items())
+    by_share = {}
+    for (share, _), avg in curve:
+        by_share.setdefault(share, []).append(avg)
+    return [(f"PEARL's average over the five groups is {pearl['mean']:.1f} ± {pearl['std']:.1f}; against it: "
+             + against("average") + f" (pooled seed std {m['seed_std_average']:.2f})", src),
+            (f"PEARL's mean short-text accuracy is {short['mean']:.1f} ± {short['std']:.1f}; against it: "
+             + against("short-text average") + f" (pooled seed std {m['seed_std_short_text']:.2f})", src),
+            ("PAUSE's average by labelled share: " + ", ".join(
+                f"{share:.0%} → {sum(v) / len(v):.1f}" for share, v in by_share.items()), src)]
+
+
 def probe_claims() -> list[tuple[str, str]]:
     """Sentences of the PPDB-probe paragraph, from results/probe_convergence.json."""
     d, src = _json("probe_convergence.json"), "results/probe_convergence.json"
@@ -202,7 +228,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
             rest = rest.replace(row, " ")
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
-    for text, source in claims() + probe_claims() + experiment_claims():
+    for text, source in claims() + probe_claims() + experiment_claims() + methods_claims():
         if text in section:
             rest = rest.replace(text, " ")
         else:
