@@ -24,7 +24,7 @@ R = ROOT / "results"
 NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram", "H100", "YAGO 4", "300-d",
          "Table 1", "Table-1", "Table 2", "Table 3", "Table 4", "Figure 5", "Figure 1", "Figure 4", "Figure A1", "Figure 3", "E5")
 #: results tables whose rows the README may copy verbatim
-TABLES = ("table1", "table2", "table3", "table4", "methods")
+TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity")
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -147,8 +147,11 @@ def methods_claims() -> list[tuple[str, str]]:
     table = {(r["recipe"], r["column"]): r for r in m["table"]}
     names = {"backbone": "the untrained backbone", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
 
+    def test(p) -> str:
+        return "one model, no test" if p is None or p != p else "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
     def against(column: str) -> str:
-        return "; ".join(f"{label} {table[(k, column)]['delta']:+.1f} (p = {table[(k, column)]['p']:.2f})"
+        return "; ".join(f"{label} {table[(k, column)]['delta']:+.1f} ({test(table[(k, column)]['p'])})"
                          for k, label in names.items() if (k, column) in table)
 
     pearl, short = table[("pearl", "average")], table[("pearl", "short-text average")]
