@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from pearl import models
 from pearl.benchmark.tasks import GROUPS
 from pearl.provenance import write_atomic
 
@@ -36,9 +37,11 @@ def main() -> dict:
     ablations = json.loads((R / "08_ablations.json").read_text())["metrics"]["models"]
     originals = json.loads((R / "09_backbones.json").read_text())["metrics"]["originals"]
     sweep = {"minilm": next(r for r in originals if r["recipe"] == "minilm")}
-    for r in ablations:
-        if r["recipe"] == "":  # the full recipe: notebook 03's seeds
-            sweep[f"pearl-minilm-seed{r['model'].split('seed ')[1].split()[0]}"] = r
+    full = {r["model"]: r for r in ablations if r["recipe"] == ""}  # the full recipe: notebook 03's seeds, by label
+    for folder in sorted(set(table["model"])):
+        if (parsed := models.parse_folder_name(folder)) and parsed["method"] == "pearl" and not parsed["variant"] \
+                and models.label(folder) in full:
+            sweep[folder] = full[models.label(folder)]
     columns = [*GROUPS, "average"]
     rows, lines = {}, ["model                 " + "".join(f"{c[:12]:>14}" for c in columns)]
     for model, sw in sweep.items():

@@ -40,7 +40,7 @@
 SMOKE: bool = False
 MODELS: list = ["char3gram-jaccard", "glove", "minilm"]
 PEARL_MODELS: str = "pearl-minilm-seed*"  # glob under models/; empty for none
-THREADS: int = 0  # torch CPU threads with WORKERS = 1 (0 for torch's default; 1 when other jobs share the cores)
+THREADS: int = 0  # torch CPU threads when one worker scores (0 for torch's default; 1 when other jobs share the cores)
 WORKERS: int = 2  # models scored side by side in one-thread processes (1: one after another in this kernel)
 DATASETS: list = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj"]
 UPDATE: bool = False  # True: replace only these models' rows in the existing results/table1.csv
