@@ -176,3 +176,22 @@ def test_save_table_writes_booktabs_latex_and_smoke_labels(scratch_output):
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
     assert "SMOKE" in text and "SMOKE" in md.read_text() and "smoke" in csv.read_text()
     assert "knn\\_accuracy" in text and "1.234" in text, "LaTeX-escaped names, three decimals"
+
+
+def test_a_figure_saved_twice_has_the_same_bytes(scratch_output):
+    """No creation date in the PDF: re-running a notebook leaves an unchanged figure unchanged in git."""
+    import time
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from pearl.provenance import save_figure
+
+    fig, ax = plt.subplots()
+    ax.plot([1, 2, 3])
+    first = [p.read_bytes() for p in save_figure(fig, "same_bytes_test")]
+    time.sleep(1.1)  # a PDF date has one-second resolution
+    assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test")] == first
+    plt.close(fig)

@@ -282,7 +282,9 @@ def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> 
     out = []
     for ext in formats:
         buf = io.BytesIO()
-        fig.savefig(buf, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight")
+        # no creation date in the PDF: the same figure gives the same bytes, and a re-run leaves git clean
+        fig.savefig(buf, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight",
+                    metadata={"CreationDate": None} if ext == "pdf" else None)
         out.append(write_atomic(paths.figures_dir(f"{name}.{ext}"), buf.getvalue()))
     return out
 
