@@ -59,7 +59,7 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, smoke: bool 
         return _run_model(name, model, datasets, size or ("smoke" if smoke else "full"), log, reuse_scores)
 
 
-def _run_one(label: str, name: str, datasets, size: str, threads: int, log=None) -> tuple[list[dict], list[str]]:
+def _run_one(label: str, name: str, datasets, size: str, threads: int = 0, log=None) -> tuple[list[dict], list[str]]:
     """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
     lines = []
     rows = run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log or lines.append)
@@ -72,9 +72,9 @@ def run_models(names: dict[str, str], datasets: Sequence[str] = DATASETS, size: 
 
     ``workers`` > 1 scores the models side by side in that many one-thread processes (the same
     scores: every evaluator is seeded; the vectors agree to float rounding)."""
-    one = workers_.usable(workers) <= 1 or len(names) <= 1
-    jobs = [(label, str(name), tuple(datasets), size, threads if one else 1) for label, name in names.items()]
-    found = workers_.each(_run_one, jobs, workers, log, done=lambda job, _: f"{job[0]:>24} scored in a worker process")
+    jobs = [(label, str(name), tuple(datasets), size) for label, name in names.items()]
+    found = workers_.each(_run_one, jobs, workers, log, threads,
+                          done=lambda job, _: f"{job[0]:>24} scored in a worker process")
     return [row for rows in found for row in rows]
 
 

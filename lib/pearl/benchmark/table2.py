@@ -97,7 +97,7 @@ def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[i
     return rows
 
 
-def _run_one(label: str, name: str, sets, seeds, config, size: str, threads: int, log=None):
+def _run_one(label: str, name: str, sets, seeds, config, size: str, threads: int = 0, log=None):
     """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
     lines = []
     rows = run_model(label, models.load_model(name), sets, seeds, config, log=log or lines.append,
@@ -110,9 +110,9 @@ def run_models(names: dict[str, str], sets: dict[str, ShortTextSet], seeds: Sequ
                threads: int = 0, workers: int = 1) -> list[dict]:
     """:func:`run_model` for each ``{label: model name or folder}``, rows in that order; with
     ``workers`` > 1 side by side in one-thread processes (:mod:`pearl.workers`)."""
-    one = workers_.usable(workers) <= 1 or len(names) <= 1
-    jobs = [(label, str(name), sets, tuple(seeds), config, size, threads if one else 1) for label, name in names.items()]
-    found = workers_.each(_run_one, jobs, workers, log, done=lambda job, _: f"{job[0]:>24} classified in a worker process")
+    jobs = [(label, str(name), sets, tuple(seeds), config, size) for label, name in names.items()]
+    found = workers_.each(_run_one, jobs, workers, log, threads,
+                          done=lambda job, _: f"{job[0]:>24} classified in a worker process")
     return [row for rows in found for row in rows]
 
 

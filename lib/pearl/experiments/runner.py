@@ -147,7 +147,7 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, log=None) -> tuple[str, list]:
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, threads: int = 0, log=None) -> tuple[str, list]:
     train_models([recipe], [seed], profile=profile, log=lambda _: None, **overrides)
     return recipe.folder(seed).name, []
 
@@ -222,7 +222,7 @@ def run_summary(folder: str | Path, seed: int) -> dict:
             "last_loss": round(float(log["loss"].tail(20).mean()), 3)}
 
 
-def _score_one(group: str, name, size: str, datasets, threads: int, log=None):
+def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=None):
     """(tidy rows, log lines): in a worker the lines go back to the caller, who prints them."""
     from ..benchmark.table1 import run_model, tidy
     from ..benchmark.tasks import DATASETS
@@ -233,23 +233,23 @@ def _score_one(group: str, name, size: str, datasets, threads: int, log=None):
     return tidy(rows).assign(group=group, folder=str(name)), lines
 
 
-def _short_text_one(group: str, name, size: str, seeds, threads: int, log=None):
+def _short_text_one(group: str, name, sets, seeds, size: str, threads: int = 0, log=None):
     """Table 2 (short-text classification) rows of one model, as :func:`_score_one`."""
-    from ..benchmark import short_text, table2
+    from ..benchmark import table2
 
-    rows, lines = table2._run_one(models.label(name), str(name), short_text.build(size), seeds,
-                                  table2.ClassifierConfig(), size, threads, log)
+    lines = []
+    rows = table2.run_model(models.label(name), models.load_model(name), sets, seeds, size=size,
+                            log=log or lines.append, threads=threads)
     return table2.tidy(rows).assign(group=group, folder=str(name)), lines
 
 
 def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int, what: str):
-    """``job(group, model, *args, threads, log)`` for every model, in ``workers`` one-thread processes if > 1."""
+    """``job(group, model, *args, threads=, log=)`` for every model, in ``workers`` one-thread processes if > 1."""
     import pandas as pd
 
-    pairs = [(group, name) for group, names in folders.items() for name in names]
-    one = workers_.usable(workers) <= 1 or len(pairs) <= 1
-    jobs = [(g, n, *args, threads if one else 1) for g, n in pairs]
-    frames = workers_.each(job, jobs, workers, log, done=lambda _, frame: f"{what} {frame['model'].iloc[0]} (in a worker process)")
+    jobs = [(group, name, *args) for group, names in folders.items() for name in names]
+    frames = workers_.each(job, jobs, workers, log, threads,
+                           done=lambda _, frame: f"{what} {frame['model'].iloc[0]} (in a worker process)")
     return pd.concat(frames, ignore_index=True)
 
 
@@ -267,7 +267,9 @@ def short_text_models(folders: dict[str, Sequence[str | Path]], seeds: Sequence[
     """Table 2's protocol (:mod:`pearl.benchmark.table2`: frozen vectors, an MLP per classifier
     seed) on each model of ``{group label: [model]}``; one tidy row per model x set, with ``group``.
     Rows already in the score cache (notebook 07's, for the same model and seeds) are reused."""
+    from ..benchmark import short_text
     from ..benchmark.table2 import SEEDS
 
-    args = (size, tuple(SEEDS if seeds is None else seeds))
+    sets = short_text.build(size)  # once here, not in every worker
+    args = (sets, tuple(SEEDS if seeds is None else seeds), size)
     return _each_model(_short_text_one, folders, args, log, threads, workers, f"short-text classified ({size})")
