@@ -25,8 +25,9 @@ score that task (:func:`scoring_version`: the code every task shares, the task's
 as the PPDB probe, the data checksums). Change any of them and that task's score is computed
 again; changing the probe leaves the other tasks' cached scores valid.
 
-What it leaves out: eviction (delete the file to reclaim space: about 1.5 KB per phrase for a
-384-d model) and sharing between machines.
+What it leaves out: eviction (delete the file to reclaim space: about 1.3 times the vector's
+bytes per phrase, 2 KB for a 384-d model; ``tests/test_cache.py`` checks the ratio) and sharing
+between machines.
 """
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ from .provenance import jsonable
 
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
 CHUNK = 900  # SQLite's default limit on bound parameters is 999
+PAGE_SIZE = 16384  # bytes; see EmbeddingStore.__init__
 
 
 def fingerprint(encoder: Encoder) -> str:
@@ -91,6 +93,10 @@ class EmbeddingStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             # the explorer encodes from its debounce thread: one connection, used under a lock
             db = sqlite3.connect(self.path, timeout=60, check_same_thread=False)
+            # A row (a 1.5-1.8 KB vector) must fit in its page: with SQLite's default 4 KB pages a
+            # WITHOUT ROWID row over ~1 KB spills to an overflow page of its own, 4.7 KB a vector
+            # (measured, 448-d). 16 KB pages keep it inline. Effective on a new file only.
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
             db.execute("PRAGMA journal_mode=WAL")  # readers never wait for a writer
             db.execute("CREATE TABLE IF NOT EXISTS vectors (fp TEXT, text TEXT, vec BLOB, PRIMARY KEY (fp, text))"
                        " WITHOUT ROWID")
