@@ -170,7 +170,7 @@ def seed_mean(df, keys: Sequence[str], label: str):
     agg = sub.groupby("dataset", sort=False)["score"].agg(["mean", "std", "count"]).reset_index()
     out = pd.DataFrame({"model": label, "dataset": agg["dataset"], "score": agg["mean"],
                         "std": agg["std"], "n": agg["count"], "seconds": math.nan,
-                        "note": [f"mean ± std over {c} seeds" for c in agg["count"]]})
+                        "note": [f"mean ± std over {c} seeds" if c != 1 else "one seed" for c in agg["count"]]})
     # retrieval rows keep their dictionary (the same for every seed) and the mean gold-only score
     # and the paper probe's PPDB scores their mean and std over the seed models, as the main columns
     extra = {"dictionary": ("dictionary", "first"), "dictionary_size": ("dictionary_size", "first"),
