@@ -195,7 +195,7 @@ def test_scoring_version_is_per_task(tmp_path):
 
 def test_a_stored_vector_takes_little_more_disk_than_its_bytes(tmp_path):
     # SQLite's default 4 KB pages pushed each 1.8 KB row to an overflow page: 4.7 KB a vector,
-    # 28 GB for one make reproduce. A full run stores millions of vectors, so the ratio matters.
+    # about 27 GB for the ~5.7M vectors of one cpu-profile make reproduce (an estimate)
     store = EmbeddingStore(tmp_path / "e.sqlite")
     texts = [f"phrase number {i} of a dictionary" for i in range(3000)]
     store.put("f" * 64, texts, np.random.default_rng(0).random((len(texts), 448), dtype=np.float32))

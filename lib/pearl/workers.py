@@ -31,21 +31,27 @@ def executor(workers: int):
     return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread)
 
 
+def _logged(fn, threads: int, *job) -> tuple:
+    """In a worker: ``fn``'s value and the lines it logged, which go back to the caller to print."""
+    lines = []
+    return fn(*job, threads=threads, log=lines.append), lines
+
+
 def each(fn, jobs: list[tuple], workers: int, log, threads: int = 0, done=None) -> list:
-    """``fn(*job, threads=..., log=...)`` for every job, in order; ``fn`` returns ``(value, log lines)``.
+    """``fn(*job, threads=..., log=...)`` for every job, in order; returns ``fn``'s values.
 
     With ``workers`` > 1 (and more than one job) the jobs run in :func:`executor`'s processes
     with one thread each, and each one's log lines are printed through ``log`` when it returns,
     then ``done(job, value)`` (a line saying so) if given; else they run here with ``threads``,
-    logging as they go. Returns the values."""
+    logging as they go. ``fn`` must be a module-level function (it is pickled)."""
     import functools
 
     workers = min(usable(workers), len(jobs))
     if workers <= 1:
-        return [fn(*job, threads=threads, log=log)[0] for job in jobs]
+        return [fn(*job, threads=threads, log=log) for job in jobs]
     values = []
     with executor(workers) as pool:
-        for job, (value, lines) in zip(jobs, pool.map(functools.partial(fn, threads=1), *zip(*jobs))):
+        for job, (value, lines) in zip(jobs, pool.map(functools.partial(_logged, fn, 1), *zip(*jobs))):
             for line in lines:
                 log(line)
             if done is not None:

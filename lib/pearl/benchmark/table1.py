@@ -59,11 +59,9 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, smoke: bool 
         return _run_model(name, model, datasets, size or ("smoke" if smoke else "full"), log, reuse_scores)
 
 
-def _run_one(label: str, name: str, datasets, size: str, threads: int = 0, log=None) -> tuple[list[dict], list[str]]:
-    """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
-    lines = []
-    rows = run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log or lines.append)
-    return rows, lines
+def _run_one(label: str, name: str, datasets, size: str, threads: int = 0, log=print) -> list[dict]:
+    """:func:`run_model` on the model loaded by ``name`` (a job of :func:`pearl.workers.each`)."""
+    return run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log)
 
 
 def run_models(names: dict[str, str], datasets: Sequence[str] = DATASETS, size: str = "full",

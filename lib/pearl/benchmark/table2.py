@@ -97,12 +97,9 @@ def run_model(name: str, model, sets: dict[str, ShortTextSet], seeds: Sequence[i
     return rows
 
 
-def _run_one(label: str, name: str, sets, seeds, config, size: str, threads: int = 0, log=None):
-    """(rows, log lines) of one model loaded by ``name``: a worker's lines go back to the caller."""
-    lines = []
-    rows = run_model(label, models.load_model(name), sets, seeds, config, log=log or lines.append,
-                     threads=threads, size=size)
-    return rows, lines
+def _run_one(label: str, name: str, sets, seeds, config, size: str, threads: int = 0, log=print) -> list[dict]:
+    """:func:`run_model` on the model loaded by ``name`` (a job of :func:`pearl.workers.each`)."""
+    return run_model(label, models.load_model(name), sets, seeds, config, log=log, threads=threads, size=size)
 
 
 def run_models(names: dict[str, str], sets: dict[str, ShortTextSet], seeds: Sequence[int] = SEEDS,

@@ -147,9 +147,9 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, threads: int = 0, log=None) -> tuple[str, list]:
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, threads: int = 0, log=None) -> str:
     train_models([recipe], [seed], profile=profile, log=lambda _: None, **overrides)
-    return recipe.folder(seed).name, []
+    return recipe.folder(seed).name
 
 
 def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
@@ -222,25 +222,23 @@ def run_summary(folder: str | Path, seed: int) -> dict:
             "last_loss": round(float(log["loss"].tail(20).mean()), 3)}
 
 
-def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=None):
-    """(tidy rows, log lines): in a worker the lines go back to the caller, who prints them."""
+def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=print):
+    """Tidy Table-1 rows of one model (a job of :func:`pearl.workers.each`)."""
     from ..benchmark.table1 import run_model, tidy
     from ..benchmark.tasks import DATASETS
 
-    lines = []
     rows = run_model(models.label(name), models.load_model(name), datasets or DATASETS, size=size,
-                     log=log or lines.append, threads=threads)
-    return tidy(rows).assign(group=group, folder=str(name)), lines
+                     log=log, threads=threads)
+    return tidy(rows).assign(group=group, folder=str(name))
 
 
-def _short_text_one(group: str, name, sets, seeds, size: str, threads: int = 0, log=None):
+def _short_text_one(group: str, name, sets, seeds, size: str, threads: int = 0, log=print):
     """Table 2 (short-text classification) rows of one model, as :func:`_score_one`."""
     from ..benchmark import table2
 
-    lines = []
     rows = table2.run_model(models.label(name), models.load_model(name), sets, seeds, size=size,
-                            log=log or lines.append, threads=threads)
-    return table2.tidy(rows).assign(group=group, folder=str(name)), lines
+                            log=log, threads=threads)
+    return table2.tidy(rows).assign(group=group, folder=str(name))
 
 
 def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int, what: str):
