@@ -8,8 +8,8 @@
 # to `models/pearl-<backbone>-seed<N>/`, a folder `pearl.encode.load_model` reads (the
 # benchmark notebook 04 scores every such folder) and `SentenceTransformer` loads (phrase part).
 #
-# Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 3 seeds of 250 steps at batch
-# 32, about 11 min on 2 cores), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16;
+# Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 3 seeds of 150 steps at batch
+# 32, about 140 s a seed on one thread), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16;
 # on a lent H100, 418 steps in 47 s, +1.1 over MiniLM for one seed: `results/gpu/README.md`).
 # Any parameter left `None` takes the profile's value (`pearl.training.recipe.PROFILES`).
 #

@@ -13,7 +13,7 @@
 # token embeddings, mean-pooled: a static bag-of-words encoder that training can still move).
 # Each gets the character encoder and the phrase-type head like MiniLM does.
 #
-# Training phrases: the cpu profile trains on 8,000 phrases (250 steps × 32), already under
+# Training phrases: the cpu profile trains on 4,800 phrases (150 steps × 32), already under
 # 30 % of the corpus, so it uses its usual phrases (`PHRASE_SHARE` 1.0, and MiniLM's models are
 # notebook 03's); the gpu profile, a full pass over the corpus, takes 30 % as the paper.
 # Scores: the sweep suite (see notebook 08), mean ± std over seeds; a gain is beyond the seed

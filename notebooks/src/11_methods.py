@@ -36,7 +36,7 @@ LABEL_SHARES: list = [0.01, 0.05, 0.1, 0.3, 1.0]
 LABEL_SEEDS: list = [0]  # seeds of the PAUSE runs with part of the pairs labelled
 DIVERSITY_PHRASES: int = 5000  # corpus phrases drawn for the lexical-diversity table
 SEED: int = 0
-CLASSIFIER_SEEDS: list = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # Table 2's classifier seeds (notebook 07's rows are reused)
+CLASSIFIER_SEEDS: list = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # Table 2's classifier seeds (vectors notebook 07 cached are reused)
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
@@ -102,9 +102,10 @@ pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in sa
 # Phrase-BERT and PAUSE keep those with a paraphrase or synonym) and step budget, for every
 # seed (`pearl.experiments.runner.train_models`: models already trained by the same recipe
 # are reused, PEARL's are notebook 03's). Every model and the untrained backbone are scored
-# on the sweep suite (see notebook 08) and on Table 2's short-text classification (notebook
-# 07's protocol: frozen vectors, an MLP, 10 classifier seeds; the last column is the mean
-# accuracy over its four sets). A method's row is mean ± std over training seeds, and a
+# on the sweep suite (see notebook 08) and on Table 2's short-text classification at sweep
+# size (notebook 07's protocol: frozen vectors, an MLP, 10 classifier seeds, but 5,000 texts of
+# each Twitter set instead of 10,000 and 20,000, ATIS whole: `pearl.benchmark.short_text.SWEEP`;
+# the last column is the mean accuracy over the four sets). A method's row is mean ± std over training seeds, and a
 # difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
 
 # %%
@@ -124,13 +125,14 @@ with run.timer("score"):
     scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
 with run.timer("short_text"):
     short = short_text_models({"backbone": ["minilm"], **folders}, seeds=CLASSIFIER_SEEDS,
-                              size="smoke" if SMOKE else "full", workers=WORKERS)
+                              size="smoke" if SMOKE else "sweep", workers=WORKERS)
 groups = tables.add_short_text(tables.group_frame(scores), short)
 comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS, tables.SHORT_TEXT])
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
 md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({profile} profile, MiniLM backbone, "
                           f"{len(seeds)} seeds; the five groups and their Average on the {size} benchmark, "
-                          f"short text = mean accuracy over Table 2's four sets; arrows against PEARL)")
+                          f"short text = mean accuracy over Table 2's four sets at {'smoke' if SMOKE else 'sweep'} size; "
+                          f"arrows against PEARL)")
 save_table(comparison, "methods", markdown=md, smoke=SMOKE)
 display(Markdown(md))
 

@@ -98,8 +98,21 @@ def test_a_missing_file_names_pearl_data(monkeypatch, tmp_path):
 def test_an_unknown_split_or_size_is_refused():
     with pytest.raises(ValueError, match="train, valid, test"):
         short_text.read_atis("dev")
-    with pytest.raises(ValueError, match="'full' or 'smoke'"):
-        short_text.build("sweep")
+    with pytest.raises(ValueError, match="'full', 'sweep', 'smoke'"):
+        short_text.build("exact")
+
+
+def test_the_sweep_sets_are_seeded_subsets_of_the_full_sets():
+    full, sweep = short_text.build("full"), short_text.build("sweep")
+    assert short_text.build("sweep")["twitter_l"].parts == sweep["twitter_l"].parts  # deterministic
+    for name in ("twitter_s", "twitter_l"):
+        for part, (texts, labels) in sweep[name].parts.items():
+            assert len(texts) == short_text.SWEEP[part]
+            pairs = dict(zip(*full[name].parts[part]))
+            assert all(pairs[t] == y for t, y in zip(texts, labels))  # same texts, same labels, same part
+        assert sweep[name].info["sweep"] and sweep[name].band == full[name].band
+    for name in ("atis_s", "atis_l"):  # small enough to stay whole
+        assert sweep[name].parts == full[name].parts
 
 
 # --------------------------------------------------------------------------- accuracy and the classifier
