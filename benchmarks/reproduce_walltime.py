@@ -1,0 +1,61 @@
+"""Wall time of a whole ``make reproduce``, notebook by notebook, measured in one uninterrupted run.
+
+    python3 benchmarks/reproduce_walltime.py [--profile cpu] [--out results/benchmarks/reproduce_walltime.txt]
+
+Run it in a fresh clone (``../shared`` beside it, nothing else running on the machine): it
+starts ``make reproduce`` itself, so the venv build, every notebook and the HTML rendering are
+all inside the measured time. It stamps each ``== <notebook>`` line that the Makefile prints
+when a notebook starts, and writes the table (seconds per stage, elapsed at its end, the load
+average at the end) to ``--out`` atomically when the run is done, with the commit and the exit
+status. The full log goes to ``--log``. It measures; it changes nothing the run does.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="cpu")
+    ap.add_argument("--out", default="results/benchmarks/reproduce_walltime.txt")
+    ap.add_argument("--log", default="results/executed/reproduce.log")
+    args = ap.parse_args()
+
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+    stages, start = [("venv build and system packages", time.time())], time.time()
+    with open(args.log, "w") as log:
+        proc = subprocess.Popen(["make", "reproduce", f"PROFILE={args.profile}"], stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, text=True, bufsize=1)
+        for line in proc.stdout:
+            log.write(line)
+            log.flush()
+            if line.startswith("== ") and line[3:].split()[0].endswith(".ipynb"):
+                stages.append((line[3:].split()[0], time.time()))
+            elif "jupyter nbconvert" in line and stages[-1][0] != "html":  # make echoes the command
+                stages.append(("html", time.time()))
+        rc = proc.wait()
+    end = time.time()
+    rows = [(name, (stages[i + 1][1] if i + 1 < len(stages) else end) - t, (stages[i + 1][1] if i + 1 < len(stages)
+            else end) - start) for i, (name, t) in enumerate(stages)]
+    lines = [f"make reproduce PROFILE={args.profile}, one uninterrupted run from a fresh clone, commit {commit}",
+             f"on {os.cpu_count()} CPU cores; exit status {rc}; load average at the end {os.getloadavg()[0]:.2f}", "",
+             f"{'stage':<36}{'seconds':>10}{'elapsed min':>14}"]
+    lines += [f"{name:<36}{s:>10.0f}{e / 60:>14.1f}" for name, s, e in rows]
+    lines += ["", f"total: {(end - start) / 60:.1f} minutes ({end - start:.0f} s)"]
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.with_suffix(".tmp")
+    tmp.write_text("\n".join(lines) + "\n")
+    os.replace(tmp, out)
+    print("\n".join(lines))
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())
