@@ -8,6 +8,9 @@ all inside the measured time. It stamps each ``== <notebook>`` line that the Mak
 when a notebook starts, and writes the table (seconds per stage, elapsed at its end, the load
 average sampled every 30 s, mean and max per stage) to ``--out`` atomically when the run is done, with the commit and the exit
 status. The full log goes to ``--log``. It measures; it changes nothing the run does.
+
+It uses the standard library alone, and so writes its file atomically itself rather than with
+``pearl.provenance.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
 """
 from __future__ import annotations
 
@@ -45,8 +48,9 @@ def main() -> int:
         for line in proc.stdout:
             log.write(line)
             log.flush()
-            if line.startswith("== ") and line[3:].split()[0].endswith(".ipynb"):
-                stages.append((line[3:].split()[0], time.time()))
+            word = (line[3:].split() or [""])[0] if line.startswith("== ") else ""
+            if word.endswith(".ipynb"):  # "== <notebook> <papermill args>"; "== commit ..." is not a stage
+                stages.append((word, time.time()))
             elif "jupyter nbconvert" in line and stages[-1][0] != "html":  # make echoes the command
                 stages.append(("html", time.time()))
         rc = proc.wait()
