@@ -205,14 +205,14 @@ def build(size: str = "full", seed: int = 0, atis_min_train: int = 1000,
     if size == "smoke":
         sets = {name: shrink(s, seed) for name, s in sets.items()}
     elif size == "sweep":
-        sets = {name: shrink(s, seed, SWEEP, "sweep") if name.startswith("twitter") else s for name, s in sets.items()}
+        sets = {name: shrink(s, seed, "sweep") if name.startswith("twitter") else s for name, s in sets.items()}
     return {name: sets[name] for name in SETS}
 
 
-def shrink(s: ShortTextSet, seed: int, sizes: dict | None = None, size: str = "smoke") -> ShortTextSet:
-    """A seeded subsample of every part, at most ``sizes`` texts each (default :data:`SMOKE`):
-    the same range and split, fewer texts; ``info`` says which ``size`` it is."""
-    sizes, rng = sizes or SMOKE, np.random.default_rng(seed)
+def shrink(s: ShortTextSet, seed: int, size: str = "smoke") -> ShortTextSet:
+    """A seeded subsample of every part, at most :data:`SMOKE` or :data:`SWEEP` texts each (by
+    ``size``): the same range and split, fewer texts; ``info`` says which ``size`` it is."""
+    sizes, rng = {"smoke": SMOKE, "sweep": SWEEP}[size], np.random.default_rng(seed)
     parts = {}
     for part, (texts, labels) in s.parts.items():
         keep = np.sort(rng.permutation(len(texts))[: sizes[part]])

@@ -43,7 +43,7 @@ PROFILES = {
     # 150 x 32 = 4,800 phrases: fewer than the ~9,300 mined anchors, so every phrase seen has
     # its own hard negatives (anchors_only). The development score is flat in the steps (64.13 at
     # 150, 64.14 at 200, 64.12 at 250, 63.93 at 500: results/tuning/cpu_profile.jsonl), and 150
-    # keeps the 48 models of a whole cpu-profile run inside its three hours
+    # is projected to keep the 48 models of a whole cpu-profile run inside its three hours
     "cpu": dict(steps=150, batch_size=32, lr=3e-5, head_lr=1e-2, char_weight=0.25, max_phrases=None,
                 anchors_only=True, checkpoint_every=100),
     "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, anchors_only=False, num_workers=4,
