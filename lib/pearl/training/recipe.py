@@ -31,6 +31,7 @@ from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS, read_corpus
 from ..paths import models_dir
+from . import checkpoint
 from .export import export
 from .methods import augmenter_factory  # noqa: F401  (notebook 03 and experiments/ import it from here)
 from .methods import METHOD_DEFAULTS, inputs_for, variant_for
@@ -102,6 +103,8 @@ def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_di
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
                   "train_phrases": len(corpus), **(extra or {})})
+    if run_dir is not None:  # exported: the checkpoints (3x the model's size) have served
+        checkpoint.discard(run_dir)
     return result
 
 
