@@ -150,6 +150,7 @@ def main(argv=None) -> None:
     if rank == 0:
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
                extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1)})
+        checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 
 
