@@ -98,7 +98,8 @@ pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
 #
 # `train_models` (`pearl.experiments.runner`) trains each seed and exports it to its folder;
 # a folder already trained by the same recipe on the same corpus is reused, and a run that
-# was killed resumes from its last checkpoint. On a CPU with `WORKERS = 2`, two seeds train at
+# was killed resumes from its last checkpoint (a run's checkpoints are deleted once its model is
+# exported: with the optimiser's state each is three times the model). On a CPU with `WORKERS = 2`, two seeds train at
 # once, each in a process of one torch thread (`pearl.workers`: 1.8x the phrases/s of one
 # two-thread run on 2 cores); on a GPU they train one after another. The ablation, backbone and hyper-parameter
 # notebooks (08–10) train through the same call, so they reuse these models.
