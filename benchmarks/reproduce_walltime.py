@@ -1,20 +1,30 @@
-"""Wall time of a whole ``make reproduce``, notebook by notebook, measured in one uninterrupted run.
+"""Wall time of a whole ``make reproduce``, notebook by notebook, each notebook timed in one piece.
 
-    python3 benchmarks/reproduce_walltime.py [--profile cpu] [--out results/benchmarks/reproduce_walltime.txt]
+    python3 benchmarks/reproduce_walltime.py [--profile cpu] [--until NN] [--resume]
 
 Run it in a fresh clone (``../shared`` beside it, nothing else running on the machine): it
 starts ``make reproduce`` itself, so the venv build, every notebook and the HTML rendering are
 all inside the measured time. It stamps each ``== <notebook>`` line that the Makefile prints
 when a notebook starts, and writes the table (seconds per stage, elapsed at its end, the load
-average sampled every 30 s, mean and max per stage) to ``--out`` atomically when the run is done, with the commit and the exit
-status. The full log goes to ``--log``. It measures; it changes nothing the run does.
+average sampled every 30 s, mean and max per stage) to ``--out`` atomically, with the commit
+and the exit status, and the stages as JSON beside it (``.json``). The full log goes to
+``--log``. It measures; it changes nothing the run does.
 
-It uses the standard library alone, and so writes its file atomically itself rather than with
+A run may be timed in **sittings** on the same clone and commit: ``--until 07`` stops after
+notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those included), and ``--resume`` goes
+on with the notebooks not yet timed. Each notebook still runs once, whole, in one process, and
+notebooks share nothing but files on disk, so the sum of the stage times is the time of one
+uninterrupted run; the table says how many sittings there were. A stage that failed or was cut
+short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
+(it would reuse that half's models), so it refuses, and the fix is a fresh clone.
+
+It uses the standard library alone, and so writes its files atomically itself rather than with
 ``pearl.provenance.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
@@ -23,28 +33,26 @@ import time
 from pathlib import Path
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--profile", default="cpu")
-    ap.add_argument("--out", default="results/benchmarks/reproduce_walltime.txt")
-    ap.add_argument("--log", default="results/executed/reproduce.log")
-    args = ap.parse_args()
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
 
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    Path(args.log).parent.mkdir(parents=True, exist_ok=True)
-    # the 1-minute load average every 30 s: a stage whose load sits well above the run's own two
-    # workers shared the cores with something else, and its time is not clean
+
+def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[dict], int]:
+    """Run ``make reproduce`` on ``notebooks``; (finished stages, exit status)."""
     samples, done = [], threading.Event()
 
-    def sample():
+    def sample():  # a stage whose load sits well above the run's two workers shared the cores
         while not done.wait(30):
             samples.append((time.time(), os.getloadavg()[0]))
 
     threading.Thread(target=sample, daemon=True).start()
-    stages, start = [("venv build and system packages", time.time())], time.time()
-    with open(args.log, "w") as log:
-        proc = subprocess.Popen(["make", "reproduce", f"PROFILE={args.profile}"], stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, text=True, bufsize=1)
+    stages = [("venv build and system packages", time.time())]
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(["make", "reproduce", f"PROFILE={profile}", f"NOTEBOOKS={' '.join(notebooks)}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
         for line in proc.stdout:
             log.write(line)
             log.flush()
@@ -54,22 +62,80 @@ def main() -> int:
             elif "jupyter nbconvert" in line and stages[-1][0] != "html":  # make echoes the command
                 stages.append(("html", time.time()))
         rc = proc.wait()
-    end = time.time()
     done.set()
-    ends = [t for _, t in stages[1:]] + [end]
-    lines = [f"make reproduce PROFILE={args.profile}, one uninterrupted run from a fresh clone, commit {commit}",
-             f"on {os.cpu_count()} CPU cores; exit status {rc}; 1-minute load average sampled every 30 s", "",
-             f"{'stage':<36}{'seconds':>10}{'elapsed min':>14}{'mean load':>11}{'max load':>10}"]
+    ends = [t for _, t in stages[1:]] + [time.time()]
+    out = []
     for (name, t), e in zip(stages, ends):
-        loads = [v for at, v in samples if t <= at < e] or [float("nan")]
-        lines.append(f"{name:<36}{e - t:>10.0f}{(e - start) / 60:>14.1f}{sum(loads) / len(loads):>11.2f}{max(loads):>10.2f}")
-    lines += ["", f"total: {(end - start) / 60:.1f} minutes ({end - start:.0f} s)"]
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".tmp")
-    tmp.write_text("\n".join(lines) + "\n")
-    os.replace(tmp, out)
-    print("\n".join(lines))
+        loads = [v for at, v in samples if t <= at < e]
+        out.append({"stage": name, "seconds": round(e - t, 1), "mean_load": sum(loads) / len(loads) if loads else None,
+                    "max_load": max(loads) if loads else None})
+    if rc != 0:
+        out.pop()  # the stage running when make failed did not finish
+    return out, rc
+
+
+def render(state: dict) -> str:
+    """The stage table of ``state`` (the ``.json`` beside the table)."""
+    n = len(state["sittings"])
+    how = "one uninterrupted run" if n == 1 else f"{n} sittings, each notebook timed once, whole"
+    rc = 0 if state["complete"] else next((s["exit_status"] for s in state["sittings"] if s["exit_status"]), 1)
+    lines = [f"make reproduce PROFILE={state['profile']}, {how}, from a fresh clone, commit {state['commit']}",
+             f"on {state['cpu_count']} CPU cores; exit status {rc}; 1-minute load average sampled every 30 s", "",
+             f"{'stage':<36}{'seconds':>10}{'elapsed min':>14}{'mean load':>11}{'max load':>10}"]
+    elapsed = 0.0
+    for s in state["stages"]:
+        elapsed += s["seconds"]
+        fmt = lambda v: f"{v:.2f}" if v is not None else "nan"  # noqa: E731
+        sitting = f"   (sitting {s['sitting']})" if n > 1 else ""
+        lines.append(f"{s['stage']:<36}{s['seconds']:>10.0f}{elapsed / 60:>14.1f}{fmt(s['mean_load']):>11}"
+                     f"{fmt(s['max_load']):>10}{sitting}")
+    if not state["complete"]:
+        lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
+    lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="cpu")
+    ap.add_argument("--out", default="results/benchmarks/reproduce_walltime.txt")
+    ap.add_argument("--log", default="results/executed/reproduce.log")
+    ap.add_argument("--until", help="stop after this notebook (its number, e.g. 07)")
+    ap.add_argument("--resume", action="store_true", help="time the notebooks an earlier sitting left")
+    args = ap.parse_args(argv)
+
+    out, state_path = Path(args.out), Path(args.out).with_suffix(".json")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    order = Path("notebooks/ORDER").read_text().split()
+    if args.resume:
+        if not state_path.is_file():
+            sys.exit(f"--resume: no {state_path} from an earlier sitting; run without --resume first")
+        state = json.loads(state_path.read_text())
+        if state["commit"] != commit or state["profile"] != args.profile:
+            sys.exit(f"--resume: {state_path} timed commit {state['commit'][:7]} at profile {state['profile']}, "
+                     f"this is {commit[:7]} at {args.profile}; start again in a fresh clone")
+        if state["sittings"][-1]["exit_status"] != 0:
+            sys.exit(f"--resume: the last sitting failed or was killed inside a notebook, whose half-done work "
+                     f"a resumed notebook would reuse; time the run again from a fresh clone")
+    else:
+        state = {"profile": args.profile, "commit": commit, "cpu_count": os.cpu_count(), "sittings": [],
+                 "stages": [], "remaining": order, "complete": False}
+    todo = state["remaining"]
+    if args.until:
+        todo = todo[:1 + next((i for i, nb in enumerate(todo) if nb.startswith(args.until)), len(todo))]
+    if not todo:
+        sys.exit("nothing left to time: " + ("the run is complete" if state["complete"] else f"no notebook {args.until}"))
+    Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+    sitting = len(state["sittings"]) + 1
+    stages, rc = _sitting(todo, args.profile, Path(args.log))
+    timed = {s["stage"] for s in stages}
+    state["stages"] += [{**s, "sitting": sitting} for s in stages]
+    state["sittings"].append({"notebooks": todo, "exit_status": rc})
+    state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
+    state["complete"] = rc == 0 and not state["remaining"]
+    _write(state_path, json.dumps(state, indent=1) + "\n")
+    _write(out, render(state))
+    print(render(state))
     return rc
 
 

@@ -1,0 +1,83 @@
+"""benchmarks/reproduce_walltime.py against a stand-in ``make`` that prints what the Makefile
+prints: one sitting, two sittings that add up, and a refused resume after a failed notebook."""
+import importlib.util
+import json
+import os
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+spec = importlib.util.spec_from_file_location("reproduce_walltime", ROOT / "benchmarks" / "reproduce_walltime.py")
+rw = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(rw)
+
+FAKE_MAKE = """#!/bin/bash
+# prints the Makefile's stage lines for the notebooks it is given; FAIL_AT names one to fail in
+for arg in "$@"; do case "$arg" in NOTEBOOKS=*) nbs="${arg#NOTEBOOKS=}";; esac; done
+for nb in $nbs; do
+  echo "== $nb -p PROFILE cpu"
+  if [ "$nb" = "$FAIL_AT" ]; then exit 2; fi
+done
+echo ".venv/bin/jupyter nbconvert --to html"
+"""
+
+
+@pytest.fixture
+def clone(tmp_path, monkeypatch):
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "ORDER").write_text("00_a.ipynb\n01_b.ipynb\n02_c.ipynb\n")
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "--allow-empty", "-m", "x"],
+                   cwd=tmp_path, check=True)
+    bin_ = tmp_path / "bin"
+    bin_.mkdir()
+    (bin_ / "make").write_text(FAKE_MAKE)
+    (bin_ / "make").chmod((bin_ / "make").stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def _state(clone):
+    return json.loads((clone / "results/benchmarks/reproduce_walltime.json").read_text())
+
+
+def test_one_sitting_times_every_stage(clone):
+    assert rw.main([]) == 0
+    text = (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert "one uninterrupted run" in text and "exit status 0" in text
+    assert [s["stage"] for s in _state(clone)["stages"]] == [
+        "venv build and system packages", "00_a.ipynb", "01_b.ipynb", "02_c.ipynb", "html"]
+    assert _state(clone)["complete"]
+
+
+def test_two_sittings_add_up_and_say_so(clone):
+    assert rw.main(["--until", "01"]) == 0
+    state = _state(clone)
+    assert state["remaining"] == ["02_c.ipynb"] and not state["complete"]
+    assert "not complete: 02_c.ipynb" in (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert rw.main(["--resume"]) == 0
+    state = _state(clone)
+    assert state["complete"] and [s["sitting"] for s in state["stages"] if s["stage"].endswith(".ipynb")] == [1, 1, 2]
+    text = (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert "2 sittings, each notebook timed once, whole" in text and "exit status 0" in text
+    with pytest.raises(SystemExit, match="the run is complete"):
+        rw.main(["--resume"])
+
+
+def test_a_failed_notebook_is_not_timed_and_blocks_resume(clone, monkeypatch):
+    monkeypatch.setenv("FAIL_AT", "01_b.ipynb")
+    assert rw.main([]) == 2
+    state = _state(clone)
+    assert [s["stage"] for s in state["stages"]][-1] == "00_a.ipynb"  # 01 failed: its time is not kept
+    assert "exit status 2" in (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    with pytest.raises(SystemExit, match="fresh clone"):
+        rw.main(["--resume"])
+
+
+def test_resume_needs_an_earlier_sitting(clone):
+    with pytest.raises(SystemExit, match="run without --resume first"):
+        rw.main(["--resume"])
