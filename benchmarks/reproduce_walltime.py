@@ -78,14 +78,17 @@ def render(state: dict) -> str:
     """The stage table of ``state`` (the ``.json`` beside the table)."""
     n = len(state["sittings"])
     how = "one uninterrupted run" if n == 1 else f"{n} sittings, each notebook timed once, whole"
-    rc = 0 if state["complete"] else next((s["exit_status"] for s in state["sittings"] if s["exit_status"]), 1)
+    # a sitting stopped by --until exits 0: an unfinished run is said by the "not complete" line, not here
+    rc = next((s["exit_status"] for s in state["sittings"] if s["exit_status"]), 0)
     lines = [f"make reproduce PROFILE={state['profile']}, {how}, from a fresh clone, commit {state['commit']}",
              f"on {state['cpu_count']} CPU cores; exit status {rc}; 1-minute load average sampled every 30 s", "",
              f"{'stage':<36}{'seconds':>10}{'elapsed min':>14}{'mean load':>11}{'max load':>10}"]
+    def fmt(v):
+        return f"{v:.2f}" if v is not None else "nan"
+
     elapsed = 0.0
     for s in state["stages"]:
         elapsed += s["seconds"]
-        fmt = lambda v: f"{v:.2f}" if v is not None else "nan"  # noqa: E731
         sitting = f"   (sitting {s['sitting']})" if n > 1 else ""
         lines.append(f"{s['stage']:<36}{s['seconds']:>10.0f}{elapsed / 60:>14.1f}{fmt(s['mean_load']):>11}"
                      f"{fmt(s['max_load']):>10}{sitting}")
@@ -134,8 +137,9 @@ def main(argv=None) -> int:
     state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
     state["complete"] = rc == 0 and not state["remaining"]
     _write(state_path, json.dumps(state, indent=1) + "\n")
-    _write(out, render(state))
-    print(render(state))
+    table = render(state)
+    _write(out, table)
+    print(table)
     return rc
 
 
