@@ -140,6 +140,15 @@ def test_batch_run_started_dirty_says_so(repo):
     assert state["changed_by_run"] == []
 
 
+def test_outputs_changed_before_the_run_are_listed_but_not_dirty(repo):
+    """A run timed in sittings starts its second sitting with the first one's results rewritten."""
+    head = git(repo, "rev-parse", "HEAD").strip()
+    (repo / "results" / "00.json").write_text('{"first sitting": 1}\n')
+    state = git_state(repo, env={"PEARL_RUN_COMMIT": head, "PEARL_RUN_DIRTY": "results/00.json"})
+    assert state["git_sha"] == head and state["dirty_at_start"] == ["results/00.json"]
+    assert git_state(repo, env={})["git_sha"] == head
+
+
 def test_outside_git_there_is_no_sha(tmp_path):
     assert git_state(tmp_path, env={})["git_sha"] is None
 

@@ -55,6 +55,9 @@ def changed_paths(root: Path | None = None) -> list[str] | None:
     return sorted({line[3:].split(" -> ")[-1].strip('"') for line in out.splitlines() if line.strip()})
 
 
+REGENERATED = ("results/", "figures/")  # what make reproduce writes; tracked so readers see it
+
+
 def git_state(root: Path | None = None, env=None) -> dict:
     """The commit a result comes from, and whether the tree was clean.
 
@@ -62,6 +65,7 @@ def git_state(root: Path | None = None, env=None) -> dict:
     once, at its start, in ``PEARL_RUN_COMMIT`` and ``PEARL_RUN_DIRTY`` (comma-separated, empty
     when clean; ``PEARL_RUN_UNTRACKED`` the untracked ones): the commit is then the one the run started from, and files that earlier notebooks of
     the same run rewrote do not make it "dirty". Outside a batch run it is the tree as it is now.
+    Changed files under ``results/`` and ``figures/`` are listed but do not make it "dirty".
     ``changed_by_run`` lists the paths dirty now that were not dirty at the start (batch runs
     only; None otherwise). Nothing is cached: each call asks git again."""
     root = Path(root or paths.ROOT)
@@ -79,7 +83,11 @@ def git_state(root: Path | None = None, env=None) -> dict:
         tracked = _git(root, "status", "--porcelain", "--untracked-files=no")
         dirty = sorted(line[3:] for line in (tracked or "").splitlines() if line.strip())
         changed, source = None, "working tree at save time"
-    sha = None if commit is None else commit + ("-dirty" if dirty else "")
+    # "-dirty" means the code or inputs differ from the commit. The folders make reproduce
+    # regenerates do not count: a run timed in sittings, or notebook 05 run after 04, finds them
+    # changed by the same commit's code. They stay listed in dirty_at_start.
+    code = [p for p in dirty if not p.startswith(REGENERATED)]
+    sha = None if commit is None else commit + ("-dirty" if code else "")
     return {"git_sha": sha, "commit": commit, "dirty_at_start": dirty, "changed_by_run": changed,
             "source": source}
 
