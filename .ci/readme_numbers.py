@@ -41,11 +41,38 @@ def _short(model: str) -> str:
     return model.lower().replace(" ", "-") if model.startswith("PEARL seed") else model
 
 
+def reproduce_time() -> str | None:
+    """The sentence giving one measured ``make reproduce`` run, stage by stage, or None without one.
+
+    Read from ``results/benchmarks/reproduce_walltime.txt`` (``benchmarks/reproduce_walltime.py``):
+    minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
+    run timed in sittings says so.
+    """
+    path = R / "benchmarks" / "reproduce_walltime.txt"
+    if not path.is_file():
+        return None
+    text = path.read_text()
+    head = re.search(r"PROFILE=(\w+), (.*?), from a fresh clone, commit (\w{7})\w*\non (\d+) CPU cores; exit status (\d+)", text)
+    if head is None or head[5] != "0" or "not complete:" in text:
+        return None  # a run that failed or is not complete measures nothing a reader can repeat
+    parts = {}  # label -> seconds; in sittings the venv check and the HTML happen once per sitting
+    for name, secs in re.findall(r"^(\S.*?)\s+(\d+)\s+[\d.]+\s+\S+\s+\S+(?:\s+\(sitting \d+\))?$", text, re.M):
+        label = name.split("_")[0] if name.endswith(".ipynb") else "HTML" if name == "html" else "venv build"
+        parts[label] = parts.get(label, 0) + int(secs)
+    parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
+    total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
+    how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
+    return (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes on "
+            f"{head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")
+
+
 def claims() -> list[tuple[str, str]]:
     """``(sentence, source)`` pairs, each sentence formatted from its results file."""
     import pandas as pd
 
     out = []
+    if (whole := reproduce_time()) is not None:
+        out.append((whole, "results/benchmarks/reproduce_walltime.txt"))
     walls = {p.name: _json(p.name)["wall_time_s"] for p in sorted(R.glob("[0-9][0-9]_*.json"))}
     cores = _json("04_benchmark.json")["provenance"]["hardware"]["cpu_count"]
     out.append((f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores", "results/NN_*.json wall_time_s"))
@@ -128,6 +155,10 @@ def experiment_claims() -> list[tuple[str, str]]:
         out.append((f"{a['lower_average']} of the {a['ablations']} ablations lower the average, "
                     f"{a['lower_average_beyond_noise']} of them beyond the seed noise (pooled seed std of the "
                     f"average {a['seed_std_average']:.2f})", "results/08_ablations.json"))
+        cells = [r["arrow"] for r in a["table"] if r["recipe"] and r["column"] != "average"]
+        out.append((f"Over the {len(cells)} cells of the five groups, {sum(c.startswith('↓') for c in cells)} point "
+                    f"down, {cells.count('↓*')} of them beyond the noise, and {cells.count('↑*')} point up beyond "
+                    f"the noise", "results/08_ablations.json"))
     if (R / "10_hyperparameters.json").is_file():
         h = _json("10_hyperparameters.json")["metrics"]
         pts = pd.DataFrame(h["points"])
