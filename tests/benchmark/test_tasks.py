@@ -1,10 +1,10 @@
-"""The task registry: every task is data, the sweep suite is deterministic and keeps every gold
-name, and each task's ``texts`` lists every phrase its evaluator encodes (so Table 1 can encode
-them all once, up front)."""
+"""The task registry: every task is data, the sweep suite is deterministic and keeps the gold
+names of its queries, and each task's ``texts`` lists every phrase its evaluator encodes (so
+Table 1 can encode them all once, up front)."""
 import numpy as np
 import pytest
 
-from pearl.benchmark import table1
+from pearl.benchmark import pools, table1
 from pearl.benchmark.tasks import GROUPS, SWEEP, TASKS, task
 from pearl.data import read_ppdb, read_retrieval
 from pearl.encode import Encoder
@@ -22,15 +22,52 @@ def test_unknown_sizes_and_tasks_name_the_choices():
         task("sts")
 
 
-def test_sweep_retrieval_is_deterministic_and_keeps_every_gold_name():
+def _hash_vectors(phrases):
+    """A fast stand-in for the reference encoder: 8 numbers from each phrase's md5."""
+    import hashlib
+
+    return np.array([np.frombuffer(hashlib.md5(p.encode()).digest()[:8], dtype=np.uint8) for p in phrases],
+                    dtype=np.float32) - 127.5
+
+
+@pytest.fixture
+def fake_reference(monkeypatch):
+    """Pools built with a hash encoder instead of MiniLM (which would encode 86,000 UMLS names)."""
+    monkeypatch.setattr(pools, "REFERENCE", "hash-test")
+    monkeypatch.setattr(pools, "reference_encoder", lambda: Encoder(name="hash", dim=8, fn=_hash_vectors))
+
+
+def test_sweep_retrieval_is_deterministic_and_keeps_the_gold_names(fake_reference):
     first, again = TASKS["umls"].load("sweep"), TASKS["umls"].load("sweep")
     assert first["pairs"] == again["pairs"] and first["dictionary"] == again["dictionary"]
     assert len(first["pairs"]) == SWEEP["retrieval"]
     names = set(first["dictionary"])
-    assert {g for _, g in read_retrieval("umls")} <= names  # every gold name, not only the sampled queries'
-    assert "sweep" in first["info"]
-    full = set(TASKS["umls"].load("full")["dictionary"])
-    assert names <= full and len(names) < len(full)
+    assert {g for _, g in first["pairs"]} <= names  # every sampled query's gold name
+    assert "sweep" in first["info"] and first["info"]["pool"]["reference"] == "hash-test"
+    full = TASKS["umls"].load("full")["dictionary"]
+    assert names <= set(full) and len(names) < len(full) / 4
+    # each query's nearest names under the reference are in the pool, so it keeps the hard ones
+    near = pools.semantic_neighbours([m for m, _ in first["pairs"][:50]], full, pools.K_SEMANTIC,
+                                     pools.reference_encoder())
+    assert all(full[i] in names for i in near.ravel())
+
+
+def test_pools_keep_gold_names_and_each_references_nearest():
+    names = ["Paris", "Parish", "Paris Hilton", "Rome", "Romania", "Oslo", "Lisbon"]
+    parts = {"t": (["Pariss", "Rom"], [["Paris"], ["Lisbon"]], names)}
+    lengths = Encoder(name="len", dim=2, fn=lambda ps: np.array([[len(p), 1.0] for p in ps], dtype=np.float32))
+    pooled = pools.pool(parts, lengths, k_lexical=1, k_semantic=0)["t"]
+    assert pooled == ["Paris", "Rome", "Lisbon"]  # golds, and "Rom"'s nearest 3-grams; dictionary order
+    assert pools.pool(parts, lengths, k_lexical=0, k_semantic=0)["t"] == ["Paris", "Lisbon"]
+    assert set(pools.pool(parts, lengths, 1, 1)["t"]) == {"Paris", "Rome", "Lisbon", "Parish", "Oslo"} - {"Oslo"} | \
+        {names[i] for i in pools.semantic_neighbours(["Rom"], names, 1, lengths)[0]}
+
+
+def test_cached_pool_is_built_once(fake_reference, monkeypatch):
+    parts = {"t": (["Pariss"], [["Paris"]], ["Paris", "Parish", "Rome"])}
+    first, info = pools.cached_pool("toy", parts)
+    monkeypatch.setattr(pools, "pool", lambda *a, **k: pytest.fail("rebuilt a cached pool"))
+    assert pools.cached_pool("toy", parts) == (first, info) and info["queries"] == 1
 
 
 def test_sweep_ppdb_takes_every_pair_and_table1_adds_the_paper_probe():
@@ -39,9 +76,14 @@ def test_sweep_ppdb_takes_every_pair_and_table1_adds_the_paper_probe():
     assert full["paper_probe"] and "paper_probe" not in sweep and TASKS["ppdb"].load("smoke")["paper_probe"]
 
 
-def test_sweep_autofj_is_a_seeded_subset():
-    sets = TASKS["autofj"].load("sweep")["sets"]
-    assert list(sets) == list(TASKS["autofj"].load("sweep")["sets"]) and len(sets) == SWEEP["autofj_tables"]
+def test_sweep_autofj_keeps_every_table_and_pools_each(fake_reference):
+    sweep, again, full = TASKS["autofj"].load("sweep"), TASKS["autofj"].load("sweep"), TASKS["autofj"].load("full")
+    assert sweep["sets"] == again["sets"] and list(sweep["sets"]) == list(full["sets"])  # all 50 tables
+    for name, (left, right, truth) in sweep["sets"].items():
+        full_left, _, full_truth = full["sets"][name]
+        assert 0 < len(right) <= SWEEP["autofj_queries"] and set(left) <= set(full_left)
+        assert {l for r, l in full_truth if r in set(right)} <= set(left)  # every gold left record
+        assert set(truth) == {(r, l) for r, l in full_truth if r in set(right)}
 
 
 class Recorder:

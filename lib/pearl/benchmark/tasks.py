@@ -16,10 +16,12 @@ on). Sizes:
 - ``"full"``: the benchmark as Table 1 reports it;
 - ``"sweep"``: the **sweep suite**, the same nine tasks at a fraction of the cost, for the
   experiments that score many models (ablations, backbones, hyper-parameters, methods):
-  fixed, seeded subsamples (:data:`SWEEP`) that keep every gold name of the retrieval
-  dictionaries; every PPDB pair with one probe seed (on a 4,000-pair sample the paper's probe
-  stopped at chance). Its scores are for comparing models with each other;
-  ``benchmarks/scoring_floor.py`` measures how far they sit from the full ones;
+  fixed, seeded samples of the retrieval queries (YAGO, UMLS, and up to 40 per AutoFJ table,
+  all 50 tables) searched in a **pool** of each query's gold names and hardest candidates
+  (:mod:`pearl.benchmark.pools`), not the whole dictionary; every PPDB pair with one probe
+  seed (on a 4,000-pair sample the paper's probe stopped at chance). Its scores are for
+  comparing models with each other; ``benchmarks/sweep_agreement.py`` measures how far they
+  sit from the full ones;
 - ``"smoke"``: a small deterministic subset for tests, seconds on a CPU.
 
 What it leaves out: scoring itself (:mod:`pearl.benchmark.evaluate`) and tables
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .. import data
-from . import dictionaries, evaluate
+from . import dictionaries, evaluate, pools
 
 SIZES = ("full", "sweep", "smoke")
 
@@ -47,10 +49,9 @@ GROUPS = {
 
 #: smoke subset sizes: enough rows for every code path
 SMOKE = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors": 1000, "clustering": 300}
-#: sweep-suite sizes: probe seeds (on every PPDB pair), retrieval queries and distractors (every
-#: gold name of the 10,000 pairs stays in the dictionary), AutoFJ tables
-SWEEP = {"probe_seeds": (0,), "retrieval": 2000, "distractors": {"yago": 6_000, "umls": 3_000},
-         "autofj_tables": 5}
+#: sweep-suite sizes: probe seeds (on every PPDB pair), retrieval queries, queries per AutoFJ table
+#: (each searched in its pool, :mod:`pearl.benchmark.pools`)
+SWEEP = {"probe_seeds": (0,), "retrieval": 2000, "autofj_queries": 40}
 #: the two smallest AutoFJ tables (324 and 555 left records)
 SMOKE_AUTOFJ = ("TennisTournament", "Galaxy")
 
@@ -106,11 +107,13 @@ def _bird(size: str) -> dict:
 def _retrieval(name: str):
     def load(size: str) -> dict:
         pairs = data.read_retrieval(name)
-        if size == "sweep":  # every gold name stays; fewer queries and distractors
-            names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SWEEP["distractors"][name])
-            info = {**info, "sweep": f"{SWEEP['retrieval']} of {len(pairs)} queries, "
-                                     f"{SWEEP['distractors'][name]:,} sampled distractors + every gold name"}
-            return {"pairs": _sample(pairs, SWEEP["retrieval"]), "dictionary": names, "info": info}
+        if size == "sweep":  # fewer queries, each against its pool of gold and hardest names
+            names, info = dictionaries.load_dictionary(name, [g for _, g in pairs])
+            sample = _sample(pairs, SWEEP["retrieval"])
+            pooled, pool_info = pools.cached_pool(name, {name: ([m for m, _ in sample], [[g] for _, g in sample], names)})
+            info = {**info, "pool": pool_info, "sweep": f"{len(sample):,} of {len(pairs):,} queries against a pool of "
+                    f"{len(pooled[name]):,} of the {len(names):,} names ({_POOLED})"}
+            return {"pairs": sample, "dictionary": pooled[name], "info": info}
         smoke = size == "smoke"
         pairs = _sample(pairs, SMOKE["retrieval"]) if smoke else pairs
         names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SMOKE["distractors"] if smoke else None)
@@ -125,11 +128,26 @@ def _clustering(name: str):
     return load
 
 
+_POOLED = "each query's gold names and its 5 nearest names by character 3-grams and by the untrained MiniLM"
+
+
 def _autofj(size: str) -> dict:
     names = list(SMOKE_AUTOFJ) if size == "smoke" else data.autofj_names()
-    if size == "sweep":  # a seeded sample of whole tables: the mean over tables stays unbiased
-        names = sorted(_sample(names, SWEEP["autofj_tables"]))
-    return {"sets": {n: data.read_autofj(n) for n in names}}
+    sets = {n: data.read_autofj(n) for n in names}
+    if size != "sweep":
+        return {"sets": sets}
+    # every table (a sample of tables moved the mean by 6 points), fewer queries each, pooled
+    parts, truths = {}, {}
+    for name, (left, right, truth) in sets.items():
+        gold: dict[str, list] = {}
+        for r, l in truth:
+            gold.setdefault(r, []).append(l)
+        queries = _sample(list(dict.fromkeys(r for r in right if r in gold)), SWEEP["autofj_queries"])
+        parts[name], truths[name] = (queries, [gold[q] for q in queries], left), truth
+    pooled, pool_info = pools.cached_pool("autofj", parts)
+    sets = {n: (pooled[n], parts[n][0], [(r, l) for r, l in truths[n] if r in set(parts[n][0])]) for n in parts}
+    return {"sets": sets, "info": {"kind": "pooled", "pool": pool_info, "sweep": f"all {len(sets)} tables, at most "
+                                   f"{SWEEP['autofj_queries']} queries each, against pools ({_POOLED})"}}
 
 
 def _pair_texts(inputs: dict) -> list[str]:
