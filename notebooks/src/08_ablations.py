@@ -10,8 +10,10 @@
 # Each variant is trained with the same profile and seeds as notebook 03 (whose full-recipe
 # models it reuses) and on the same phrases: without hard negatives the model still trains on
 # the phrases that have them, so only the negatives differ. Every model is scored on the
-# **sweep suite** (`pearl.benchmark.tasks`: seeded subsets of the nine tasks that keep every
-# gold name; its scores compare models with each other, they are not Table 1's numbers).
+# **sweep suite** (`pearl.benchmark.tasks`: the nine tasks with seeded samples of the retrieval
+# queries, each searched in a pool of its gold names and hardest candidates,
+# `pearl.benchmark.pools`; its scores compare models with each other, they are not Table 1's
+# numbers, and `benchmarks/sweep_agreement.py` measures how far they sit from them).
 #
 # A difference from the full recipe is marked ↑ / ↓, and starred when it exceeds the seed
 # noise: a two-sample t-test over the seeds (pooled seed std) gives p < 0.05.
