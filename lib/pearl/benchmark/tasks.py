@@ -128,7 +128,8 @@ def _clustering(name: str):
     return load
 
 
-_POOLED = "each query's gold names and its 5 nearest names by character 3-grams and by the untrained MiniLM"
+_POOLED = (f"each query's gold names, its {pools.K_LEXICAL} nearest names by character 3-grams and its "
+           f"{pools.K_SEMANTIC} nearest by the untrained {pools.REFERENCE}")
 
 
 def _autofj(size: str) -> dict:
