@@ -133,11 +133,20 @@ def claims() -> list[tuple[str, str]]:
     out.append((f"encoding the YAGO and UMLS dictionaries runs at {enc['yago']['encode_s'] / enc['yago']['floor_s']:.2f} "
                 f"and {enc['umls']['encode_s'] / enc['umls']['floor_s']:.2f} times its floor, and the PPDB probe "
                 f"(three seeds) takes {enc['ppdb']['evaluate_s']:.1f} s", "results/benchmarks/scoring_floor.json"))
-    out.append((f"with every vector cached the same pass takes {ex['warm_s']} s ({100 * ex['warm_over_cold']:.1f} % of "
-                f"the cold pass)", "results/benchmarks/scoring_floor.json"))
+    out.append((f"encoding alone takes {per['encode_s']} s, {per['encode_ratio']:.2f} times the floor; the encoder's own "
+                f"matrix products run at {per['encoder_shapes_gflops']:.0f} GFLOPS, and at that rate encoding runs at "
+                f"{per['encode_s'] / per['floor_at_encoder_shapes_s']:.2f} times its floor",
+                "results/benchmarks/scoring_floor.json"))
+    out.append((f"with every vector cached the same pass takes {ex['warm_vectors_s']} s "
+                f"({100 * ex['warm_vectors_over_cold']:.1f} % of the cold pass)", "results/benchmarks/scoring_floor.json"))
+    out.append((f"with the scores reused as well it takes {ex['warm_scores_s']} s ({100 * ex['warm_scores_over_cold']:.1f} %)",
+                "results/benchmarks/scoring_floor.json"))
+    sw = sf["sweep"]
+    out.append((f"the sweep suite takes {sw['minilm']['seconds']} s for MiniLM and {sw['pearl-minilm-seed0']['seconds']} s "
+                f"for PEARL seed 0", "results/benchmarks/scoring_floor.json"))
     same = sf["table1_unchanged"]
-    out.append((f"MiniLM's scores move by at most {same['minilm']['max_abs']:.2f} ({same['minilm']['where']}) and a "
-                f"retrained PEARL seed 0's by at most {same['pearl-minilm-seed0']['max_abs']:.2f} "
+    out.append((f"MiniLM's scores move by at most {same['minilm']['max_abs']:.2f} ({same['minilm']['where']}) and "
+                f"PEARL seed 0's by at most {same['pearl-minilm-seed0']['max_abs']:.2f} "
                 f"({same['pearl-minilm-seed0']['where']})", "results/benchmarks/scoring_floor.json"))
     tt = _json("train_throughput.json")
     out.append((f"{tt['phrases_per_s']['ours']} against {tt['phrases_per_s']['naive']} phrases/s over "

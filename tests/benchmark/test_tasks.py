@@ -4,6 +4,7 @@ Table 1 can encode them all once, up front)."""
 import numpy as np
 import pytest
 
+from pearl import paths
 from pearl.benchmark import pools, table1
 from pearl.benchmark.tasks import GROUPS, SWEEP, TASKS, task
 from pearl.data import read_ppdb, read_retrieval
@@ -68,6 +69,15 @@ def test_cached_pool_is_built_once(fake_reference, monkeypatch):
     first, info = pools.cached_pool("toy", parts)
     monkeypatch.setattr(pools, "pool", lambda *a, **k: pytest.fail("rebuilt a cached pool"))
     assert pools.cached_pool("toy", parts) == (first, info) and info["queries"] == 1
+
+
+def test_a_damaged_pool_file_is_rebuilt_not_read(fake_reference):
+    parts = {"t": (["Pariss"], [["Paris"]], ["Paris", "Parish", "Rome"])}
+    first, _ = pools.cached_pool("damaged", parts)
+    (path,) = paths.derived_dir("dictionaries").glob("damaged_pool_*.json")
+    path.write_text('{"pools": ')  # cut short
+    with pytest.warns(UserWarning, match="not a pool file"):
+        assert pools.cached_pool("damaged", parts)[0] == first
 
 
 def test_sweep_ppdb_takes_every_pair_and_table1_adds_the_paper_probe():

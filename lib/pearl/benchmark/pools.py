@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import warnings
 from typing import Sequence
 
 import numpy as np
@@ -117,11 +118,14 @@ def cached_pool(task: str, parts: dict[str, Part]) -> tuple[dict[str, list[str]]
         try:
             found = json.loads(path.read_text())
             return found["pools"], found["info"]
-        except (ValueError, KeyError):  # written atomically, so only a hand-edited file gets here
-            pass
+        except (ValueError, KeyError, TypeError):  # written atomically, so only a damaged file gets here
+            warnings.warn(f"{path} is not a pool file; building the pool again and rewriting the file")
     pools = pool(parts, reference_encoder())
     info = {"kind": "pooled", "reference": REFERENCE, "k_lexical": K_LEXICAL, "k_semantic": K_SEMANTIC,
             "version": VERSION, "queries": sum(len(p[0]) for p in parts.values()),
             "pooled": sum(map(len, pools.values())), "dictionary": sum(len(set(p[2])) for p in parts.values())}
-    write_json(path, {"pools": pools, "info": info})
+    try:
+        write_json(path, {"pools": pools, "info": info})
+    except OSError as err:  # a read-only data folder: the pool is still right, only built again next time
+        warnings.warn(f"could not cache the pool in {path} ({err}); make the folder writable or set PEARL_OUTPUT")
     return pools, info
