@@ -131,8 +131,9 @@ def claims() -> list[tuple[str, str]]:
                 f"pass needs {per['floor_s']} s; the pass takes {ex['cold_s']} s with a fresh cache, "
                 f"{ex['ratio_cold']:.2f} times the floor", "results/benchmarks/scoring_floor.json"))
     out.append((f"encoding the YAGO and UMLS dictionaries runs at {enc['yago']['encode_s'] / enc['yago']['floor_s']:.2f} "
-                f"and {enc['umls']['encode_s'] / enc['umls']['floor_s']:.2f} times its floor, and the PPDB probe "
-                f"(three seeds) takes {enc['ppdb']['evaluate_s']:.1f} s", "results/benchmarks/scoring_floor.json"))
+                f"and {enc['umls']['encode_s'] / enc['umls']['floor_s']:.2f} times its floor, and the PPDB probes "
+                f"(the converged one and the paper's, three seeds each) take {enc['ppdb']['evaluate_s']:.1f} s on PPDB "
+                f"and {enc['ppdb_filtered']['evaluate_s']:.1f} s on PPDB filtered", "results/benchmarks/scoring_floor.json"))
     out.append((f"encoding alone takes {per['encode_s']} s, {per['encode_ratio']:.2f} times the floor; the encoder's own "
                 f"matrix products run at {per['encoder_shapes_gflops']:.0f} GFLOPS, and at that rate encoding runs at "
                 f"{per['encode_s'] / per['floor_at_encoder_shapes_s']:.2f} times its floor",
