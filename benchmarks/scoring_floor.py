@@ -43,26 +43,36 @@ from pearl.encode import encode
 from pearl.provenance import git_sha, hardware, write_atomic
 
 
-def matmul_rate(n: int = 2048, repeats: int = 10) -> float:
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    for _ in range(3):
-        a @ b
+def sustained(work, flop: float, warmup: int, repeats: int) -> float:
+    """FLOP/s of ``work()``, which does ``flop`` floating-point operations: median of ``repeats``
+    timed calls after ``warmup`` untimed ones."""
+    for _ in range(warmup):
+        work()
     times = []
     for _ in range(repeats):
         start = time.perf_counter()
-        a @ b
+        work()
         times.append(time.perf_counter() - start)
-    return 2 * n**3 / statistics.median(times)
+    return flop / statistics.median(times)
 
 
-def encoder_shapes_rate(model, tokens: int = 8192, repeats: int = 5) -> float:
+def matmul_rate(n: int = 2048, repeats: int = 10) -> float:
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    return sustained(lambda: a @ b, 2 * n**3, 3, repeats)
+
+
+def encoder_config(model):
+    """The transformer config behind a loaded model (a PEARL folder wraps its backbone)."""
+    inner = model.extra.get("inner", model)
+    return inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
+
+
+def encoder_shapes_rate(cfg, tokens: int = 8192, repeats: int = 5) -> float:
     """Sustained fp32 rate on the encoder's own matrix products: a batch of ``tokens`` rows through
     the four d x d projections and the two feed-forward ones (d x f, f x d), FLOP-weighted.
 
     A diagnostic beside the 2048 x 2048 rate that defines the floor: it says how much of the
     gap is the shapes (hidden size 384 is a thin matrix) and not the code around them."""
-    inner = model.extra.get("inner", model)
-    cfg = inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
     d, f = cfg.hidden_size, cfg.intermediate_size
     x, wd, wf, wb = torch.randn(tokens, d), torch.randn(d, d), torch.randn(d, f), torch.randn(f, d)
     h = torch.randn(tokens, f)
@@ -73,20 +83,13 @@ def encoder_shapes_rate(model, tokens: int = 8192, repeats: int = 5) -> float:
         x @ wf
         h @ wb
 
-    for _ in range(2):
-        layer()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        layer()
-        times.append(time.perf_counter() - start)
-    return 2 * tokens * (4 * d * d + 2 * d * f) / statistics.median(times)
+    return sustained(layer, 2 * tokens * (4 * d * d + 2 * d * f), 2, repeats)
 
 
 def flops(model, phrases: list[str]) -> float:
     """Encoder FLOPs of one forward pass over ``phrases`` (no padding)."""
     inner = model.extra.get("inner", model)
-    cfg = inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
+    cfg = encoder_config(model)
     d, f, layers = cfg.hidden_size, cfg.intermediate_size, cfg.num_hidden_layers
     if not phrases:
         return 0.0
@@ -100,14 +103,15 @@ def fresh(name: str, cache_file: Path):
     return models.load_model(name)
 
 
-ORIGINAL_CACHE = os.environ.get("PEARL_EMBEDDING_CACHE")
+ORIGINAL_CACHE = os.environ.get("PEARL_EMBEDDING_CACHE")  # before fresh() points it at scratch files
 
 
 def build_pools(log) -> None:
     """Build (or find) the sweep suite's pools with the checkout's own cache, before any clock:
     they are data, built once per checkout, from the untrained MiniLM's vectors."""
-    os.environ.pop("PEARL_EMBEDDING_CACHE", None)
-    if ORIGINAL_CACHE is not None:
+    if ORIGINAL_CACHE is None:
+        os.environ.pop("PEARL_EMBEDDING_CACHE", None)
+    else:
         os.environ["PEARL_EMBEDDING_CACHE"] = ORIGINAL_CACHE
     start = time.perf_counter()
     for dataset in ("yago", "umls", "autofj"):
@@ -115,7 +119,8 @@ def build_pools(log) -> None:
     log(f"sweep pools ready ({time.perf_counter() - start:.1f} s; built once per checkout)")
 
 
-def per_dataset(name: str, cache_file: Path, rate: float, log) -> list[dict]:
+def per_dataset(name: str, cache_file: Path, rate: float, log) -> tuple[list[dict], object]:
+    """The per-dataset rows, and the model they were measured with."""
     model, seen, rows = fresh(name, cache_file), set(), []
     for dataset in DATASETS:
         inputs = TASKS[dataset].load("full")
@@ -133,7 +138,7 @@ def per_dataset(name: str, cache_file: Path, rate: float, log) -> list[dict]:
                      "ratio": round((enc_s + eval_s) / floor, 2) if floor else None, "score": result["score"]})
         log(f"  {dataset:<14} {len(new):>8,} new phrases  floor {floor:7.1f} s  encode {enc_s:7.1f} s  "
             f"evaluate {eval_s:6.1f} s  ratio {rows[-1]['ratio']}")
-    return rows
+    return rows, model
 
 
 def table1_pass(name: str, cache_file: Path, size: str, reuse_scores: bool = True) -> tuple[float, dict]:
@@ -216,9 +221,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         log(f"{args.model}: exact pass, dataset by dataset (fresh cache)")
-        rows = per_dataset(args.model, tmp / "per_dataset.sqlite", rate, log)
+        rows, model = per_dataset(args.model, tmp / "per_dataset.sqlite", rate, log)
         floor, actual = sum(r["floor_s"] for r in rows), sum(r["actual_s"] for r in rows)
-        shapes = encoder_shapes_rate(fresh(args.model, tmp / "shapes.sqlite"))
+        shapes = encoder_shapes_rate(encoder_config(model))
         encode_s = sum(r["encode_s"] for r in rows)
         record["per_dataset"] = {"rows": rows, "floor_s": round(floor, 1), "actual_s": round(actual, 1),
                                  "ratio": round(actual / floor, 2), "encode_s": round(encode_s, 1),

@@ -138,15 +138,16 @@ def _autofj(size: str) -> dict:
     if size != "sweep":
         return {"sets": sets}
     # every table (a sample of tables moved the mean by 6 points), fewer queries each, pooled
-    parts, truths = {}, {}
+    parts = {}
     for name, (left, right, truth) in sets.items():
         gold: dict[str, list] = {}
         for r, l in truth:
             gold.setdefault(r, []).append(l)
         queries = _sample(list(dict.fromkeys(r for r in right if r in gold)), SWEEP["autofj_queries"])
-        parts[name], truths[name] = (queries, [gold[q] for q in queries], left), truth
+        parts[name] = (queries, [gold[q] for q in queries], left)
     pooled, pool_info = pools.cached_pool("autofj", parts)
-    sets = {n: (pooled[n], parts[n][0], [(r, l) for r, l in truths[n] if r in set(parts[n][0])]) for n in parts}
+    sampled = {n: set(queries) for n, (queries, _, _) in parts.items()}
+    sets = {n: (pooled[n], parts[n][0], [(r, l) for r, l in sets[n][2] if r in sampled[n]]) for n in parts}
     return {"sets": sets, "info": {"kind": "pooled", "pool": pool_info, "sweep": f"all {len(sets)} tables, at most "
                                    f"{SWEEP['autofj_queries']} queries each, against pools ({_POOLED})"}}
 
