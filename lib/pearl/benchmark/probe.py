@@ -32,8 +32,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..encode import torch_threads
-
 
 @dataclass(frozen=True)
 class ProbeConfig:
@@ -113,10 +111,13 @@ def train_probes(features: np.ndarray, labels: np.ndarray, split, seeds=(0, 1, 2
     on). Adam is per-element, so stacking changes nothing but floating-point summation order.
     ``history=True`` adds per-epoch validation/test accuracy and validation loss to each result.
     """
-    # the probe's matrices are tiny: one thread avoids synchronisation costs, which grow to
-    # 10-100x the compute when other processes share the cores (measured: 0.1 vs 16 s/epoch)
-    with torch_threads(1):
-        return _train(features, labels, split, tuple(seeds), config, history)
+    # The probe runs on the caller's threads. Its first layer (seeds x 200 x 768 @ 768 x 256 a
+    # step) is compute-bound: on 2 idle cores an epoch of three seeds on PPDB's shape takes
+    # 0.55 s on two threads against 0.95-1.17 s on one, with the same accuracies
+    # (benchmarks/scoring_floor.py times the probes). On cores shared with other jobs waiting
+    # threads spin (16 s against 0.1 s an epoch, measured): there, run on one thread, as
+    # table1.run_model(threads=1) does.
+    return _train(features, labels, split, tuple(seeds), config, history)
 
 
 def _initial_weights(seed: int, d_in: int, config: ProbeConfig):
