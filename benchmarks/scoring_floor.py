@@ -9,7 +9,8 @@ In one run, on this machine:
    fastest the encoding could possibly go. Everything else (padding, tokenising, the probe,
    faiss, KMeans) counts against the ratio. Beside it, a diagnostic: the rate of the encoder's
    own matrix products (a batch of 8,192 tokens through hidden size 384), which says how much
-   of the gap is the thin shapes rather than the code around them.
+   of the gap is the thin shapes rather than the code around them; and the PPDB probe timed on
+   one thread against ``--threads``, on the same vectors.
 2. **Exact pass, per dataset** (fresh cache): each dataset encodes the phrases no earlier
    dataset brought (AutoFJ titles are YAGO distractors) and is evaluated; floor / actual / ratio.
 3. **Exact pass as Table 1 runs it** (fresh cache): every distinct phrase encoded once up
@@ -39,7 +40,9 @@ import torch
 from pearl import models
 from pearl.benchmark import table1
 from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
-from pearl.encode import encode
+from pearl.benchmark.probe import probe_scores
+from pearl.data import read_ppdb
+from pearl.encode import encode, torch_threads
 from pearl.provenance import git_sha, hardware, write_atomic
 
 
@@ -141,6 +144,26 @@ def per_dataset(name: str, cache_file: Path, rate: float, log) -> tuple[list[dic
     return rows, model
 
 
+def probe_threads(model, threads: int, log) -> dict:
+    """The converged probe (three seeds) on PPDB-filtered's cached vectors, on one thread (what it
+    ran on before) and on ``threads``: seconds of each, the ratio, and whether the scores agree."""
+    pairs = read_ppdb(True)
+    left, right = encode(model, [p[0] for p in pairs]), encode(model, [p[1] for p in pairs])
+    labels = np.array([p[2] for p in pairs])
+    out = {}
+    for n in (1, threads):
+        with torch_threads(n):
+            start = time.perf_counter()
+            result = probe_scores(left, right, labels)
+            out[f"{n}_thread_s"] = round(time.perf_counter() - start, 1)
+            out[f"{n}_thread_accuracies"] = [r["test_accuracy"] for r in result["runs"]]
+    out["ratio"] = round(out["1_thread_s"] / out[f"{threads}_thread_s"], 2)
+    out["same_accuracies"] = out["1_thread_accuracies"] == out[f"{threads}_thread_accuracies"]
+    log(f"  converged probe, 3 seeds, PPDB filtered: {out['1_thread_s']} s on 1 thread, {out[f'{threads}_thread_s']} s "
+        f"on {threads} ({out['ratio']}x); same accuracies: {out['same_accuracies']}")
+    return out
+
+
 def table1_pass(name: str, cache_file: Path, size: str, reuse_scores: bool = True) -> tuple[float, dict]:
     """Seconds of one Table-1 pass, model loading included, and its scores."""
     start = time.perf_counter()
@@ -224,6 +247,7 @@ def main() -> None:
         rows, model = per_dataset(args.model, tmp / "per_dataset.sqlite", rate, log)
         floor, actual = sum(r["floor_s"] for r in rows), sum(r["actual_s"] for r in rows)
         shapes = encoder_shapes_rate(encoder_config(model))
+        record["probe_threads"] = probe_threads(model, args.threads, log)
         encode_s = sum(r["encode_s"] for r in rows)
         record["per_dataset"] = {"rows": rows, "floor_s": round(floor, 1), "actual_s": round(actual, 1),
                                  "ratio": round(actual / floor, 2), "encode_s": round(encode_s, 1),
