@@ -145,8 +145,8 @@ def per_dataset(name: str, cache_file: Path, rate: float, log) -> tuple[list[dic
 
 
 def probe_threads(model, threads: int, log) -> dict:
-    """The converged probe (three seeds) on PPDB-filtered's cached vectors, on one thread (what it
-    ran on before) and on ``threads``: seconds of each, the ratio, and whether the scores agree."""
+    """The converged probe (three seeds) on PPDB-filtered's cached vectors, on one thread (the
+    obvious alternative) and on ``threads``: seconds of each, the ratio, and whether the scores agree."""
     pairs = read_ppdb(True)
     left, right = encode(model, [p[0] for p in pairs]), encode(model, [p[1] for p in pairs])
     labels = np.array([p[2] for p in pairs])
