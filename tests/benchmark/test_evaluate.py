@@ -33,6 +33,22 @@ def test_bird_pearson_of_cosines():
     assert ev.evaluate_bird(model, rows)["score"] == pytest.approx(100 * expected, abs=1e-4)
 
 
+def test_top1_by_hand_ties_go_to_the_lower_index():
+    keys = np.array([[0, 1], [1, 0], [1, 0], [0.6, 0.8]])
+    queries = np.array([[1, 0], [0, 1], [0.8, 0.6]])  # inner products: (0 1 1 .6), (1 0 0 .8), (.6 .8 .8 .96)
+    for qb, kb in [(1, 1), (2, 3), (8, 8)]:  # a tie split across key blocks too
+        assert ev.top1(queries, keys, qb, kb).tolist() == [1, 0, 3]
+
+
+def test_top1_blocked_matches_numpy_argmax():
+    rng = np.random.default_rng(0)
+    queries, keys = rng.standard_normal((37, 8)), rng.standard_normal((101, 8))
+    keys[50] = keys[7]  # an exact duplicate: both blocks see the same value, the lower index wins
+    assert (ev.top1(queries, keys, 5, 16) == np.argmax(queries.astype(np.float32) @ keys.astype(np.float32).T, 1)).all()
+    with pytest.raises(ValueError, match="at least one key"):
+        ev.top1(queries, keys[:0])
+
+
 @pytest.mark.parametrize("index", ["flat", "ivf"])
 def test_retrieval_counts_misses_and_dedupes(index):
     model = fake({"m1": [1, 0], "m2": [0, 1], "Alpha": [1, 0.05], "Beta": [0.1, 1], "Gamma": [0, 1]})
