@@ -7,7 +7,7 @@ In one run, on this machine:
    included) ``2 * layers * (4 d^2 + 2 d d_ff)`` per token for the projections and feed-forward
    plus ``4 * layers * n * d`` per token for attention; divided by the rate, that is the
    fastest the encoding could possibly go. Everything else (padding, tokenising, the probe,
-   faiss, KMeans) counts against the ratio. Beside it, a diagnostic: the rate of the encoder's
+   the exact search, KMeans) counts against the ratio. Beside it, a diagnostic: the rate of the encoder's
    own matrix products (a batch of 8,192 tokens through hidden size 384), which says how much
    of the gap is the thin shapes rather than the code around them; and the PPDB probe timed on
    one thread against ``--threads``, on the same vectors.
@@ -15,7 +15,7 @@ In one run, on this machine:
    dataset brought (AutoFJ titles are YAGO distractors) and is evaluated; floor / actual / ratio.
 3. **Exact pass as Table 1 runs it** (fresh cache): every distinct phrase encoded once up
    front, then the nine evaluators; and again with the cache warm, twice: with the vectors
-   cached but every task scored again (the probe, faiss and KMeans still run), and with the
+   cached but every task scored again (the probe, the exact search and KMeans still run), and with the
    scores reused as well (what a second ``make reproduce`` on an unchanged model does).
 4. **Sweep suite** (fresh cache) for the same model, and for a PEARL folder if given: its
    seconds, and the Table-1 average and each task group against the exact pass (the pools are
