@@ -63,15 +63,13 @@ def main() -> None:
     for task, (nq, nk) in SHAPES.items():
         queries, keys = unit(rng, nq, args.dim), unit(rng, nk, args.dim)
         floor = 2 * nq * nk * args.dim / rate
-        times = {"top1": [], "faiss": []}
+        times, answers = {"top1": [], "faiss": []}, {}
         for _ in range(args.repeats):
             for label, search in (("top1", top1), ("faiss", faiss_top1)):
                 start = time.perf_counter()
-                found = search(queries, keys)
+                answers[label] = search(queries, keys)
                 times[label].append(time.perf_counter() - start)
-                if label == "top1":
-                    ours = found
-            agree = float(np.mean(ours == found))
+        agree = float(np.mean(answers["top1"] == answers["faiss"]))
         med = {k: statistics.median(v) for k, v in times.items()}
         row = {"task": task, "queries": nq, "names": nk, "floor_s": round(floor, 2),
                "top1_s": [round(t, 2) for t in times["top1"]], "faiss_s": [round(t, 2) for t in times["faiss"]],
