@@ -8,7 +8,7 @@ In one run, on this machine:
    plus ``4 * layers * n * d`` per token for attention; divided by the rate, that is the
    fastest the encoding could possibly go. Everything else (padding, tokenising, the probe,
    the exact search, KMeans) counts against the ratio. Beside it, a diagnostic: the rate of the encoder's
-   own matrix products (a batch of 8,192 tokens through hidden size 384), which says how much
+   own matrix products (a batch of encode()'s CPU token budget through hidden size 384), which says how much
    of the gap is the thin shapes rather than the code around them; and the PPDB probe timed on
    one thread against ``--threads``, on the same vectors.
 2. **Exact pass, per dataset** (fresh cache): each dataset encodes the phrases no earlier
@@ -42,7 +42,7 @@ from pearl.benchmark import table1
 from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
 from pearl.benchmark.probe import probe_scores
 from pearl.data import read_ppdb
-from pearl.encode import encode, torch_threads
+from pearl.encode import TOKENS_PER_BATCH, encode, torch_threads
 from pearl.provenance import git_sha, hardware, write_atomic
 
 
@@ -70,7 +70,7 @@ def encoder_config(model):
     return inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
 
 
-def encoder_shapes_rate(cfg, tokens: int = 8192, repeats: int = 5) -> float:
+def encoder_shapes_rate(cfg, tokens: int = TOKENS_PER_BATCH["cpu"], repeats: int = 5) -> float:
     """Sustained fp32 rate on the encoder's own matrix products: a batch of ``tokens`` rows through
     the four d x d projections and the two feed-forward ones (d x f, f x d), FLOP-weighted.
 
@@ -256,7 +256,7 @@ def main() -> None:
                                  "floor_at_encoder_shapes_s": round(floor * rate / shapes, 1)}
         log(f"  total: floor {floor:.1f} s, actual {actual:.1f} s, ratio {actual / floor:.2f}; encoding alone "
             f"{encode_s:.1f} s, ratio {encode_s / floor:.2f}")
-        log(f"  the encoder's own matrix shapes (8,192 tokens a batch) run at {shapes / 1e9:.0f} GFLOPS: "
+        log(f"  the encoder's own matrix shapes ({TOKENS_PER_BATCH['cpu']:,} tokens a batch) run at {shapes / 1e9:.0f} GFLOPS: "
             f"at that rate the floor is {floor * rate / shapes:.1f} s and encoding runs at "
             f"{encode_s / (floor * rate / shapes):.2f} times it")
         record["exact"] = exact_passes(args.model, tmp, floor, log)

@@ -143,9 +143,12 @@ def mean_pool(hidden, mask):
 
 
 #: tokens per batch (rows x padded width), so that short phrases come in large batches and the
-#: matrix products are not tiny; benchmarks/scoring_floor.py measures encoding at the CPU budget
-#: against its FLOP floor (about 1.9x). The GPU budget is a guess, not measured.
-TOKENS_PER_BATCH = {"cpu": 8192, "default": 65536}
+#: matrix products are not tiny. On the CPU the budget is also small enough for a layer's
+#: activations to stay in cache (2,048 tokens x 1,536 feed-forward units is 12 MB, against 50 MB
+#: at 8,192): the bias, GELU, softmax and layer-norm steps between the products are memory-bound.
+#: benchmarks/token_budget.py times the budgets against each other and the FLOP floor. The GPU
+#: budget is a guess, not measured.
+TOKENS_PER_BATCH = {"cpu": 2048, "default": 65536}
 
 
 def encode(
