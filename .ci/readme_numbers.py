@@ -162,6 +162,17 @@ def claims() -> list[tuple[str, str]]:
                 f"{statistics.median(es['yago']['faiss_s']):.1f} s with faiss's `IndexFlatIP` "
                 f"({es['yago']['faiss_ratio']:.2f} times), with the same answer on "
                 f"{100 * es['yago']['same_answers']:.0f} % of the queries", "results/benchmarks/exact_search.json"))
+    tb = json.loads((R / "benchmarks" / "token_budget.json").read_text())
+    tm = {m: v["budgets"] for m, v in tb["models"].items()}
+    out.append(("Median seconds to encode " + f"{tb['phrases']:,} distinct Table-1 phrases at 1,024, 2,048, 4,096 and 8,192 "
+                f"tokens a batch: " + "; ".join(
+                    f"{label} " + ", ".join(f"{tm[m][b]['median_s']:.1f}" for b in ("1024", "2048", "4096", "8192"))
+                    + f" ({tm[m]['8192']['median_s'] / tm[m]['4096']['median_s']:.2f} times faster at 4,096 than at 8,192; "
+                    f"{tm[m]['4096']['ratio_to_floor']:.2f} times the FLOP floor)"
+                    for m, label in (("minilm", "MiniLM"), ("pearl-minilm-seed0", "PEARL seed 0")))
+                + ". The vectors differ by at most "
+                + f"{max(b['max_abs_diff'] for v in tm.values() for b in v.values()):.1e} across budgets",
+                "results/benchmarks/token_budget.json"))
     tt = _json("train_throughput.json")
     out.append((f"{tt['phrases_per_s']['ours']} against {tt['phrases_per_s']['naive']} phrases/s over "
                 f"{tt['steps']} steps, a ratio of {tt['ratio']:.2f}", "results/train_throughput.json"))
