@@ -112,8 +112,9 @@ def train_probes(features: np.ndarray, labels: np.ndarray, split, seeds=(0, 1, 2
     ``history=True`` adds per-epoch validation/test accuracy and validation loss to each result.
     """
     # The probe runs on the caller's threads. Its first layer (seeds x 200 x 768 @ 768 x 256 a
-    # step) is compute-bound: on 2 idle cores two threads train it 1.40x faster than one, with
-    # the same accuracies (benchmarks/scoring_floor.py, results/benchmarks/scoring_floor.json).
+    # step) is compute-bound: on 2 idle cores two threads train it faster than one, with the
+    # same accuracies (benchmarks/scoring_floor.py; "probe_threads" in
+    # results/benchmarks/scoring_floor.json).
     # On cores shared with other jobs waiting threads spin (16 s against 0.1 s an epoch,
     # measured): there, run on one thread, as table1.run_model(threads=1) does.
     return _train(features, labels, split, tuple(seeds), config, history)
