@@ -243,9 +243,6 @@ def main() -> None:
     rate = matmul_rate()
     record["matmul_gflops"] = round(rate / 1e9, 1)
     log(f"sustained fp32 matmul: {rate / 1e9:.0f} GFLOPS on {args.threads} threads")
-    # This machine's rate drifts during a run (207 GFLOPS at the start and 257 on the encoder's thin
-    # shapes later in one run): the floor takes the faster of two measurements, before and after
-    # the per-dataset pass, so that a slow moment does not flatter the ratio.
     if args.only == "exact":
         record = json.loads(Path(args.out).read_text()) if Path(args.out).is_file() else record
         with tempfile.TemporaryDirectory() as tmp:
@@ -257,6 +254,9 @@ def main() -> None:
         tmp = Path(tmp)
         log(f"{args.model}: exact pass, dataset by dataset (fresh cache)")
         rows, model = per_dataset(args.model, tmp / "per_dataset.sqlite", log)
+        # This machine's rate drifts during a run (207 GFLOPS at the start and 257 on the encoder's thin
+        # shapes later in one run): the floor takes the faster of two measurements, before and after
+        # the per-dataset pass, so that a slow moment does not flatter the ratio.
         again = matmul_rate()
         record["matmul_gflops_measured"] = [round(rate / 1e9, 1), round(again / 1e9, 1)]
         rate = max(rate, again)

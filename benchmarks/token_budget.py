@@ -5,9 +5,8 @@ floor, in one run.
 
 ``encode()`` sorts phrases by token length and fills each batch up to a budget of tokens
 (:data:`pearl.encode.TOKENS_PER_BATCH`). A large budget makes large matrix products, but its
-activations (8,192 tokens x 1,536 feed-forward units is 50 MB) leave the cache, and the
-element-wise steps between the products (bias, GELU, attention's softmax, layer norm) then run
-at memory speed. This script times each budget on the same phrases: a seeded sample of
+activations (8,192 tokens x 1,536 feed-forward units is 50 MB) leave the caches, and every step
+slows down: the products themselves as well as the bias, GELU and attention between them. This script times each budget on the same phrases: a seeded sample of
 ``--n`` distinct phrases of Table 1's nine tasks (mostly YAGO names, as in the real pass),
 alternating budgets for ``--repeats`` rounds, and prints the median seconds, the ratio to the
 floor (the encoder FLOPs of those phrases, no padding, at the sustained rate of a 2048x2048
