@@ -8,10 +8,12 @@ In one run, on this machine:
    included) ``2 * layers * (4 d^2 + 2 d d_ff)`` per token for the projections and feed-forward
    plus ``4 * layers * n * d`` per token for attention; divided by the rate, that is the
    fastest the encoding could possibly go. Everything else (padding, tokenising, the probe,
-   the exact search, KMeans) counts against the ratio. Beside it, a diagnostic: the rate of the encoder's
+   the exact search, KMeans) counts against the ratio. Beside it, diagnostics: the rate of the encoder's
    own matrix products (a batch of encode()'s CPU token budget through hidden size 384), which says how much
-   of the gap is the thin shapes rather than the code around them; and the PPDB probe timed on
-   one thread against ``--threads``, on the same vectors.
+   of the gap is the thin shapes rather than the code around them; a kernel bound, the encoder's
+   products at that rate plus the PPDB probes' (counted from the epochs they ran) at the rate of
+   their own shapes, every other step taken as free (a lower bound for any implementation of the same protocol
+   on this machine's BLAS); and the PPDB probe timed on one thread against ``--threads``, on the same vectors.
 2. **Exact pass, per dataset** (fresh cache): each dataset encodes the phrases no earlier
    dataset brought (AutoFJ titles are YAGO distractors) and is evaluated; floor / actual / ratio.
 3. **Exact pass as Table 1 runs it** (fresh cache): every distinct phrase encoded once up
@@ -41,7 +43,7 @@ import torch
 from pearl import models
 from pearl.benchmark import table1
 from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
-from pearl.benchmark.probe import probe_scores
+from pearl.benchmark.probe import PAPER_PROBE, ProbeConfig, probe_flops, probe_scores
 from pearl.data import read_ppdb
 from pearl.encode import TOKENS_PER_BATCH, encode, torch_threads
 from pearl.provenance import git_sha, hardware, write_atomic
@@ -88,6 +90,30 @@ def encoder_shapes_rate(cfg, tokens: int = TOKENS_PER_BATCH["cpu"], repeats: int
         h @ wb
 
     return sustained(layer, 2 * tokens * (4 * d * d + 2 * d * f), 2, repeats)
+
+
+def probe_shapes_rate(d_in: int, config: ProbeConfig = ProbeConfig(), seeds: int = 3) -> float:
+    """Sustained fp32 rate on the probe's own matrix products: one training step's forward and
+    weight gradient through the first layer, for ``seeds`` probes at once (batch 200, 768 -> 256)."""
+    x = torch.randn(seeds, config.batch_size, d_in)
+    w, grad = torch.randn(seeds, d_in, config.hidden), torch.randn(seeds, config.batch_size, config.hidden)
+
+    def step():
+        torch.bmm(x, w)
+        torch.bmm(x.transpose(1, 2), grad)
+
+    return sustained(step, 2 * 2 * seeds * config.batch_size * d_in * config.hidden, 5, 20)
+
+
+def kernel_bound(rows: list[dict], rate: float, shapes: float, probe_rate: float) -> dict:
+    """The exact pass's matrix products alone, every other step taken as free: the encoder's at
+    the rate of its own shapes plus the probes' at theirs, and all of them at the square rate.
+    Over the floor, a lower bound on the ratio any implementation of this protocol reaches here."""
+    enc, probe = (sum(r.get(key, 0.0) for r in rows) * 1e9 for key in ("gflop", "probe_gflop"))
+    bound, square = enc / shapes + probe / probe_rate, (enc + probe) / rate
+    return {"probe_gflop": round(probe / 1e9, 1), "probe_shapes_gflops": round(probe_rate / 1e9, 1),
+            "bound_s": round(bound, 1), "bound_ratio": round(bound / (enc / rate), 2),
+            "bound_at_square_rate_s": round(square, 1), "bound_at_square_rate_ratio": round(square / (enc / rate), 2)}
 
 
 def flops(model, phrases: list[str]) -> float:
@@ -140,6 +166,10 @@ def per_dataset(name: str, cache_file: Path, log) -> tuple[list[dict], object]:
         rows.append({"dataset": dataset, "new_phrases": len(new), "gflop": round(flops(model, new) / 1e9, 1),
                      "encode_s": round(enc_s, 2), "evaluate_s": round(eval_s, 2), "actual_s": round(enc_s + eval_s, 2),
                      "score": result["score"]})
+        if "runs" in result:  # the PPDB probes' matrix products, for the kernel bound
+            probes = [(result["runs"], ProbeConfig())] + ([(result["paper_probe"]["runs"], PAPER_PROBE)]
+                                                           if "paper_probe" in result else [])
+            rows[-1]["probe_gflop"] = round(sum(probe_flops(result["n"], 2 * model.dim, r, c) for r, c in probes) / 1e9, 1)
         log(f"  {dataset:<14} {len(new):>8,} new phrases  {rows[-1]['gflop']:9.1f} GFLOP  encode {enc_s:7.1f} s  "
             f"evaluate {eval_s:6.1f} s")
     return rows, model
@@ -266,17 +296,22 @@ def main() -> None:
         floor, actual = sum(r["floor_s"] for r in rows), sum(r["actual_s"] for r in rows)
         shapes = encoder_shapes_rate(encoder_config(model))
         record["probe_threads"] = probe_threads(model, args.threads, log)
+        bound = kernel_bound(rows, rate, shapes, probe_shapes_rate(2 * model.dim))
         encode_s = sum(r["encode_s"] for r in rows)
         record["per_dataset"] = {"rows": rows, "floor_s": round(floor, 1), "actual_s": round(actual, 1),
                                  "ratio": round(actual / floor, 2), "encode_s": round(encode_s, 1),
                                  "encode_ratio": round(encode_s / floor, 2),
                                  "encoder_shapes_gflops": round(shapes / 1e9, 1),
-                                 "floor_at_encoder_shapes_s": round(floor * rate / shapes, 1)}
+                                 "floor_at_encoder_shapes_s": round(floor * rate / shapes, 1), "kernel_bound": bound}
         log(f"  total: floor {floor:.1f} s, actual {actual:.1f} s, ratio {actual / floor:.2f}; encoding alone "
             f"{encode_s:.1f} s, ratio {encode_s / floor:.2f}")
         log(f"  the encoder's own matrix shapes ({TOKENS_PER_BATCH['cpu']:,} tokens a batch) run at {shapes / 1e9:.0f} GFLOPS: "
             f"at that rate the floor is {floor * rate / shapes:.1f} s and encoding runs at "
             f"{encode_s / (floor * rate / shapes):.2f} times it")
+        log(f"  kernel bound: the encoder's products at that rate plus the probes' {bound['probe_gflop']:,.0f} GFLOP at "
+            f"{bound['probe_shapes_gflops']:.0f} GFLOPS (their shapes), every other step free: {bound['bound_s']:.1f} s, "
+            f"{bound['bound_ratio']:.2f}x the floor ({bound['bound_at_square_rate_ratio']:.2f}x with every product at the "
+            f"square rate)")
         record["exact"] = exact_passes(args.model, tmp, floor, log)
         exact = record["exact"]["scores"]
         models_to_compare = {args.model: exact}
