@@ -139,6 +139,11 @@ def claims() -> list[tuple[str, str]]:
                 f"matrix products run at {per['encoder_shapes_gflops']:.0f} GFLOPS, and at that rate encoding runs at "
                 f"{per['encode_s'] / per['floor_at_encoder_shapes_s']:.2f} times its floor",
                 "results/benchmarks/scoring_floor.json"))
+    kb = per["kernel_bound"]
+    out.append((f"plus the PPDB probes' {kb['probe_gflop']:,.0f} GFLOP at the {kb['probe_shapes_gflops']:.0f} GFLOPS their "
+                f"shapes reach, every other step taking no time at all, would take {kb['bound_s']} s, "
+                f"{kb['bound_ratio']:.2f} times the floor ({kb['bound_at_square_rate_ratio']:.2f} times with every "
+                f"product at the square rate)", "results/benchmarks/scoring_floor.json"))
     pt = sf["probe_threads"]
     out.append((f"the converged probe's three seeds on PPDB filtered take {pt['1_thread_s']} s on one thread and "
                 f"{pt['2_thread_s']} s on two ({pt['ratio']:.2f} times faster), with "
