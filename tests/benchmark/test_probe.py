@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from pearl.benchmark.probe import (PAPER_PROBE, ProbeConfig, linear_probe, split_indices, stopping_point,
-                                   train_probes)
+                                   train_probe, train_probes)
 
 
 def test_stopping_point_on_a_hand_made_curve():
@@ -78,3 +78,17 @@ def test_linear_probe_separates_what_only_the_product_feature_shows():
 def test_the_paper_protocol_is_kept_by_name():
     assert (PAPER_PROBE.lr, PAPER_PROBE.patience, PAPER_PROBE.max_epochs, PAPER_PROBE.standardize) == (1e-4, 5, 100, False)
     assert ProbeConfig() != PAPER_PROBE
+
+
+def test_seeds_trained_together_match_seeds_trained_alone():
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((300, 16)).astype(np.float32)
+    y = (x[:, 0] + 0.5 * x[:, 1] > 0).astype(np.float32)
+    split = split_indices(len(x))
+    config = ProbeConfig(hidden=8, batch_size=32, max_epochs=12, patience=3)
+    together = train_probes(x, y, split, (0, 1, 2), config)
+    alone = [train_probe(x, y, split, seed, config) for seed in (0, 1, 2)]
+    for a, b in zip(together, alone):
+        assert (a["best_epoch"], a["epochs"]) == (b["best_epoch"], b["epochs"])
+        assert a["test_accuracy"] == pytest.approx(b["test_accuracy"])
+    assert len({r["epochs"] for r in together}) > 1 or len({r["test_accuracy"] for r in together}) > 1  # seeds differ
