@@ -128,7 +128,7 @@ def evaluate_ppdb(model, pairs=None, filtered: bool = False, seeds=(0, 1, 2), sp
     out = probe_scores(left, right, labels, seeds, split_seed, config or ProbeConfig())
     if paper_probe:
         paper = probe_scores(left, right, labels, seeds, split_seed, PAPER_PROBE)
-        out["paper_probe"] = {k: paper[k] for k in ("score", "std", "runs")}
+        out["paper_probe"] = {k: paper[k] for k in ("score", "std", "runs", "matmul_flops")}
     return out
 
 

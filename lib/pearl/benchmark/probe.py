@@ -293,10 +293,12 @@ def probe_flops(n_pairs: int, d_in: int, runs: list[dict], config: ProbeConfig =
 
 def probe_scores(left: np.ndarray, right: np.ndarray, labels, seeds=(0, 1, 2), split_seed: int = 0,
                  config: ProbeConfig = ProbeConfig()) -> dict:
-    """Mean ± sample std (ddof=1) over probe seeds of the test accuracy, in percent."""
+    """Mean ± sample std (ddof=1) over probe seeds of the test accuracy, in percent, and the
+    training's matrix-product FLOPs (:func:`probe_flops`, for benchmarks/scoring_floor.py)."""
     features = pair_features(left, right)
     split = split_indices(len(features), split_seed, config.split)
     runs = train_probes(features, np.asarray(labels), split, seeds, config)
     accs = np.array([r["test_accuracy"] for r in runs])
     return {"score": float(accs.mean()), "std": float(accs.std(ddof=1)) if len(accs) > 1 else 0.0, "runs": runs,
-            "n": int(len(features)), "n_test": int(len(split[2]))}
+            "n": int(len(features)), "n_test": int(len(split[2])),
+            "matmul_flops": probe_flops(len(features), features.shape[1], runs, config)}
