@@ -175,12 +175,12 @@ def _rows(model, score):
              "size": "full", "details": {}} for d in short_text.SETS]
 
 
-def test_report_adds_the_seed_mean_and_says_the_paper_values_are_missing(scratch_output):
+def test_report_adds_the_seed_mean_beside_the_papers_rows(scratch_output):
     table, md = table2.report(_rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 70.0) + _rows("glove", 50.0),
                               ["pearl-minilm-seed0", "pearl-minilm-seed1"], smoke=True)
     mean = table[table["model"] == "PEARL (ours, MiniLM backbone)"].set_index("dataset")
     assert mean.loc["atis_l", "score"] == 65.0 and mean.loc["atis_l", "std"] == pytest.approx(math.sqrt(50))
-    assert md.startswith("**SMOKE") and "could not be found" in md and "| PEARL seed 1 (MiniLM backbone) |" in md
+    assert md.startswith("**SMOKE") and "| PEARL-small (40M) | paper | 72.8 ± 0.2 | 78.5 ± 0.5 | 93.7 ± 0.5 | 96.7 ± 0.1 |" in md and "| PEARL seed 1 (MiniLM backbone) |" in md
     assert "SMOKE" in (scratch_output / "results" / "table2.tex").read_text()
 
 
