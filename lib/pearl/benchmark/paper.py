@@ -17,7 +17,7 @@ compares every cell with it when the file is at hand):
 
 What it leaves out: our scores (``results/``), and Figure 5's curves (not in the text).
 
->>> wide(1).loc["PEARL-small", "Avg"], std(1).loc["PEARL-small", "Avg"]
+>>> float(wide(1).loc["PEARL-small", "Avg"]), float(std(1).loc["PEARL-small", "Avg"])
 (63.1, 0.2)
 """
 from __future__ import annotations
