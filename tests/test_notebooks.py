@@ -9,6 +9,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 ORDER = (ROOT / "notebooks" / "ORDER").read_text().split()
+#: notebooks that read only committed files (results/), so none of the notebooks before them needs to run first
+STANDALONE = {"12_claims.ipynb"}
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb")))
@@ -37,7 +39,7 @@ def smoke_run(scratch_output):
     out_dir.mkdir(exist_ok=True)
 
     def run(name: str) -> Path:
-        for before in ORDER[: ORDER.index(name) + 1]:
+        for before in [name] if name in STANDALONE else ORDER[: ORDER.index(name) + 1]:
             if before not in done:
                 pm.execute_notebook(str(ROOT / "notebooks" / before), str(out_dir / before),
                                     parameters={"SMOKE": True}, kernel_name="pearl",

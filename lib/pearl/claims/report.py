@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..provenance import save_figure, save_table, write_json
+from ..provenance import save_table, write_json
 from .. import paths
 from . import ledger, ours, rule
 
@@ -120,7 +120,3 @@ def plot(table):
     ax.set_title("The paper's claims against ours (String Distance: ours − paper)", fontsize=9)
     fig.tight_layout()
     return fig
-
-
-def save_plot(table, smoke: bool = False) -> list:
-    return save_figure(plot(table), "claims", smoke=smoke)
