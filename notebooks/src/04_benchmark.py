@@ -17,9 +17,9 @@
 #
 # Trained PEARL models (`models/pearl-*/pearl.json`, written by notebook 03) are picked up
 # automatically and reported as one row, mean ± std over seeds, with deltas vs the backbone.
-# Which seeds: the `gpu` profile scores all three; the `cpu` profile scores seed 0 alone, as the
-# paper's Table 1 shows one model (an exact pass costs 15-18 minutes a model on 2 cores, and the
-# whole run has three hours). The spread between seeds is measured on the sweep suite by
+# Which seeds: the `gpu` profile scores all three; the `cpu` profile scores seed 0 alone (the
+# paper's Table 1 reports the mean ± std of 3 seeds, but an exact pass costs 15-18 minutes a
+# model on 2 cores, and the whole run has three hours). The spread between seeds is measured on the sweep suite by
 # notebooks 08 and 09 (Tables 3 and 4, three seeds each).
 #
 # **The PPDB probe is trained to convergence.** The paper's probe (Adam at lr 1e-4 on the raw

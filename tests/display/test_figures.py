@@ -151,3 +151,16 @@ def test_a_trained_pearl_folder_joins_the_figures_and_the_explorer(scratch_outpu
         assert f'data-model="{label}"' in app.ranking.value
     finally:
         shutil.rmtree(folder)
+
+
+def test_figure5_marks_the_papers_choice_and_the_untrained_backbone():
+    import pandas as pd
+
+    from pearl.display.figure5 import plot_hyperparameters
+
+    points = pd.DataFrame({"parameter": ["lr", "lr", "hard_negatives", "hard_negatives"],
+                           "value": [1e-5, 3e-5, 0, 2], "score": [66.8, 67.2, 67.6, 67.2]})
+    fig = plot_hyperparameters(points, 0.17, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=67.3)
+    labels = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
+    assert "paper's choice (3e-05)" in labels and "paper's choice (2)" in labels
+    assert labels.count("untrained backbone (67.3)") == 2

@@ -69,6 +69,15 @@ def cell(n: int | str, model: str, column: str, digits: int = 1) -> str:
     return f"{v:.{digits}f}" + ("" if s != s else f" ± {s:.{digits}f}")
 
 
+def labelled(which: int | str = 1):
+    """Table ``which`` as a frame: ``Model`` (name and printed size), one column per printed
+    column, and ``_key`` (the name in :func:`table`)."""
+    values = wide(which)
+    sizes = table(which).drop_duplicates("model").set_index("model")["size"]
+    label = [m if sizes[m] in ("", "-") else f"{m} ({sizes[m]})" for m in values.index]
+    return values.rename_axis(columns=None).reset_index(drop=True).assign(Model=label, _key=list(values.index))
+
+
 def figure5():
     """Figure 5's chosen settings: ``{"lr": 3e-05, "hard_negatives": 2.0}``."""
     import pandas as pd

@@ -180,14 +180,16 @@ def seed_mean(df, keys: Sequence[str], label: str):
     return add_average(out)
 
 
-def paper_table(which: int | str = 1):
-    """The paper's Table 1 as printed (``which="released"``: the released checkpoints' rows from the
-    authors' README), one row per model, scores in percent: ``Model`` (with its size), one column
-    per dataset, ``Avg``; the printed ± std in :func:`pearl.benchmark.paper.std`."""
-    values = paper.wide(which)
-    sizes = paper.table(which).drop_duplicates("model").set_index("model")["size"]
-    label = [m if sizes[m] in ("", "-") else f"{m} ({sizes[m]})" for m in values.index]
-    return values.rename_axis(columns=None).reset_index(drop=True).assign(Model=label, _key=list(values.index))
+#: the paper's Table 1 as printed, one row per model (``"released"``: the authors' README rows)
+paper_table = paper.labelled
+NOTES = ("Scores in percent. Rows marked *paper* are the paper's Table 1 as printed (mean ± std over its 3 seeds where "
+         "it prints one; its Avg for Phrase-BERT, UCTopic and E5-base differs from the mean of their rows: "
+         "`pearl/benchmark/paper_slips.csv`); rows marked *released checkpoint* are the authors' README's numbers for "
+         "their released models, not the paper's; rows marked *this run* were computed by notebooks/04_benchmark.ipynb. "
+         "PPDB columns: mean ± std over 3 probe seeds of the probe trained to convergence (standardised inputs, lr "
+         "1e-3, patience 10, at most 50 epochs; `pearl.benchmark.probe`); the columns marked *paper probe*, after Avg "
+         "and not in it, are the paper's protocol (lr 1e-4, patience 5), the one the paper's own rows come from. n/a: "
+         "the model cannot do the task (string similarity: no vectors) or the task was not run; Avg needs all nine scores.")
 
 
 def _cell(score, std) -> str:
@@ -244,13 +246,9 @@ def group_scores(df):
 
 def report(rows: list[dict], pearl_keys: Sequence[str] = (), backbone: str = "minilm", update: bool = False,
            smoke: bool = False, name: str = "table1"):
-    """Write ``results/table1.{csv,md,tex}`` and return ``(tidy table, markdown)``.
-
-    The table holds this run's rows, plus the mean ± std over ``pearl_keys`` (trained seeds)
-    and its difference from ``backbone``. ``update=True`` instead replaces, in the existing
-    CSV, the rows of the models scored now and keeps every other model's rows (to re-score
-    one model without re-running the rest). At ``smoke`` size every header says SMOKE.
-    """
+    """Write ``results/table1.{csv,md,tex}`` (:func:`write`) and return ``(tidy table, markdown)``: this
+    run's rows, the mean ± std over ``pearl_keys`` (trained seeds) and its difference from ``backbone``.
+    ``update=True`` replaces in the existing CSV the rows of the models scored now and keeps the others."""
     import pandas as pd
 
     table = tidy(rows)
@@ -266,22 +264,26 @@ def report(rows: list[dict], pearl_keys: Sequence[str] = (), backbone: str = "mi
     table = table[table["model"] != mean_key]
     if keys:
         table = add_average(pd.concat([table, seed_mean(table, keys, mean_key)], ignore_index=True))
+    return write(table, backbone, smoke, name)
+
+
+def rewrite(name: str = "table1", backbone: str = "minilm"):
+    """Write ``results/<name>.*`` again from the committed CSV, no scoring (the paper's rows afresh)."""
+    import pandas as pd
+
+    return write(pd.read_csv(paths.results_dir(f"{name}.csv"), float_precision="round_trip"), backbone, False, name)
+
+
+def write(table, backbone: str = "minilm", smoke: bool = False, name: str = "table1"):
+    """``results/<name>.{csv,md,tex}`` from the tidy ``table`` (seed mean included); ``(table, markdown)``."""
+    mean_key = models.mean_label("pearl", backbone)
+    keys = mean_key in set(table["model"])
     if "dictionary" not in table:  # no retrieval task was run
         table = table.assign(dictionary=None, dictionary_size=math.nan, gold_only_score=math.nan)
     retrieval = table[table["dataset"].isin(["yago", "umls"]) & table["score"].notna() & table["dictionary"].notna()]
     kind = "real dictionary" if set(retrieval["dictionary"]) == {"real"} else "rebuilt dictionary"
     md = markdown(table, retrieval_kind=kind, deltas=(mean_key, backbone) if keys else None)
-    notes = ["", "Scores in percent. Rows marked *paper* are the paper's Table 1 as printed (mean ± std over its 3 "
-             "seeds where it prints one; its Avg for Phrase-BERT, UCTopic and E5-base differs from the mean of "
-             "their rows: `pearl/benchmark/paper_slips.csv`); rows marked *released checkpoint* are the authors' "
-             "README's numbers for their released models, not the paper's; rows marked "
-             "*this run* were computed by notebooks/04_benchmark.ipynb. PPDB columns: mean ± std over 3 probe seeds "
-             "of the probe trained to convergence (standardised inputs, lr 1e-3, patience 10, at most 50 epochs; "
-             "`pearl.benchmark.probe`); the "
-             "columns marked *paper probe*, after Avg and not in it, are the paper's protocol (lr 1e-4, patience 5), "
-             "the one the paper's own rows come from. "
-             "n/a: the model cannot do the task (string similarity: no vectors) or the task was not run; "
-             "Avg needs all nine scores.",
+    notes = ["", NOTES,
              "YAGO/UMLS: top-1 retrieval against the dictionary named in the column header; "
              "a rebuilt (stand-in) dictionary is far smaller than the paper's 572K/750K-name ones.", "",
              "| Model | Retrieval set | Dictionary size | Accuracy | Accuracy, gold names only |", "|---|---|---|---|---|"]

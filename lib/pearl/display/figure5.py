@@ -10,10 +10,17 @@ from __future__ import annotations
 import math
 
 
-def plot_hyperparameters(points, noise: float | None = None, reference: dict | None = None):
+def plot_hyperparameters(points, noise: float | None = None, reference: dict | None = None,
+                         untrained: float | None = None, paper_choice: dict | None = None):
     """``points``: frame with columns ``parameter`` ("lr" | "hard_negatives"), ``value``, ``score``
-    (one row per trained model); ``reference``: the full recipe's ``{"lr": .., "hard_negatives": ..}``."""
+    (one row per trained model); ``reference``: the full recipe's ``{"lr": .., "hard_negatives": ..}``;
+    ``untrained``: the untrained backbone's BIRD score (a dashed line); ``paper_choice``: the
+    settings the paper chose (a star; default :func:`pearl.benchmark.paper.figure5`)."""
     import matplotlib.pyplot as plt
+
+    from ..benchmark import paper
+
+    paper_choice = paper.figure5() if paper_choice is None else paper_choice
 
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.4), sharey=True)
     titles = {"lr": ("learning rate (at 2 hard negatives)", True),
@@ -29,7 +36,13 @@ def plot_hyperparameters(points, noise: float | None = None, reference: dict | N
             if len(ref) and noise is not None and not math.isnan(noise):
                 m = float(ref["mean"].iloc[0])
                 ax.axhspan(m - noise, m + noise, color="C0", alpha=0.12, label=f"full recipe ± seed std ({noise:.2f})")
-                ax.legend(fontsize=7, loc="lower center")
+        chosen = sub[sub["value"] == paper_choice.get(param)]
+        if len(chosen):
+            ax.plot(chosen["value"], chosen["mean"], marker="*", ms=14, color="C3", ls="", zorder=5,
+                    label=f"paper's choice ({paper_choice[param]:g})")
+        if untrained is not None and not math.isnan(untrained):
+            ax.axhline(untrained, color="0.4", ls="--", lw=1, label=f"untrained backbone ({untrained:.1f})")
+        ax.legend(fontsize=7, loc="lower center")
         if log_x:
             ax.set_xscale("log")
         else:
@@ -40,6 +53,37 @@ def plot_hyperparameters(points, noise: float | None = None, reference: dict | N
     fig.suptitle("Figure 5: BIRD against the learning rate and the number of hard negatives", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def untrained_bird(backbone: str = "minilm") -> float:
+    """The untrained backbone's BIRD score from Table 1's results (``results/table1.csv``, notebook
+    04: the same full BIRD set as Figure 5's points); NaN when Table 1 has not been run."""
+    import pandas as pd
+
+    from .. import paths
+
+    csv = paths.results_dir("table1.csv")
+    if not csv.is_file():
+        return math.nan
+    t = pd.read_csv(csv)
+    row = t[(t["model"] == backbone) & (t["dataset"] == "bird")]["score"]
+    return float(row.iloc[0]) if len(row) else math.nan
+
+
+def rewrite_hyperparameters():
+    """``figures/figure5.*`` again from the committed ``results/figure5.csv`` and notebook 10's
+    BIRD seed std, training and scoring nothing."""
+    import json
+
+    import pandas as pd
+
+    from .. import paths
+    from ..provenance import save_figure
+
+    points = pd.read_csv(paths.results_dir("figure5.csv"))
+    noise = json.loads(paths.results_dir("10_hyperparameters.json").read_text())["metrics"]["bird_seed_std"]
+    fig = plot_hyperparameters(points, noise, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=untrained_bird())
+    return save_figure(fig, "figure5")
 
 
 def plot_label_efficiency(curve):
