@@ -283,7 +283,8 @@ def ledger_claims() -> list[tuple[str, str]]:
         if r.verdict == "not testable here":
             out.append((f"**{r.id}** {r.quantity}: {who[r.source]} {paper}; not testable here", src))
             continue
-        noise = "no seed noise" if r.p != r.p else f"std {r.std:.2f}, p = {r.p:.3f}, detectable {r.mde:.2f}"
+        p = "p < 0.001" if r.p < 0.001 else f"p = {r.p:.3f}"
+        noise = "no seed noise" if r.p != r.p else f"std {r.std:.2f}, {p}, detectable {r.mde:.2f}"
         ours = f"{r.ours:.2f}" if r.kind == "value" else f"{r.ours:+.2f}"
         out.append((f"**{r.id}** {r.quantity}: {who[r.source]} {paper}, ours {ours} (n = {r.n}; {noise}): "
                     f"**{r.verdict}**", src))

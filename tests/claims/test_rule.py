@@ -62,6 +62,12 @@ def test_p_values_are_scipys():
     assert rule.deterministic(3.0)["p"] != rule.deterministic(3.0)["p"]  # NaN: nothing to test against
 
 
+def test_power_is_finite_far_in_the_tails():
+    """scipy's noncentral t cdf turns NaN far in its tail (df 4, ncp 40); the power must not."""
+    assert rule.power(40.0, 1.0, 4) == pytest.approx(1.0)
+    assert rule.mde(0.01, 200) == pytest.approx(0.01 * (1.972 + 0.843), rel=0.01)
+
+
 def test_mde_has_the_power_it_claims():
     d = rule.mde(1.0, 4)
     assert rule.power(d, 1.0, 4) == pytest.approx(0.8, abs=1e-9)

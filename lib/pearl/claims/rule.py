@@ -60,7 +60,8 @@ def power(d: float, se: float, df: float, alpha: float = ALPHA) -> float:
 
     crit = stats.t.ppf(1 - alpha / 2, df)
     ncp = d / se
-    return float(stats.nct.sf(crit, df, ncp) + stats.nct.cdf(-crit, df, ncp))
+    # the lower tail as the upper tail of -T (nct.cdf far in its tail gives NaN, nct.sf gives 0)
+    return float(stats.nct.sf(crit, df, ncp) + stats.nct.sf(crit, df, -ncp))
 
 
 def mde(se: float, df: float, alpha: float = ALPHA, target: float = POWER) -> float:
