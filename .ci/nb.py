@@ -2,7 +2,8 @@
 
 Usage: python .ci/nb.py notebooks/src/NAME.py [...]   (writes notebooks/NAME.ipynb)
 A cell starting with `# %% [markdown]` becomes Markdown (leading `# ` stripped); one starting
-with `# %% parameters` is tagged `parameters` for papermill. Outputs are never written.
+with `# %% parameters` is tagged `parameters` for papermill. Outputs are never written; cell ids
+are the file's name and the cell's number, so an unchanged cell keeps its id.
 """
 import sys
 
@@ -34,6 +35,11 @@ def build(src):
             lines.append(line)
     if kind is not None:
         cells.append(_cell(kind, lines))
+    # cell ids from the file's name and the cell's place, not at random: regenerating a notebook
+    # changes only the cells whose text changed, so two branches' notebooks merge like their sources
+    stem = src.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{stem[:50]}-{i:03d}"
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "pearl", "display_name": "PEARL companion", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
