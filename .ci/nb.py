@@ -5,6 +5,7 @@ A cell starting with `# %% [markdown]` becomes Markdown (leading `# ` stripped);
 with `# %% parameters` is tagged `parameters` for papermill. Outputs are never written; cell ids
 are the file's name and the cell's number, so an unchanged cell keeps its id.
 """
+import os
 import sys
 
 import nbformat
@@ -37,7 +38,7 @@ def build(src):
         cells.append(_cell(kind, lines))
     # cell ids from the file's name and the cell's place, not at random: regenerating a notebook
     # changes only the cells whose text changed, so two branches' notebooks merge like their sources
-    stem = src.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".py")
+    stem = os.path.splitext(os.path.basename(str(src)))[0]
     for i, cell in enumerate(cells):
         cell["id"] = f"{stem[:50]}-{i:03d}"
     nb = nbformat.v4.new_notebook(cells=cells)
