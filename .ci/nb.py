@@ -2,8 +2,10 @@
 
 Usage: python .ci/nb.py notebooks/src/NAME.py [...]   (writes notebooks/NAME.ipynb)
 A cell starting with `# %% [markdown]` becomes Markdown (leading `# ` stripped); one starting
-with `# %% parameters` is tagged `parameters` for papermill. Outputs are never written.
+with `# %% parameters` is tagged `parameters` for papermill. Outputs are never written; cell ids
+are the file's name and the cell's number, so an unchanged cell keeps its id.
 """
+import os
 import sys
 
 import nbformat
@@ -34,6 +36,11 @@ def build(src):
             lines.append(line)
     if kind is not None:
         cells.append(_cell(kind, lines))
+    # cell ids from the file's name and the cell's place, not at random: regenerating a notebook
+    # changes only the cells whose text changed, so two branches' notebooks merge like their sources
+    stem = os.path.splitext(os.path.basename(str(src)))[0]
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{stem[:50]}-{i:03d}"
     nb = nbformat.v4.new_notebook(cells=cells)
     nb.metadata["kernelspec"] = {"name": "pearl", "display_name": "PEARL companion", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}

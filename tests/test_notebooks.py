@@ -26,6 +26,7 @@ def test_notebook_is_clean_and_generated(name):
     spec.loader.exec_module(nbtool)
     fresh = nbtool.build(src)
     assert [c.source for c in fresh.cells] == [c.source for c in nb.cells], "stale: run .ci/nb.py"
+    assert [c.get("id") for c in fresh.cells] == [c.get("id") for c in nb.cells], "cell ids differ: run .ci/nb.py"
 
 
 @pytest.fixture(scope="session")

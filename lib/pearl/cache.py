@@ -157,7 +157,7 @@ SCORING_CODE = ("encode.py", "cache.py", "data.py", "benchmark/evaluate.py", "be
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
 #: YAGO, UMLS and AutoFJ. Left out on purpose:
 #: benchmark/table1.py, which times and tabulates a score without deciding it
-TASK_CODE = {"ppdb": ("benchmark/probe.py",), "ppdb_filtered": ("benchmark/probe.py",),
+TASK_CODE = {"ppdb": ("benchmark/probe.py", "benchmark/mlp.py"), "ppdb_filtered": ("benchmark/probe.py", "benchmark/mlp.py"),
              "yago": ("benchmark/dictionaries.py", "benchmark/pools.py"),
              "umls": ("benchmark/dictionaries.py", "benchmark/pools.py"), "autofj": ("benchmark/pools.py",)}
 

@@ -5,7 +5,7 @@
 # a phrase-type head: InfoNCE over the batch (augmented copy as positive, other phrases and
 # hard negatives as negatives, temperature 0.07) plus the type cross-entropy; then **weight
 # averaging** of the fine-tuned backbone with the original. One model per seed is exported
-# to `models/pearl-<backbone>-seed<N>/`, a folder `pearl.encode.load_model` reads (the
+# to `models/pearl-<backbone>-seed<N>/`, a folder `pearl.models.load_model` reads (the
 # benchmark notebook 04 scores every such folder) and `SentenceTransformer` loads (phrase part).
 #
 # Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 3 seeds of 150 steps at batch

@@ -161,7 +161,7 @@ def test_the_classifier_refuses_one_class_or_a_missing_part():
     x = {p: np.zeros((4, 2), np.float32) for p in ("train", "valid", "test")}
     with pytest.raises(ValueError, match="at least two"):
         classifier.train_classifiers(x, {p: ["a"] * 4 for p in x})
-    with pytest.raises(ValueError, match="'loss' or 'accuracy'"):
+    with pytest.raises(ValueError, match="'accuracy' or 'loss'"):
         classifier.train_classifiers(x, {p: ["a", "b"] * 2 for p in x}, config=classifier.ClassifierConfig(stop_on="f1"))
     with pytest.raises(ValueError, match="'valid' is missing"):
         classifier.train_classifiers({"train": x["train"], "test": x["test"]}, {p: ["a", "b"] * 2 for p in x})

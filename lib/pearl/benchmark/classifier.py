@@ -13,9 +13,9 @@ plateau for more than 5 epochs while the loss is still falling. Measured on Mini
 loss-based stopping with batch 64 gives 92.8 / 94.8 % on ATIS-S / ATIS-L, every seed stopping
 before the cap.
 
-As :func:`pearl.benchmark.probe.train_probes` does for the PPDB probe, every seed's weights are
-stacked and each step is one batched matrix product for all seeds, so the Python loop runs once
-for all of them; each seed keeps its own initialisation, batch order and early stopping.
+The MLP is the PPDB probe's (:func:`pearl.benchmark.mlp.train_mlps`, a softmax head here): every
+seed's weights are stacked and each step is one batched matrix product for all seeds; each seed
+keeps its own initialisation (scikit-learn's Glorot), batch order and early stopping.
 
 Labels are strings (or any hashable); the classes are those of the training part. A validation
 or test label never seen in training counts as an error, as it must.
@@ -33,17 +33,17 @@ from typing import Sequence
 import numpy as np
 
 from ..encode import torch_threads
-from .probe import glorot_init
+from .mlp import MLPConfig, seed_summary, train_mlps
 
 
 @dataclass(frozen=True)
-class ClassifierConfig:
-    hidden: int = 256
-    lr: float = 1e-3
+class ClassifierConfig(MLPConfig):
+    """Table 2's protocol (the module's docstring says why loss and batch 64)."""
+
     batch_size: int = 64
     patience: int = 5
     max_epochs: int = 150
-    stop_on: str = "loss"  # early stopping on validation "loss" or "accuracy"
+    stop_on: str = "loss"
 
 
 def accuracy(predicted: Sequence, gold: Sequence) -> float:
@@ -72,92 +72,23 @@ def train_classifiers(x: dict[str, np.ndarray], y: dict[str, Sequence], seeds=(0
     ``x`` and ``y`` map "train" / "valid" / "test" to features and labels. One torch thread: the
     matrices are small, and waiting threads spin on shared cores (see :mod:`pearl.benchmark.probe`).
     """
+    import torch
+
     for part in ("train", "valid", "test"):
         if part not in x or len(x[part]) == 0 or len(x[part]) != len(y[part]):
             raise ValueError(f"part {part!r} is missing, empty, or its features and labels differ in length")
-    classes, (y_train, y_valid, y_test) = encode_labels(y["train"], y["valid"], y["test"])
+    classes, codes = encode_labels(y["train"], y["valid"], y["test"])
     if len(classes) < 2:
         raise ValueError(f"the training part has {len(classes)} class: a classifier needs at least two")
-    if config.stop_on not in ("loss", "accuracy"):
-        raise ValueError(f"unknown stopping rule {config.stop_on!r}; choose 'loss' or 'accuracy'")
+    config.check()
+    parts = {name: (torch.from_numpy(np.ascontiguousarray(x[part], dtype=np.float32)), torch.from_numpy(code))
+             for name, part, code in zip(("train", "val", "test"), ("train", "valid", "test"), codes)}
     with torch_threads(1):
-        return _train(x, (y_train, y_valid, y_test), len(classes), tuple(seeds), config)
-
-
-def _initial_weights(seed: int, d_in: int, n_classes: int, config: ClassifierConfig):
-    import torch
-    from torch import nn
-
-    with torch.random.fork_rng(devices=[]):  # leave the caller's random state as it was
-        torch.manual_seed(seed)
-        first, last = nn.Linear(d_in, config.hidden), nn.Linear(config.hidden, n_classes)
-        glorot_init(first, 6.0)  # scikit-learn's MLP initialisation, as the PPDB probe
-        glorot_init(last, 2.0)
-    return first.weight.detach().T, first.bias.detach(), last.weight.detach().T, last.bias.detach()
-
-
-def _train(x, y, n_classes, seeds, config) -> list[dict]:
-    import torch
-    from torch.nn import functional as F
-
-    xs = [torch.from_numpy(np.ascontiguousarray(x[p], dtype=np.float32)) for p in ("train", "valid", "test")]
-    ys = [torch.from_numpy(part) for part in y]
-    n, d = len(seeds), xs[0].shape[1]
-    w1, b1, w2, b2 = (torch.stack(p).requires_grad_() for p in
-                      zip(*(_initial_weights(s, d, n_classes, config) for s in seeds)))
-    params = [w1, b1, w2, b2]
-    optimiser = torch.optim.Adam(params, lr=config.lr)
-    generators = [torch.Generator().manual_seed(s) for s in seeds]
-
-    def logits(inputs, w1, b1, w2, b2):  # inputs (n, B, d) per seed, or (B, d) shared -> (n, B, C)
-        return torch.relu(torch.matmul(inputs, w1) + b1[:, None]) @ w2 + b2[:, None]
-
-    def accuracies(part, weights):
-        with torch.inference_mode():
-            return (logits(xs[part], *weights).argmax(-1) == ys[part]).float().mean(1)
-
-    def neg_loss(part, weights):  # labels unseen in training (-1) are left out of the loss
-        with torch.inference_mode():
-            z = logits(xs[part], *weights)
-            target = ys[part].expand(n, -1).flatten()
-            return -F.cross_entropy(z.flatten(0, 1), target, ignore_index=-1, reduction="none").view(n, -1).mean(1)
-
-    best = torch.full((n,), -float("inf"))
-    best_epoch, waited = torch.zeros(n, dtype=torch.long), torch.zeros(n, dtype=torch.long)
-    active, stopped_at = torch.ones(n, dtype=torch.bool), torch.zeros(n, dtype=torch.long)
-    best_weights = [p.detach().clone() for p in params]
-    n_train, epoch = len(ys[0]), 0
-    for epoch in range(1, config.max_epochs + 1):
-        perms = torch.stack([torch.randperm(n_train, generator=g) for g in generators])
-        for start in range(0, n_train, config.batch_size):
-            idx = perms[:, start : start + config.batch_size]  # (n, B): each seed's own batch
-            optimiser.zero_grad(set_to_none=True)
-            z = logits(xs[0][idx], *params)
-            # sum over seeds of each seed's mean loss: every seed gets its own mean-loss gradient
-            F.cross_entropy(z.flatten(0, 1), ys[0][idx].flatten(), reduction="none").view(n, -1).mean(1).sum().backward()
-            optimiser.step()
-        score = accuracies(1, params) if config.stop_on == "accuracy" else neg_loss(1, params)
-        improved = active & (score > best)
-        best = torch.where(improved, score, best)
-        best_epoch = torch.where(improved, epoch, best_epoch)
-        waited = torch.where(improved, 0, waited + 1)
-        for saved, p in zip(best_weights, params):
-            saved[improved] = p.detach()[improved]
-        stopped_now = active & (waited >= config.patience)
-        stopped_at = torch.where(stopped_now, epoch, stopped_at)
-        active &= ~stopped_now
-        if not active.any():
-            break
-    stopped_at = torch.where(active, epoch, stopped_at)
-    test_acc, valid_acc = accuracies(2, best_weights), accuracies(1, best_weights)
-    return [{"seed": s, "test_accuracy": 100 * float(test_acc[i]), "valid_accuracy": 100 * float(valid_acc[i]),
-             "best_epoch": int(best_epoch[i]), "epochs": int(stopped_at[i])} for i, s in enumerate(seeds)]
+        return train_mlps(parts, len(classes), seeds, config)
 
 
 def classify_scores(x: dict[str, np.ndarray], y: dict[str, Sequence], seeds=tuple(range(10)),
                     config: ClassifierConfig = ClassifierConfig()) -> dict:
     """Mean ± sample std (ddof=1) over classifier seeds of the test accuracy, in percent."""
     runs = train_classifiers(x, y, seeds, config)
-    accs = np.array([r["test_accuracy"] for r in runs])
-    return {"score": float(accs.mean()), "std": float(accs.std(ddof=1)) if len(accs) > 1 else 0.0,
-            "runs": runs, "n_train": len(y["train"]), "n_test": len(y["test"])}
+    return {**seed_summary(runs), "n_train": len(y["train"]), "n_test": len(y["test"])}

@@ -1,7 +1,7 @@
 """The nine evaluators of the phrase benchmark (paper Table 1, appendix A.1).
 
 Each evaluator takes a model — an :class:`pearl.encode.Encoder` (vectors, compared by
-cosine) or a string-similarity model such as :class:`pearl.baselines.CharJaccard` where
+cosine) or a string-similarity model such as :class:`pearl.benchmark.baselines.CharJaccard` where
 the task only needs similarities — plus the task's data (read from the benchmark files
 when not given) and returns a dict with ``score`` (percent) and details.
 
@@ -21,7 +21,7 @@ below 100%), ties in a ranking earn fractional credit instead of favouring which
 candidate comes first (so all-out-of-vocabulary phrases cannot score), the probe is seeded.
 
 What it leaves out: the paper's real YAGO/UMLS dictionaries when they are absent (see
-:mod:`pearl.dictionaries`), approximate search beyond a plain IVF option.
+:mod:`pearl.benchmark.dictionaries`), approximate search beyond a plain IVF option.
 """
 from __future__ import annotations
 

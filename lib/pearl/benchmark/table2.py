@@ -43,7 +43,8 @@ def set_version(s: ShortTextSet, seeds: Sequence[int], config: ClassifierConfig)
     """sha256 of everything besides the model that decides a set's row: its texts and labels,
     the classifier seeds and settings, and the classifier's source."""
     h = hashlib.sha256(json.dumps([s.name, s.parts, list(seeds), repr(config)], default=str).encode())
-    h.update(Path(__file__).with_name("classifier.py").read_bytes())
+    for code in ("classifier.py", "mlp.py"):
+        h.update(Path(__file__).with_name(code).read_bytes())
     return h.hexdigest()
 
 

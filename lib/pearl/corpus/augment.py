@@ -9,10 +9,10 @@ Sub-operations, each a function ``(phrase, rng, tables) -> str | None`` (None: d
   draws from the global ``random`` module, which would break seeded reproducibility);
 - token level — ``token_swap`` (two adjacent, different tokens: the token multiset is kept),
   ``token_wordnet`` and ``token_glove`` (one token replaced by a synonym from the WordNet or
-  GloVe table of :mod:`pearl.synonyms`; only lower-case tokens are replaced, since names
+  GloVe table of :mod:`pearl.corpus.synonyms`; only lower-case tokens are replaced, since names
   have no synonyms: "New York" must not become "Young York");
 - phrase level — ``phrase_paraphrase``: one paraphrase from the cached table (built by a
-  :class:`pearl.paraphrase.Paraphraser`), else from the offline rules (acronyms,
+  :class:`pearl.corpus.paraphrase.Paraphraser`), else from the offline rules (acronyms,
   abbreviations, numbers, determiner drop) computed on the fly.
 
 :class:`Augmenter` picks one level per phrase with probability proportional to its weight

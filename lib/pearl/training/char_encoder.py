@@ -4,7 +4,7 @@ A phrase is read as its UTF-8 bytes (so any Unicode string has a representation 
 no vocabulary file is needed): byte embeddings -> 1-D convolutions of several widths
 (2, 3, 4, 5 by default) -> ReLU -> max-pool over positions -> a fully connected layer to
 a lower dimension (``out_dim``, 64 by default). The output is what PEARL concatenates to
-the phrase encoder's vector (see :mod:`pearl.model`).
+the phrase encoder's vector (see :mod:`pearl.training.model`).
 
 >>> import torch
 >>> ids = char_ids(["NYTimes", "New York Times"])

@@ -55,7 +55,7 @@ def info_nce(originals: torch.Tensor, augmented: torch.Tensor, negatives: torch.
 
 
 def type_loss(logits: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
-    """Eq. 3-4: cross-entropy of the phrase-type head (labels index :data:`pearl.phrases.LABELS`)."""
+    """Eq. 3-4: cross-entropy of the phrase-type head (labels index :data:`pearl.corpus.phrases.LABELS`)."""
     return F.cross_entropy(logits.float(), labels)
 
 

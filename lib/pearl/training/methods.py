@@ -50,7 +50,7 @@ def _known(objective: str) -> None:
 
 
 def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
-    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.augment.Augmenter`; weight 0 = level off."""
+    """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.corpus.augment.Augmenter`; weight 0 = level off."""
     if not (char or token or phrase):
         return identity_augmenter
 

@@ -2,7 +2,7 @@
 
 - **Phrase encoder**: any Hugging Face encoder with mask-aware mean pooling
   (all-MiniLM-L6-v2 by default: 384-d; e5-small-v2 384-d, e5-base-v2 768-d).
-- **Character encoder**: :class:`pearl.char_encoder.CharEncoder`, 64-d by default.
+- **Character encoder**: :class:`pearl.training.char_encoder.CharEncoder`, 64-d by default.
 - **Phrase embedding**: the concatenation ``[p / |p| ; w * c / |c|]`` of the two, e.g.
   384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
   and the character part is scaled by ``char_weight`` (0.5), so the cosine of two phrase
@@ -10,7 +10,7 @@
   fixed, documented 20% share instead of whatever share its raw norm happens to take (the
   reference code concatenates raw vectors, whose norms drift during training).
 - **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
-  (:data:`pearl.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
+  (:data:`pearl.corpus.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
 
 Switches for the ablations: ``use_char=False`` drops the character encoder (the embedding
 is the phrase part alone, 384-d); ``num_labels=0`` drops the type head.
@@ -75,7 +75,7 @@ class PearlModel(nn.Module):
         chars = None
         if self.char_encoder is not None:
             if char_ids is None:
-                raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.char_encoder.char_ids)")
+                raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.training.char_encoder.char_ids)")
             chars = self.char_encoder(char_ids)
         embedding = join_parts(pooled, chars, self.char_weight)
         logits = self.type_head(embedding) if self.type_head is not None else None

@@ -1,13 +1,13 @@
 """Training profiles and the glue the training notebook calls: data in, trained folders out.
 
-Profiles (``PROFILES``), all on the same code path (:func:`pearl.train.train`):
+Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.train`):
 
 - ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
 - ``cpu``: the default of ``make reproduce``: 150 steps at batch 32; a seed trains in about
   140 s on one thread (measured in the tuning run, distillation included), and Table-1 scoring adds
   about 10.5 minutes per model (MiniLM: 628 s), mostly for the stand-in retrieval dictionaries. The
   paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
-  near the uniform guess after a few hundred steps: :func:`pearl.train.param_groups`) and the
+  near the uniform guess after a few hundred steps: :func:`pearl.training.train.param_groups`) and the
   character part at weight 0.25 (0.5 cost BIRD and the clustering tasks several points in the
   tuning runs). ``experiments/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
   what was tried: lr 1e-4 (the model degrades: 60.0 against MiniLM's 62.8 on the
@@ -98,7 +98,7 @@ def load_training_data(max_phrases: int | None = None, hard_negatives: bool = Tr
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
                      run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None) -> TrainResult:
-    """Train one model and export it to ``out_dir`` (a folder ``pearl.encode.load_model`` reads)."""
+    """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),

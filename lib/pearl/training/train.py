@@ -6,11 +6,11 @@ with ``objective`` the same loop trains SimCSE, Phrase-BERT and PAUSE (:mod:`pea
 
 What a run does:
 
-1. builds the model (:func:`pearl.model.build_model`) with ``torch.manual_seed(seed)`` and,
+1. builds the model (:func:`pearl.training.model.build_model`) with ``torch.manual_seed(seed)`` and,
    when it has a character encoder, initialises it by distilling the backbone's own
-   vectors of the training vocabulary (:func:`pearl.char_encoder.distill_init`);
+   vectors of the training vocabulary (:func:`pearl.training.char_encoder.distill_init`);
 2. Adam (``lr``, 3e-5 in the paper), the learning rate decayed by ``gamma`` = 0.98 every
-   ``decay_every`` = 2,000 steps; batches from :mod:`pearl.batches` (tokenised in the
+   ``decay_every`` = 2,000 steps; batches from :mod:`pearl.training.batches` (tokenised in the
    collate, optionally in DataLoader workers); bf16 autocast and optional ``torch.compile``
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,

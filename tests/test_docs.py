@@ -1,0 +1,49 @@
+"""Docs that cannot drift: every ``pearl.…`` dotted name written in the library's docstrings and
+comments, the README, the notebooks' sources, the benchmark and experiment scripts resolves to a
+module or an attribute that exists."""
+import importlib
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOTTED = re.compile(r"(?<![\w./-])pearl(?:\.[A-Za-z_]\w*)+")
+#: dotted names that are not Python names: the file every trained folder holds
+NOT_PYTHON = {"pearl.json"}
+
+
+def sources() -> list[Path]:
+    files = [ROOT / "README.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
+    for folder in ("notebooks/src", "benchmarks", "experiments"):
+        files += sorted((ROOT / folder).rglob("*.py"))
+    return files
+
+
+def resolves(name: str) -> bool:
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):  # the longest importable prefix, then attributes
+        try:
+            obj = importlib.import_module(".".join(parts[:i]))
+        except ImportError:
+            continue
+        for attr in parts[i:]:
+            if not hasattr(obj, attr):
+                return False
+            obj = getattr(obj, attr)
+        return True
+    return False
+
+
+def test_every_dotted_pearl_name_resolves():
+    bad = []
+    for path in sources():
+        for line_no, line in enumerate(path.read_text(encoding="utf8").splitlines(), 1):
+            for name in DOTTED.findall(line):
+                name = name.rstrip(".")
+                if name not in NOT_PYTHON and not resolves(name):
+                    bad.append(f"{path.relative_to(ROOT)}:{line_no}: {name}")
+    assert not bad, "names that moved or never existed:\n" + "\n".join(bad)
+
+
+def test_the_checker_catches_a_moved_name():
+    assert resolves("pearl.benchmark.probe.probe_scores") and resolves("pearl.models")
+    assert not resolves("pearl.train.train") and not resolves("pearl.benchmark.probe.no_such_function")
