@@ -77,5 +77,7 @@ def test_the_committed_ledger_follows_the_rule():
 def test_the_committed_ledger_is_what_the_committed_results_give():
     committed = pd.read_csv(ROOT / "results" / "claims.csv")
     fresh = report.build()
-    pd.testing.assert_series_equal(committed["verdict"], fresh["verdict"])
-    pd.testing.assert_series_equal(committed["ours"], fresh["ours"], check_exact=False, rtol=1e-9)
+    stale = "results/claims.* are stale: the results files changed; run notebooks/12_claims.ipynb"
+    assert list(committed["id"]) == list(fresh["id"]), stale
+    assert list(committed["verdict"]) == list(fresh["verdict"]), stale
+    assert committed["ours"].fillna(0).to_numpy() == pytest.approx(fresh["ours"].fillna(0).to_numpy(), rel=1e-9), stale

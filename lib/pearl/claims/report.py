@@ -67,7 +67,7 @@ def markdown(table, smoke: bool = False) -> str:
     for r in table.itertuples():
         paper = ("direction " + ("↑" if r.direction > 0 else "↓")) if math.isnan(r.paper) else f"{r.paper:g}"
         lines.append(f"| {r.id} | {r.section} | {r.quantity} | {paper} | {_num(r.ours)} | {_num(r.std)} | {r.n} | "
-                     f"{_num(r.p, '{:.3f}')} | {_num(r.mde)} | {r.verdict} |")
+                     f"{'<0.001' if r.p < 0.001 else _num(r.p, '{:.3f}')} | {_num(r.mde)} | {r.verdict} |")
     lines += ["", "paper: the paper's number (or the direction it claims); ours: our difference (mean over n seeds); "
               "std: the seed std it is read against; p: two-sided t-test; mde: the smallest true difference that "
               "test detects with 80 % power at α = 0.05. Rule: `pearl.claims.rule`.", ""]
