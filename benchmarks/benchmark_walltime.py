@@ -2,7 +2,7 @@
 
     .venv/bin/python benchmarks/benchmark_walltime.py [--model minilm] [--threads 2] [--datasets ppdb bird ...]
 
-Runs exactly what notebook 04 runs for one model (pearl.benchmark.table1.run_model), prints each
+Runs exactly what notebook 04 runs for one model (pearl.benchmark.scoring.run_model), prints each
 dataset's score and seconds, and the total. The
 stand-in retrieval dictionaries are built once and cached under data/derived/dictionaries;
 the first run pays for building them (about 15 s). The load average is printed because
@@ -14,7 +14,7 @@ import time
 
 
 def main() -> None:
-    from pearl.benchmark import table1
+    from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.models import load_model
 
@@ -32,7 +32,7 @@ def main() -> None:
     t0 = time.perf_counter()
     model = load_model(args.model)
     load = time.perf_counter() - t0
-    table1.run_model(args.model, model, args.datasets, smoke=args.smoke)
+    scoring.run_model(args.model, model, args.datasets, size="smoke" if args.smoke else "full")
     total = time.perf_counter() - t0
     print(f"model load {load:.1f} s; total wall time {total:.1f} s; load average after {os.getloadavg()}")
 

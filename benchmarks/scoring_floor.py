@@ -41,7 +41,7 @@ import numpy as np
 import torch
 
 from pearl import models
-from pearl.benchmark import table1
+from pearl.benchmark import scoring
 from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
 from pearl.benchmark.probe import ProbeConfig, probe_scores
 from pearl.data import read_ppdb
@@ -206,7 +206,7 @@ def table1_pass(name: str, cache_file: Path, size: str, reuse_scores: bool = Tru
     """Seconds of one Table-1 pass, model loading included, and its scores."""
     start = time.perf_counter()
     model = fresh(name, cache_file)
-    rows = table1.run_model(name, model, DATASETS, size=size, log=lambda _: None, reuse_scores=reuse_scores)
+    rows = scoring.run_model(name, model, DATASETS, size=size, log=lambda _: None, reuse_scores=reuse_scores)
     return time.perf_counter() - start, {r["dataset"]: r["score"] for r in rows}
 
 

@@ -133,23 +133,23 @@ def test_the_cache_can_be_switched_off(monkeypatch):
 
 def test_scores_are_reused_only_while_model_data_and_code_are_unchanged(tmp_path, monkeypatch):
     from pearl import cache
-    from pearl.benchmark import table1
+    from pearl.benchmark import scoring
 
     monkeypatch.setenv("PEARL_EMBEDDING_CACHE", str(tmp_path / "e.sqlite"))
-    quiet = dict(smoke=True, log=lambda _: None)
-    first = table1.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
-    again = table1.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
+    quiet = dict(size="smoke", log=lambda _: None)
+    first = scoring.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
+    again = scoring.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
     assert [r["score"] for r in again] == [r["score"] for r in first]
     assert all(r["details"].get("score_reused") for r in again)
     assert not any(r["details"].get("score_reused") for r in first)
     changed = tiny_encoder()
     with torch.no_grad():
         changed.model.embeddings.word_embeddings.weight[:, 0] += 0.5
-    assert not any(r["details"].get("score_reused") for r in table1.run_model("tiny", changed, ["bird"], **quiet))
+    assert not any(r["details"].get("score_reused") for r in scoring.run_model("tiny", changed, ["bird"], **quiet))
     monkeypatch.setattr(cache, "scoring_version", lambda task: "other scoring code")
-    monkeypatch.setattr(table1, "scoring_version", lambda task: "other scoring code")
-    assert not any(r["details"].get("score_reused") for r in table1.run_model("tiny", tiny_encoder(), ["bird"], **quiet))
-    fresh = table1.run_model("tiny", tiny_encoder(), ["bird"], reuse_scores=False, **quiet)
+    monkeypatch.setattr(scoring, "scoring_version", lambda task: "other scoring code")
+    assert not any(r["details"].get("score_reused") for r in scoring.run_model("tiny", tiny_encoder(), ["bird"], **quiet))
+    fresh = scoring.run_model("tiny", tiny_encoder(), ["bird"], reuse_scores=False, **quiet)
     assert not fresh[0]["details"].get("score_reused")
 
 

@@ -146,12 +146,12 @@ def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
 
 @pytest.mark.parametrize("name", ORDER)
 def test_every_output_of_a_notebook_says_smoke_at_smoke_size(name):
-    """Tables, figures and JSON are written through save_table / save_figure / table1.report /
+    """Tables, figures and JSON are written through save_table / save_figure / table.report /
     Run.save, which label SMOKE runs; each call must pass the notebook's SMOKE on."""
     import re
 
     src = (ROOT / "notebooks" / "src" / name.replace(".ipynb", ".py")).read_text()
-    calls = re.findall(r"(?:save_table|save_figure|table1\.report)\((?:[^()]|\([^()]*\))*\)", src, re.S)
+    calls = re.findall(r"(?:save_table|save_figure|table\.report)\((?:[^()]|\([^()]*\))*\)", src, re.S)
     assert all("smoke=SMOKE" in c for c in calls), [c for c in calls if "smoke=SMOKE" not in c]
     assert re.search(r"Run\(\"\w+\", (?:dict\(SMOKE=SMOKE|params\))", src), "Run must record SMOKE"
 

@@ -1,4 +1,4 @@
-"""Device: score models on Table-1 datasets (rows as pearl.benchmark.table1.run_model) into one JSON file.
+"""Device: score models on Table-1 datasets (rows as pearl.benchmark.scoring.run_model) into one JSON file.
 
     python3 experiments/device/score.py --out OUT/table1_gpu_profile_seed0.json MODEL_FOLDER minilm
 
@@ -12,7 +12,7 @@ import time
 
 
 def main(argv=None) -> None:
-    from pearl.benchmark import table1
+    from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.models import load_model
 
@@ -25,7 +25,7 @@ def main(argv=None) -> None:
     rows = []
     for m in args.models:
         t0 = time.perf_counter()
-        rows += table1.run_model(os.path.basename(m.rstrip("/")), load_model(m), args.datasets.split(","), smoke=args.smoke)
+        rows += scoring.run_model(os.path.basename(m.rstrip("/")), load_model(m), args.datasets.split(","), size="smoke" if args.smoke else "full")
         print(f"{m}: {time.perf_counter() - t0:.1f} s", flush=True)
         with open(args.out, "w") as f:
             json.dump(rows, f, indent=1, default=str)

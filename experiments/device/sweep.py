@@ -14,7 +14,7 @@ import time
 def main(argv=None) -> None:
     import numpy as np
 
-    from pearl.benchmark import table1
+    from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.corpus.phrases import LABELS
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
@@ -35,7 +35,7 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         res = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS), progress=False)
         train_s = time.perf_counter() - t0
-        rows = table1.run_model(name, res.model.as_encoder(res.tokenizer, cfg.max_length, name=name), datasets)
+        rows = scoring.run_model(name, res.model.as_encoder(res.tokenizer, cfg.max_length, name=name), datasets)
         sc = {r["dataset"]: round(float(r["score"]), 2) for r in rows}
         rec = {"name": name, "set": sets, "train_s": round(train_s, 1),
                "eval_s": round(time.perf_counter() - t0 - train_s, 1), "phrases": len(corpus),

@@ -156,10 +156,12 @@ SCORING_CODE = ("encode.py", "cache.py", "data.py", "benchmark/evaluate.py", "be
 #: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
 #: YAGO, UMLS and AutoFJ. Left out on purpose:
-#: benchmark/table1.py, which times and tabulates a score without deciding it
+#: benchmark/scoring.py and benchmark/table.py, which time and tabulate a score without deciding it
 TASK_CODE = {"ppdb": ("benchmark/probe.py", "benchmark/mlp.py"), "ppdb_filtered": ("benchmark/probe.py", "benchmark/mlp.py"),
              "yago": ("benchmark/dictionaries.py", "benchmark/pools.py"),
-             "umls": ("benchmark/dictionaries.py", "benchmark/pools.py"), "autofj": ("benchmark/pools.py",)}
+             "umls": ("benchmark/dictionaries.py", "benchmark/pools.py"), "autofj": ("benchmark/pools.py",),
+             **{name: ("benchmark/short_text.py", "benchmark/classifier.py", "benchmark/mlp.py")
+                for name in ("twitter_s", "twitter_l", "atis_s", "atis_l")}}
 
 
 def scoring_version(task: str, root: str | os.PathLike | None = None) -> str:

@@ -5,7 +5,8 @@
 # PPDB and PPDB-filtered (MLP probe, mean ± std over 3 probe seeds), Turney (accuracy),
 # BIRD (Pearson r), YAGO and UMLS entity retrieval (top-1 accuracy), CoNLL-03 and BC5CDR
 # entity clustering (NMI) and AutoFJ fuzzy join (accuracy averaged over 50 tables).
-# The evaluators live in `pearl.benchmark.evaluate`, the table logic in `pearl.benchmark.table1`.
+# The evaluators live in `pearl.benchmark.evaluate`, the scoring in `pearl.benchmark.scoring`, the table
+# logic in `pearl.benchmark.table` (one module for Tables 1 and 2).
 #
 # **Stand-ins, stated plainly.** The paper's retrieval dictionaries (572K YAGO and 750K UMLS
 # names) are not available offline; unless `pearl_benchmark/<name>/<name>_kb.txt` is in the
@@ -61,7 +62,7 @@ from pathlib import Path
 from IPython.display import Markdown, display
 
 from pearl import models
-from pearl.benchmark import table1
+from pearl.benchmark import scoring, table
 from pearl.training import recipe
 from pearl.provenance import Run
 
@@ -86,22 +87,22 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 # %%
 names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
 with run.timer("score"):
-    rows = table1.run_models(names, DATASETS, size="smoke" if SMOKE else "full", threads=THREADS, workers=WORKERS)
+    rows = scoring.run_models(names, DATASETS, size="smoke" if SMOKE else "full", threads=THREADS, workers=WORKERS)
 
 # %% [markdown]
 # ## Table 1: the paper's rows, ours, and PEARL's difference from its backbone
 #
-# `table1.report` writes `results/table1.{csv,md,tex}` from this run's rows (with `UPDATE=True`
+# `table.report` writes `results/table1.{csv,md,tex}` from this run's rows (with `UPDATE=True`
 # it replaces only these models' rows in the existing table).
 
 # %%
-table, md = table1.report(rows, [p.name for p in pearl_dirs], update=UPDATE, smoke=SMOKE)
+tbl, md = table.report(rows, table.TABLE1, [p.name for p in pearl_dirs], update=UPDATE, smoke=SMOKE)
 if not SMOKE:  # each trained folder's model card gets its Table-1 row
-    table1.update_cards(table, pearl_dirs)
+    table.update_cards(tbl, pearl_dirs)
 display(Markdown(md))
 
 # %%
-path = run.save(metrics={f"{r['model']}/{r['dataset']}": r["score"] for r in table.to_dict("records")},
+path = run.save(metrics={f"{r['model']}/{r['dataset']}": r["score"] for r in tbl.to_dict("records")},
                 dictionaries={f"{r['model']}/{r['dataset']}": r["details"]["dictionary"]
                               for r in rows if "dictionary" in r["details"]},
                 details={f"{r['model']}/{r['dataset']}": {k: v for k, v in r["details"].items() if k != "dictionary"}

@@ -36,7 +36,6 @@ LABEL_SHARES: list = [0.01, 0.05, 0.1, 0.3, 1.0]
 LABEL_SEEDS: list = [0]  # seeds of the PAUSE runs with part of the pairs labelled
 DIVERSITY_PHRASES: int = 5000  # corpus phrases drawn for the lexical-diversity table
 SEED: int = 0
-CLASSIFIER_SEEDS: list = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # Table 2's classifier seeds (vectors notebook 07 cached are reused)
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
@@ -56,9 +55,9 @@ from pearl.provenance import Run, save_figure, save_table
 from pearl.training.methods import PEARL_LEVELS, positive_samples
 
 if SMOKE:
-    DIVERSITY_PHRASES, CLASSIFIER_SEEDS = 300, CLASSIFIER_SEEDS[:2]
+    DIVERSITY_PHRASES = 300
 run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
-                             LABEL_SEEDS=LABEL_SEEDS, CLASSIFIER_SEEDS=CLASSIFIER_SEEDS, WORKERS=WORKERS,
+                             LABEL_SEEDS=LABEL_SEEDS, WORKERS=WORKERS,
                              DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
 
 # %% [markdown]
@@ -103,7 +102,7 @@ pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in sa
 # seed (`pearl.experiments.runner.train_models`: models already trained by the same recipe
 # are reused, PEARL's are notebook 03's). Every model and the untrained backbone are scored
 # on the sweep suite (see notebook 08) and on Table 2's short-text classification at sweep
-# size (notebook 07's protocol: frozen vectors, an MLP, 10 classifier seeds, but 5,000 texts of
+# size (Table 2's tasks, `pearl.benchmark.tasks.SUITES`: frozen vectors, an MLP, 10 classifier seeds, but 5,000 texts of
 # each Twitter set instead of 10,000 and 20,000, ATIS whole: `pearl.benchmark.short_text.SWEEP`;
 # the last column is the mean accuracy over the four sets). A method's row is mean ± std over training seeds, and a
 # difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
@@ -112,7 +111,8 @@ pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in sa
 from IPython.display import Markdown, display
 
 from pearl.experiments import tables
-from pearl.experiments.runner import method_recipe, score_models, short_text_models, train_models
+from pearl.benchmark.tasks import SUITES
+from pearl.experiments.runner import method_recipe, score_models, train_models
 
 profile, size = ("smoke", "smoke") if SMOKE else (PROFILE, "sweep")
 seeds = SEEDS[:2] if SMOKE else SEEDS
@@ -124,8 +124,7 @@ with run.timer("train"):
 with run.timer("score"):
     scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
 with run.timer("short_text"):
-    short = short_text_models({"backbone": ["minilm"], **folders}, seeds=CLASSIFIER_SEEDS,
-                              size="smoke" if SMOKE else "sweep", workers=WORKERS)
+    short = score_models({"backbone": ["minilm"], **folders}, size=size, datasets=SUITES["table2"], workers=WORKERS)
 groups = tables.add_short_text(tables.group_frame(scores), short)
 comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS, tables.SHORT_TEXT])
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}

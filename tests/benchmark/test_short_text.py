@@ -4,7 +4,8 @@ import math
 import numpy as np
 import pytest
 from pearl import data
-from pearl.benchmark import classifier, short_text, table2
+from pearl.benchmark import classifier, scoring, short_text, table
+from pearl.benchmark.tasks import SUITES
 
 
 def _text(n_tokens: int, tag: str = "w") -> str:
@@ -176,36 +177,34 @@ def _rows(model, score):
 
 
 def test_report_adds_the_seed_mean_beside_the_papers_rows(scratch_output):
-    table, md = table2.report(_rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 70.0) + _rows("glove", 50.0),
-                              ["pearl-minilm-seed0", "pearl-minilm-seed1"], smoke=True)
-    mean = table[table["model"] == "PEARL (ours, MiniLM backbone)"].set_index("dataset")
+    tbl, md = table.report(_rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 70.0) + _rows("glove", 50.0),
+                           table.TABLE2, ["pearl-minilm-seed0", "pearl-minilm-seed1"], smoke=True)
+    mean = tbl[tbl["model"] == "PEARL (ours, MiniLM backbone)"].set_index("dataset")
     assert mean.loc["atis_l", "score"] == 65.0 and mean.loc["atis_l", "std"] == pytest.approx(math.sqrt(50))
     assert md.startswith("**SMOKE") and "| PEARL-small (40M) | paper | 72.8 ± 0.2 | 78.5 ± 0.5 | 93.7 ± 0.5 | 96.7 ± 0.1 |" in md and "| PEARL seed 1 (MiniLM backbone) |" in md
+    assert "average" not in set(tbl["dataset"]) and "| Δ" not in md  # Table 2 has no Avg column, so no delta row
     assert "SMOKE" in (scratch_output / "results" / "table2.tex").read_text()
 
 
-def test_a_model_without_vectors_is_refused():
+def test_a_model_without_vectors_gets_a_row_saying_so():
     from pearl.benchmark.baselines import CharJaccard
 
-    with pytest.raises(TypeError, match="needs an encoder"):
-        table2.run_model("char3gram-jaccard", CharJaccard(), {})
+    rows = scoring.run_model("char3gram-jaccard", CharJaccard(), ["atis_s"], size="smoke", log=lambda _: None)
+    assert math.isnan(rows[0]["score"]) and "needs phrase vectors" in rows[0]["note"]
 
 
-def test_a_scored_set_is_reused_only_for_the_same_model_data_and_seeds(monkeypatch, tmp_path):
+def test_the_short_text_sets_are_tasks_scored_and_reused_like_table1s(monkeypatch, tmp_path):
     from pearl.cache import ENV
     from pearl.models import load_model
 
     monkeypatch.setenv(ENV, str(tmp_path / "cache.sqlite"))  # a cache of its own: nothing scored yet
-
-    sets = {k: s for k, s in short_text.build("smoke").items() if k in ("atis_s", "atis_l")}
     glove, quiet = load_model("glove"), dict(size="smoke", log=lambda _: None)
-    first = table2.run_model("glove", glove, sets, seeds=(0,), **quiet)
-    again = table2.run_model("glove", glove, sets, seeds=(0,), **quiet)
-    assert [r["score"] for r in again] == [r["score"] for r in first]
+    sets = ["atis_s", "atis_l"]
+    first = scoring.run_model("glove", glove, sets, **quiet)
+    again = scoring.run_model("glove", glove, sets, **quiet)
+    assert [r["score"] for r in again] == [r["score"] for r in first] and [r["dataset"] for r in first] == sets
     assert all(r["details"].get("score_reused") for r in again) and not any(r["details"].get("score_reused") for r in first)
-    other_seeds = table2.run_model("glove", glove, sets, seeds=(1,), **quiet)
-    assert not any(r["details"].get("score_reused") for r in other_seeds)
-    s = sets["atis_s"]
-    texts, labels = s.parts["test"]
-    fewer = {"atis_s": short_text.ShortTextSet(s.name, {**s.parts, "test": (texts[:-1], labels[:-1])}, s.band)}
-    assert not table2.run_model("glove", glove, fewer, seeds=(0,), **quiet)[0]["details"].get("score_reused")  # other data
+    assert [len(r["details"]["runs"]) for r in first] == [2, 2]  # the smoke size's two classifier seeds
+    fresh = scoring.run_model("glove", glove, sets, reuse_scores=False, **quiet)  # every draw is seeded
+    assert [r["score"] for r in fresh] == [r["score"] for r in first]
+    assert set(SUITES["table2"]) == set(short_text.SETS)

@@ -5,15 +5,17 @@ import numpy as np
 import pytest
 
 from pearl import paths
-from pearl.benchmark import pools, table1
-from pearl.benchmark.tasks import GROUPS, SWEEP, TASKS, task
+from pearl.benchmark import pools, scoring
+from pearl.benchmark.tasks import GROUPS, SUITES, SWEEP, TASKS, task
 from pearl.data import read_ppdb, read_retrieval
 from pearl.encode import Encoder
 
 
-def test_every_task_is_in_one_group_of_the_paper():
-    assert sorted(d for names in GROUPS.values() for d in names) == sorted(TASKS)
+def test_every_task_is_in_one_group_of_the_paper_and_one_suite():
+    assert sorted(d for names in GROUPS.values() for d in names) == sorted(SUITES["table1"])
     assert all(TASKS[d].group == g for g, names in GROUPS.items() for d in names)
+    assert all(TASKS[d].group == "short text" for d in SUITES["table2"])
+    assert sorted(d for suite in SUITES.values() for d in suite) == sorted(TASKS)
 
 
 def test_unknown_sizes_and_tasks_name_the_choices():
@@ -118,6 +120,6 @@ def test_texts_cover_everything_the_evaluator_encodes(name):
 
 
 def test_sweep_rows_say_so(monkeypatch):
-    rows = table1.run_model("fake", Encoder(name="fake", dim=8, fn=Recorder(), extra={"fingerprint": "x"}),
+    rows = scoring.run_model("fake", Encoder(name="fake", dim=8, fn=Recorder(), extra={"fingerprint": "x"}),
                             ["bird"], size="sweep", log=lambda _: None)
     assert rows[0]["note"].startswith("sweep size") and rows[0]["size"] == "sweep"

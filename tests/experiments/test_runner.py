@@ -6,6 +6,7 @@ import pytest
 import pearl.workers
 from pearl import paths
 from pearl.benchmark import short_text
+from pearl.benchmark.tasks import SUITES
 from pearl.experiments import runner
 from pearl.experiments.runner import Recipe, ablation, train_models
 
@@ -132,10 +133,10 @@ def test_workers_pass_the_scorers_log_back(thread_workers):
     assert any("bird" in line for line in logged) and sum(line.startswith("scored") for line in logged) == 2
 
 
-def test_short_text_models_give_one_row_per_model_and_set(thread_workers):
+def test_the_short_text_suite_gives_one_row_per_model_and_set(thread_workers):
     folders = {"baseline": ["glove"], "again": ["glove"]}
     logged = []
-    out = runner.short_text_models(folders, seeds=(0,), size="smoke", log=logged.append, workers=2)
+    out = runner.score_models(folders, size="smoke", datasets=SUITES["table2"], log=logged.append, workers=2)
     assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
     assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
-    assert sum(line.startswith("short-text classified") for line in logged) == 2
+    assert sum(line.startswith("scored") for line in logged) == 2

@@ -1,4 +1,5 @@
-"""The nine evaluators of the phrase benchmark (paper Table 1, appendix A.1).
+"""The evaluators of the phrase benchmark (paper Table 1, appendix A.1) and of short-text
+classification (Table 2).
 
 Each evaluator takes a model — an :class:`pearl.encode.Encoder` (vectors, compared by
 cosine) or a string-similarity model such as :class:`pearl.benchmark.baselines.CharJaccard` where
@@ -14,6 +15,7 @@ BIRD               cosine of the pair vs human relatedness                    Pe
 YAGO, UMLS         top-1 nearest dictionary name (exact by default)           accuracy
 CoNLL, BC5CDR      KMeans(k = #types, seed 0, n_init 10) on typed mentions    NMI
 AutoFJ             each right record with a ground truth -> nearest left one  accuracy
+Twitter, ATIS      MLP classifier on frozen text embeddings (classifier.py)   accuracy
 =================  =========================================================  ==========
 
 Fixed against the reference code: retrieval counts misses (its accuracy never dropped
@@ -31,6 +33,7 @@ import numpy as np
 
 from .. import data
 from ..encode import Encoder, encode
+from .classifier import classify_scores
 from .probe import PAPER_PROBE, ProbeConfig, probe_scores
 
 
@@ -227,3 +230,15 @@ def evaluate_autofj(model, sets: dict | None = None) -> dict:
         sets = {name: data.read_autofj(name) for name in data.autofj_names()}
     per_set = {name: evaluate_autofj_set(model, *tables)["accuracy"] for name, tables in sets.items()}
     return {"score": float(np.mean(list(per_set.values()))), "n": len(per_set), "per_set": per_set}
+
+
+def evaluate_short_text(model, parts: dict, seeds: Sequence[int] = tuple(range(10))) -> dict:
+    """Table 2's protocol on one set: every text encoded once, an MLP classifier per seed on the
+    frozen vectors (:func:`pearl.benchmark.classifier.classify_scores`); ``parts`` maps "train" /
+    "valid" / "test" to ``(texts, labels)``. Mean ± std test accuracy over the seeds, in percent."""
+    _needs_vectors(model, "short-text classification")
+    texts = list(dict.fromkeys(t for part, _ in parts.values() for t in part))
+    vectors = dict(zip(texts, encode(model, texts)))
+    x = {name: np.stack([vectors[t] for t in part]).astype(np.float32) for name, (part, _) in parts.items()}
+    result = classify_scores(x, {name: labels for name, (_, labels) in parts.items()}, tuple(seeds))
+    return {**result, "n": result["n_test"]}

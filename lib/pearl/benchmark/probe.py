@@ -87,7 +87,7 @@ def train_probes(features: np.ndarray, labels: np.ndarray, split, seeds=(0, 1, 2
     # same accuracies (benchmarks/scoring_floor.py; "probe_threads" in
     # results/benchmarks/scoring_floor.json).
     # On cores shared with other jobs waiting threads spin (16 s against 0.1 s an epoch,
-    # measured): there, run on one thread, as table1.run_model(threads=1) does.
+    # measured): there, run on one thread, as scoring.run_model(threads=1) does.
     import torch
 
     x = torch.from_numpy(np.ascontiguousarray(features, dtype=np.float32))

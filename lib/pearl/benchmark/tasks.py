@@ -1,7 +1,9 @@
 """The nine benchmark tasks as data: ``TASKS[name] = Task(load, evaluate, group, ...)``.
 
-Table 1 iterates :data:`TASKS`; the experiments (ablations, backbones, methods) report the
-paper's five task groups (:data:`GROUPS`, the columns of the paper's Table 3); the
+Each results table is a suite of tasks (:data:`SUITES`): Table 1's nine, Table 2's four
+short-text sets (group "short text"); one runner scores any of them
+(:mod:`pearl.benchmark.scoring`). The experiments (ablations, backbones, methods) report the
+paper's five task groups of Table 1 (:data:`GROUPS`, the columns of the paper's Table 3); the
 benchmark scripts reuse the same loaders instead of subsets of their own.
 
 >>> [t.column for t in TASKS.values()][:4]
@@ -21,20 +23,25 @@ on). Sizes:
   (:mod:`pearl.benchmark.pools`), not the whole dictionary; every PPDB pair with one probe
   seed (on a 4,000-pair sample the paper's probe stopped at chance). Its scores are for
   comparing models with each other; ``benchmarks/sweep_agreement.py`` measures how far they
-  sit from the full ones;
+  sit from the full ones; the short-text sets keep 5,000 texts of each Twitter set;
 - ``"smoke"``: a small deterministic subset for tests, seconds on a CPU.
 
+The short-text sets are built once per size (:func:`pearl.benchmark.short_text.build` with its
+defaults: tweets drawn with seed 0, ATIS ranges of at least 1,000 training queries, a
+multi-intent query under its first intent) and classified with :data:`SHORT_TEXT_SEEDS`.
+
 What it leaves out: scoring itself (:mod:`pearl.benchmark.evaluate`) and tables
-(:mod:`pearl.benchmark.table1`).
+(:mod:`pearl.benchmark.scoring`, :mod:`pearl.benchmark.table`).
 """
 from __future__ import annotations
 
+import functools
 import random
 from dataclasses import dataclass
 from typing import Callable
 
 from .. import data
-from . import dictionaries, evaluate, pools
+from . import dictionaries, evaluate, pools, short_text
 
 SIZES = ("full", "sweep", "smoke")
 
@@ -52,6 +59,8 @@ SMOKE = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors
 #: sweep-suite sizes: probe seeds (on every PPDB pair), retrieval queries, queries per AutoFJ table
 #: (each searched in its pool, :mod:`pearl.benchmark.pools`)
 SWEEP = {"probe_seeds": (0,), "retrieval": 2000, "autofj_queries": 40}
+#: Table 2's classifier seeds at each size (the paper: 10 runs)
+SHORT_TEXT_SEEDS = {"full": tuple(range(10)), "sweep": tuple(range(10)), "smoke": (0, 1)}
 #: the two smallest AutoFJ tables (324 and 555 left records)
 SMOKE_AUTOFJ = ("TennisTournament", "Galaxy")
 
@@ -152,6 +161,21 @@ def _autofj(size: str) -> dict:
                                    f"{SWEEP['autofj_queries']} queries each, against pools ({_POOLED})"}}
 
 
+@functools.lru_cache(maxsize=None)
+def _short_text_sets(size: str) -> dict:
+    return short_text.build(size)
+
+
+def _short_text(name: str):
+    def load(size: str) -> dict:
+        return {"parts": _short_text_sets(size)[name].parts, "seeds": SHORT_TEXT_SEEDS[size]}
+    return load
+
+
+def _parts_texts(inputs: dict) -> list[str]:
+    return [t for texts, _ in inputs["parts"].values() for t in texts]
+
+
 def _pair_texts(inputs: dict) -> list[str]:
     key = "pairs" if "pairs" in inputs else "rows"
     return [r[0] for r in inputs[key]] + [r[1] for r in inputs[key]]
@@ -193,8 +217,14 @@ TASKS: dict[str, Task] = {t.name: t for t in (
     Task("bc5cdr", "BC5CDR", "entity clustering", _clustering("bc5cdr"), evaluate.evaluate_clustering, "NMI",
          _mention_texts),
     Task("autofj", "AutoFJ", "fuzzy join", _autofj, evaluate.evaluate_autofj, "accuracy", _autofj_texts),
+    *(Task(name, short_text.COLUMNS[name], "short text", _short_text(name), evaluate.evaluate_short_text,
+           "accuracy (MLP classifier)", _parts_texts) for name in short_text.SETS),
 )}
-DATASETS = tuple(TASKS)
+#: the tasks of each results table, in the paper's column order
+SUITES = {"table1": ("ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj"),
+          "table2": tuple(short_text.SETS)}
+#: Table 1's nine tasks (the experiments' default suite)
+DATASETS = SUITES["table1"]
 
 
 def task(name: str) -> Task:

@@ -12,7 +12,7 @@ plus overrides, the augmentation levels' weights and the share of training phras
   ``pearl.json``, so a rebuilt corpus or a changed setting retrains.
 - :func:`score_models` scores folders on the sweep suite (or full), through Table 1's scorer:
   every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`);
-  :func:`short_text_models` runs Table 2's short-text classification on them the same way.
+  Table 2's short-text sets are tasks too, scored the same way.
 
 All three take ``workers``: with 2 or more, models train (or are scored) side by side in that many
 processes of one torch thread each (:mod:`pearl.workers`: on 2 CPU cores 1.8x the phrases/s of
@@ -223,22 +223,13 @@ def run_summary(folder: str | Path, seed: int) -> dict:
 
 
 def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=print):
-    """Tidy Table-1 rows of one model (a job of :func:`pearl.workers.each`)."""
-    from ..benchmark.table1 import run_model, tidy
-    from ..benchmark.tasks import DATASETS
+    """Tidy rows of one model on ``datasets`` (a job of :func:`pearl.workers.each`)."""
+    from ..benchmark.scoring import run_model
+    from ..benchmark.table import SUITE_TABLES, tidy
 
-    rows = run_model(models.label(name), models.load_model(name), datasets or DATASETS, size=size,
-                     log=log, threads=threads)
-    return tidy(rows).assign(group=group, folder=str(name))
-
-
-def _short_text_one(group: str, name, sets, seeds, size: str, threads: int = 0, log=print):
-    """Table 2 (short-text classification) rows of one model, as :func:`_score_one`."""
-    from ..benchmark import table2
-
-    rows = table2.run_model(models.label(name), models.load_model(name), sets, seeds, size=size,
-                            log=log, threads=threads)
-    return table2.tidy(rows).assign(group=group, folder=str(name))
+    suite = next((s for s in SUITE_TABLES.values() if set(datasets) <= set(s.datasets)), SUITE_TABLES["table1"])
+    rows = run_model(models.label(name), models.load_model(name), datasets, size=size, log=log, threads=threads)
+    return tidy(rows, suite).assign(group=group, folder=str(name))
 
 
 def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int, what: str):
@@ -253,21 +244,14 @@ def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int
 
 def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", datasets: Sequence[str] | None = None,
                  log: Callable[[str], None] = print, threads: int = 0, workers: int = 1):
-    """Tidy scores (one row per model x dataset, plus ``average``) of ``{group label: [model]}``;
-    column ``group`` holds the label (a recipe's or a baseline's), ``model`` the folder's label.
+    """Tidy scores (one row per model x task, plus ``average`` for Table 1's tasks) of ``{group
+    label: [model]}`` on ``datasets`` (Table 1's nine by default; ``SUITES["table2"]`` for the
+    short-text sets); column ``group`` holds the label (a recipe's or a baseline's), ``model`` the
+    folder's label. Every task goes through :func:`pearl.benchmark.scoring.run_model`, so rows already
+    in the score cache (another notebook's, for the same model, data and scoring code) are reused.
     ``workers`` > 1 scores the models in that many one-thread processes (same scores: the
     evaluators are seeded, the vectors the same to float rounding)."""
-    return _each_model(_score_one, folders, (size, datasets), log, threads, workers, f"scored ({size})")
+    from ..benchmark.tasks import DATASETS
 
-
-def short_text_models(folders: dict[str, Sequence[str | Path]], seeds: Sequence[int] | None = None,
-                      size: str = "full", log: Callable[[str], None] = print, threads: int = 0, workers: int = 1):
-    """Table 2's protocol (:mod:`pearl.benchmark.table2`: frozen vectors, an MLP per classifier
-    seed) on each model of ``{group label: [model]}``; one tidy row per model x set, with ``group``.
-    Rows already in the score cache (notebook 07's, for the same model and seeds) are reused."""
-    from ..benchmark import short_text
-    from ..benchmark.table2 import SEEDS
-
-    sets = short_text.build(size)  # once here, not in every worker
-    args = (sets, tuple(SEEDS if seeds is None else seeds), size)
-    return _each_model(_short_text_one, folders, args, log, threads, workers, f"short-text classified ({size})")
+    args = (size, tuple(datasets or DATASETS))
+    return _each_model(_score_one, folders, args, log, threads, workers, f"scored ({size})")

@@ -32,12 +32,24 @@ SHORT_TEXT = "short-text average"
 ALPHA = 0.05
 
 
+def group_scores(df):
+    """Mean score per model and task group (the paper's Table 3 columns) plus their average."""
+    import pandas as pd
+
+    sub = df[df["dataset"] != "average"]
+    out = {}
+    for model, g in sub.groupby("model", sort=False):
+        s = g.set_index("dataset")["score"]
+        row = {grp: float(np.mean([s.get(d, math.nan) for d in names])) for grp, names in GROUPS.items()}
+        row["average"] = float(np.mean(list(row.values())))
+        out[model] = row
+    return pd.DataFrame.from_dict(out, orient="index")
+
+
 def group_frame(scores):
     """One row per model of :func:`pearl.experiments.runner.score_models`' frame: recipe
     (its ``group`` column), model, the five group means and their average."""
     import pandas as pd
-
-    from ..benchmark.table1 import group_scores
 
     rows = []
     for (recipe, model), sub in scores.groupby(["group", "model"], sort=False):
@@ -48,7 +60,7 @@ def group_frame(scores):
 
 def add_short_text(groups, short):
     """``groups`` with the column :data:`SHORT_TEXT`: per model, the mean accuracy over the four
-    short-text sets of :func:`pearl.experiments.runner.short_text_models`' frame ``short``."""
+    short-text sets in ``short``, a :func:`pearl.experiments.runner.score_models` frame of ``SUITES["table2"]``."""
     mean = short.groupby(["group", "model"], sort=False)["score"].agg(["mean", "count"]).reset_index()
     if (mean["count"] != mean["count"].max()).any():
         raise ValueError("every model needs the same short-text sets; some are missing: " +
