@@ -22,6 +22,8 @@ import json
 import os
 from pathlib import Path
 
+from .. import weights
+from ..encode import load_hf_model
 from ..provenance import write_atomic, write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
@@ -70,6 +72,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
                   path / "type_head.safetensors")
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
+    info["sha256"] = weights.digests(path)  # checked at every load (pearl.weights.verify)
     write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
     return path
@@ -107,9 +110,10 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
 
 
 def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel, object, dict]:
-    """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`."""
-    from safetensors.torch import load_file
-    from transformers import AutoModel, AutoTokenizer
+    """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`, its weight
+    files verified against the digests ``pearl.json`` records (:func:`pearl.weights.verify`) and
+    every tensor of every part found in its file."""
+    from transformers import AutoTokenizer
 
     path = Path(path)
     info_file = path / "pearl.json"
@@ -118,16 +122,28 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
     info = json.loads(info_file.read_text())
     if info.get("format") != FORMAT:
         raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
+    weights.verify(path)
     char = None
     if info["char_encoder"]:
         cfg = {k: v for k, v in info["char_encoder"].items() if k != "file"}
         char = CharEncoder(**cfg)
-        char.load_state_dict(load_file(path / info["char_encoder"]["file"]))
+        _load_part(char, path / info["char_encoder"]["file"])
     num_labels = info["type_head"]["num_labels"] if info["type_head"] else 0
-    model = PearlModel(AutoModel.from_pretrained(path), char, num_labels, info["char_weight"])
+    model = PearlModel(load_hf_model(path), char, num_labels, info["char_weight"])
     if num_labels:
-        model.type_head.load_state_dict(load_file(path / info["type_head"]["file"]))
+        _load_part(model.type_head, path / info["type_head"]["file"])
     return model.to(device).eval(), AutoTokenizer.from_pretrained(path), info
+
+
+def _load_part(module, file: Path) -> None:
+    """``module``'s tensors from ``file``, all of them, or one error naming the file and the fix."""
+    from safetensors.torch import load_file
+
+    try:
+        module.load_state_dict(load_file(file))
+    except (RuntimeError, OSError) as err:  # missing/unexpected keys or shapes; an unreadable file
+        raise weights.WeightsError(f"{file}: does not hold the tensors its part needs ({str(err).splitlines()[0]}): "
+                                   f"delete {file.parent} and export it again") from err
 
 
 def load_encoder(path: str | os.PathLike, device: str = "cpu"):
