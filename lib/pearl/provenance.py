@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import paths
+from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
 
 PACKAGES = (
     "torch", "transformers", "sentence-transformers", "numpy", "pandas", "scikit-learn",
@@ -97,51 +98,6 @@ def git_sha(root: Path | None = None) -> str | None:
     return git_state(root)["git_sha"]
 
 
-class ParameterError(TypeError):
-    """A notebook parameter arrived with the wrong type (say, from papermill's ``-p``)."""
-
-
-def check_params(namespace: dict, annotations: dict) -> dict:
-    """Check each annotated parameter in ``namespace`` against its annotation; return them.
-
-    Every notebook's first code cell calls ``params = check_params(globals(), __annotations__)``
-    after the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
-    reads as a number, ``True``, ``False`` or ``None``, so ``-p SEEDS "[0]"`` gives the string
-    ``"[0]"``: this raises :class:`ParameterError` naming the fix (``-y "SEEDS: [0]"``). None
-    always passes (it means "the default"); an int passes for a float; other annotations
-    (``str``, ``bool``, ``int``, ``list``, ``dict``) must match exactly (a bool is no int here).
-    Only names in ``annotations`` are checked; nothing is converted.
-
-    >>> check_params({"SEEDS": [0], "LR": 1}, {"SEEDS": list, "LR": float})
-    {'SEEDS': [0], 'LR': 1}
-    >>> check_params({"SEEDS": "[0]"}, {"SEEDS": list})
-    Traceback (most recent call last):
-    ...
-    pearl.provenance.ParameterError: parameter SEEDS must be a list, got the string '[0]': pass it as YAML, papermill -y "SEEDS: [0]" (not -p SEEDS "[0]")
-    """
-    out = {}
-    for name, kind in annotations.items():
-        if name not in namespace:
-            continue
-        value = out[name] = namespace[name]
-        if value is None or not isinstance(kind, type):
-            continue
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if ok:
-            continue
-        if isinstance(value, str) and kind in (list, dict):
-            raise ParameterError(f"parameter {name} must be a {kind.__name__}, got the string {value!r}: pass it "
-                                 f'as YAML, papermill -y "{name}: {value}" (not -p {name} "{value}")')
-        if isinstance(value, str) and kind is bool:
-            raise ParameterError(f"parameter {name} must be a bool, got the string {value!r}: "
-                                 f"pass -p {name} True or -p {name} False (capitalised)")
-        raise ParameterError(f"parameter {name} must be a {kind.__name__}, got {type(value).__name__} {value!r}: "
-                             f'pass it as YAML, papermill -y "{name}: <value>"')
-    return out
-
-
 def hardware() -> dict:
     info = {"platform": platform.platform(), "python": platform.python_version(),
             "cpu_count": os.cpu_count(), "processor": platform.processor() or platform.machine()}
@@ -193,7 +149,7 @@ class Run:
         ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
         reason) or a generic one."""
         smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
-            if self.params.get("SMOKE") else {}
+            if self.params.get("SMOKE") or paths.smoke() else {}
         record = {
             **smoke,
             "notebook": self.name,
@@ -206,6 +162,9 @@ class Run:
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
         path = paths.results_dir(f"{self.name}.json")
+        if smoke and path.is_file() and '"SMOKE"' not in path.read_text()[:200]:
+            raise FileExistsError(f"{path} holds a full-size result and this is a SMOKE run, which never replaces one: "
+                                  "unset $PEARL_OUTPUT or point it at a scratch folder")
         changed = record["provenance"]["changed_by_run"]
         if changed is not None and path.is_relative_to(paths.ROOT):
             own = str(path.relative_to(paths.ROOT))  # this record is about to change too
@@ -264,7 +223,9 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
                smoke: bool = False) -> list[Path]:
     """Write ``results/<name>.csv``, ``.md`` (``markdown`` or the frame as Markdown) and ``.tex``
     (``latex`` or the frame as a booktabs tabular). At ``smoke`` size the CSV gets a ``smoke``
-    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result."""
+    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result.
+    A SMOKE process (:func:`pearl.paths.smoke`) always writes smoke tables."""
+    smoke = smoke or paths.smoke()
     if smoke:
         df = df.assign(smoke=True)
     md = markdown if markdown is not None else df.to_markdown(index=False)
@@ -281,8 +242,10 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
 
 def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> list[Path]:
     """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
-    the figure carries a SMOKE banner, so it cannot pass for a result."""
+    the figure carries a SMOKE banner, so it cannot pass for a result (always in a SMOKE process)."""
     import io
+
+    smoke = smoke or paths.smoke()
 
     if smoke:
         fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",

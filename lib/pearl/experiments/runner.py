@@ -171,6 +171,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     many one-thread processes (see the module's docstring), then reuses them here.
     """
     from ..training.methods import inputs_for
+    from ..training.export import refuse_full
     from ..training.recipe import load_training_data, train_and_export
 
     plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
@@ -185,6 +186,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         if _stored_key(folder) == key:
             log(f"reuse {folder.name}")
             continue
+        refuse_full(folder)  # a SMOKE run never replaces a full-size model, nor its checkpoints
         run_dir = paths.models_dir("runs", folder.name)
         marker = run_dir / "recipe.json"
         if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):

@@ -22,13 +22,14 @@ import json
 import os
 from pathlib import Path
 
-from .. import weights
+from .. import paths, weights
 from ..encode import load_hf_model
 from ..provenance import write_atomic, write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 
 FORMAT = "pearl-companion/1"
+SMOKE_NOTE = "SMOKE run: a few steps on a tiny slice of the data; not a usable model"
 
 
 def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
@@ -42,6 +43,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     from .st_modules import CharConcat, PearlTransformer
 
     path = Path(path)
+    refuse_full(path)
     path.mkdir(parents=True, exist_ok=True)
     model.backbone.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -52,6 +54,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
     info = {
+        **({"SMOKE": SMOKE_NOTE} if paths.smoke() else {}),
         "format": FORMAT,
         "dim": model.dim,
         "phrase_dim": model.phrase_dim,
@@ -78,6 +81,16 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     return path
 
 
+def refuse_full(path: str | os.PathLike) -> None:
+    """In a SMOKE run, refuse to write into ``path`` when it holds a full-size model (a
+    ``pearl.json`` that does not say SMOKE): a smoke run never replaces a real model."""
+    info = Path(path) / "pearl.json"
+    if paths.smoke() and info.is_file() and "SMOKE" not in json.loads(info.read_text()):
+        raise FileExistsError(f"{path} holds a full-size model and this is a SMOKE run, which never replaces one: "
+                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
+                              "or point it at a scratch folder")
+
+
 def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     """The folder's ``README.md`` model card: what it is, backbone, data, profile, seed, the
     stand-ins, and its Table-1 row when ``scores`` (dataset -> score) are given."""
@@ -88,7 +101,8 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     what = ("A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."
             if objective == "pearl" else
             f"A phrase encoder trained with the `{objective}` objective (a neighbouring method) by the PEARL companion's trainer.")
-    lines = [f"# {path.name}", "", what,
+    smoke = [f"**{info['SMOKE']}.**", ""] if info.get("SMOKE") else []
+    lines = [f"# {path.name}", "", *smoke, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
