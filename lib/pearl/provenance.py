@@ -206,6 +206,28 @@ def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
     return write_atomic(path, dumps_strict(obj, indent=indent, **kwargs) + "\n")
 
 
+def nulled(obj) -> tuple[object, dict]:
+    """``obj`` with every non-finite number replaced by None, and ``{path: "nan"}`` of those replaced."""
+    found: dict = {}
+    return _finite(obj, "", found), found
+
+
+def append_jsonl(path: str | Path, record: dict) -> Path:
+    """Append ``record`` to a JSON-lines log as one strict line (a non-finite number becomes
+    ``null``, listed under ``"undefined"``), flushed and fsync'ed: a killed run loses at most the
+    line it was writing, which a reader skips as the last, unterminated one."""
+    record, found = nulled(dict(record))
+    if found:
+        record["undefined"] = {k: f"{v} (not a finite number)" for k, v in found.items()}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf8") as fh:
+        fh.write(dumps_strict(record) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    return path
+
+
 def jsonable(obj):
     """JSON for what ``json`` cannot write itself: numpy/torch scalars and arrays, paths, sets, tuples."""
     if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:
