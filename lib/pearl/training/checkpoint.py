@@ -154,9 +154,8 @@ def inputs_digest(corpus, hard_negatives: dict | None, tables=None) -> str:
     import json
 
     h = hashlib.sha256()
-    for part in (list(map(list, corpus)), sorted((hard_negatives or {}).items()),
-                 sorted(vars(tables).items()) if tables is not None else None):
-        h.update(json.dumps(part, sort_keys=True, default=list).encode())
+    for part in (corpus, hard_negatives or {}, vars(tables) if tables is not None else None):
+        h.update(json.dumps(part, sort_keys=True, default=list).encode())  # tuples and lists alike
     return h.hexdigest()
 
 
