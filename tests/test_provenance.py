@@ -79,6 +79,7 @@ def test_a_crash_while_writing_leaves_the_old_file(tmp_path, monkeypatch, which)
 #: files that write without pearl.provenance, and why (the lint below covers every other Python file)
 OWN_WRITERS = {
     "lib/pearl/provenance.py": "the writers themselves",
+    "lib/pearl/atomic.py": "write_atomic itself",
     "benchmarks/reproduce_walltime.py": "runs before make has built the venv that holds pearl: its own temp file + rename",
     ".ci/lock.py": "make lock: writes requirements.lock and environment.yml from pip freeze, outside pearl's venv logic",
 }
@@ -247,3 +248,49 @@ def test_a_figure_saved_twice_has_the_same_bytes(scratch_output):
     time.sleep(1.1)  # a PDF date has one-second resolution
     assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test")] == first
     plt.close(fig)
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen(["true"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_killed_writes_temp_file_is_removed_at_the_next_write(tmp_path):
+    """A writer SIGKILLed between writing its temporary file and renaming it leaves the file; the
+    next write of the same target removes it (and only debris: a live writer's file stays)."""
+    import signal
+    import sys
+    import time
+
+    target = tmp_path / "big.json"
+    code = ("import os, sys, time; import pearl.atomic as a\n"
+            "os.fsync = lambda fd: time.sleep(120)  # hold the write open until killed\n"
+            "a.write_atomic(sys.argv[1], b'x' * 50_000_000)\n")
+    child = subprocess.Popen([sys.executable, "-c", code, str(target)])
+    deadline = time.time() + 60
+    while not list(tmp_path.glob(".big.json.*.tmp")) or list(tmp_path.glob(".big.json.*.tmp"))[0].stat().st_size < 50_000_000:
+        assert time.time() < deadline and child.poll() is None, "the writer never wrote its temporary file"
+        time.sleep(0.05)
+    os.kill(child.pid, signal.SIGKILL)
+    child.wait()
+    assert len(list(tmp_path.glob(".big.json.*.tmp"))) == 1 and not target.exists()
+    live = tmp_path / f".big.json.{os.getpid()}.abcdefgh.tmp"  # this process: alive
+    live.write_text("in progress")
+    other = tmp_path / f".other.json.{_dead_pid()}.abcdefgh.tmp"  # another target's: left to its own next write
+    other.write_text("x")
+    write_json(target, {"ok": True})
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(["big.json", live.name, other.name])
+    from pearl.atomic import remove_debris
+
+    assert remove_debris(tmp_path) == [other]
+
+
+def test_results_and_figures_are_written_with_the_umask_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        assert (write_json(tmp_path / "a.json", {}).stat().st_mode & 0o777) == 0o644
+        os.umask(0o027)
+        assert (write_json(tmp_path / "b.json", {}).stat().st_mode & 0o777) == 0o640
+    finally:
+        os.umask(old)

@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 
 from . import paths
+from .atomic import remove_debris, write_atomic  # noqa: F401 (the library imports write_atomic from here)
 from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
 
 PACKAGES = (
@@ -130,6 +131,10 @@ class Run:
     params: dict = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     timings: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for folder in (paths.results_dir(), paths.figures_dir()):  # temp files of writes killed in an earlier run
+            remove_debris(folder)
 
     def time(self, key: str, seconds: float) -> None:
         self.timings[key] = round(float(seconds), 3)
@@ -280,24 +285,3 @@ def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> 
                     metadata={"CreationDate": None} if ext == "pdf" else None)
         out.append(write_atomic(paths.figures_dir(f"{name}.{ext}"), buf.getvalue()))
     return out
-
-
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part:
-    a temporary file in the same folder, flushed and fsync'ed, then renamed over ``path``."""
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
