@@ -35,7 +35,8 @@ def _flip(path, offset):
 
 def test_the_export_records_each_weight_files_digest_and_the_clean_folder_loads(exported):
     info = json.loads((exported / "pearl.json").read_text())
-    assert set(info["sha256"]) == {"model.safetensors", "char_encoder.safetensors", "type_head.safetensors"}
+    assert set(info["sha256"]) == {"model.safetensors", "char_encoder.safetensors", "type_head.safetensors",
+                                   "2_CharConcat/model.safetensors"}
     assert info["sha256"]["model.safetensors"] == weights.sha256(exported / "model.safetensors")
     assert load_model(exported, device="cpu", cache=False).dim == 48
 
@@ -45,6 +46,14 @@ def test_one_flipped_byte_in_tensor_data_is_refused_naming_the_file(copy, file):
     _flip(copy / file, (copy / file).stat().st_size - 3)  # in the last tensor's data, header intact
     with pytest.raises(weights.WeightsError, match=rf"{file}: sha256 .* differs .*pearl.json.*delete"):
         load_model(copy, device="cpu", cache=False)
+
+
+def test_sentence_transformers_loading_verifies_too(copy):
+    from sentence_transformers import SentenceTransformer
+
+    _flip(copy / "model.safetensors", (copy / "model.safetensors").stat().st_size - 3)
+    with pytest.raises(weights.WeightsError, match=r"model.safetensors: sha256 .* differs"):
+        SentenceTransformer(str(copy), device="cpu", trust_remote_code=True)
 
 
 def test_a_truncated_weights_file_is_refused_naming_the_file(copy):

@@ -58,8 +58,10 @@ def sha256(path: str | os.PathLike) -> str:
 
 
 def weight_files(folder: str | os.PathLike) -> list[str]:
-    """The weight files directly in ``folder`` (sorted names)."""
-    return sorted(p.name for p in Path(folder).iterdir() if p.is_file() and p.suffix in WEIGHT_SUFFIXES)
+    """The weight files in ``folder`` and its module subfolders (sorted relative paths)."""
+    folder = Path(folder)
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*")
+                  if p.is_file() and p.suffix in WEIGHT_SUFFIXES and not p.name.startswith("."))
 
 
 def digests(folder: str | os.PathLike) -> dict[str, str]:

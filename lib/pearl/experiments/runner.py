@@ -174,6 +174,13 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     from ..training.export import refuse_full
     from ..training.recipe import load_training_data, train_and_export
 
+    if profile == "smoke" and not paths.smoke():  # a smoke-profile call is a SMOKE run, whoever makes it
+        paths.set_smoke(True)
+        try:
+            return train_models(recipes, seeds, profile, log, progress, workers, **overrides)
+        finally:
+            paths.set_smoke(False)
+
     plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
     pending = [(r, s, profile, overrides) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
