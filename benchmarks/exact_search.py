@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from pearl.benchmark.evaluate import top1
-from pearl.provenance import git_sha, hardware, write_atomic
+from pearl.provenance import git_sha, hardware, write_atomic, write_json
 from scoring_floor import matmul_rate
 
 SHAPES = {"yago": (10_000, 235_270), "umls": (10_000, 85_949)}
@@ -81,7 +81,7 @@ def main() -> None:
               f"| faiss / top1 {row['speedup']}x | same answer on {100 * agree:.2f} % of queries")
     record["load_average_end"] = os.getloadavg()
     if args.out:
-        write_atomic(Path(args.out), json.dumps(record, indent=2) + "\n")
+        write_json(Path(args.out), record)
 
 
 if __name__ == "__main__":

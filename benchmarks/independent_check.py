@@ -51,6 +51,7 @@ def main() -> None:
     from sklearn.neural_network import MLPClassifier
 
     from pearl import data
+    from pearl.provenance import git_sha, write_json
     from pearl.models import default_backbone_path
 
     st = SentenceTransformer(str(default_backbone_path()), device="cpu")
@@ -156,8 +157,7 @@ def main() -> None:
         timed("umls_gold_only", lambda: retrieval_gold_only("umls"))
     if os.path.isfile(args.save) and args.only:  # keep the checks an earlier run did
         mine = {**json.load(open(args.save))["scores"], **mine}
-    with open(args.save, "w") as fh:
-        json.dump({"model": args.model, "scores": mine, "seconds": seconds}, fh, indent=2)
+    write_json(args.save, {"model": args.model, "scores": mine, "seconds": seconds, "git_sha": git_sha()})
     compare(mine, args)
 
 

@@ -136,7 +136,7 @@ def main(argv=None) -> int:
     state["sittings"].append({"notebooks": todo, "exit_status": rc})
     state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
     state["complete"] = rc == 0 and not state["remaining"]
-    _write(state_path, json.dumps(state, indent=1) + "\n")
+    _write(state_path, json.dumps(state, indent=1, allow_nan=False) + "\n")  # strict JSON
     table = render(state)
     _write(out, table)
     print(table)

@@ -46,7 +46,7 @@ from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
 from pearl.benchmark.probe import ProbeConfig, probe_scores
 from pearl.data import read_ppdb
 from pearl.encode import TOKENS_PER_BATCH, encode, torch_threads
-from pearl.provenance import git_sha, hardware, write_atomic
+from pearl.provenance import git_sha, hardware, write_atomic, write_json
 
 
 def sustained(work, flop: float, warmup: int, repeats: int) -> float:
@@ -263,7 +263,7 @@ def main() -> None:
     if args.only == "compare":
         record = json.loads(Path(args.out).read_text())
         record["table1_unchanged"] = compare_with_table1(record, args.model, args.pearl)
-        write_atomic(args.out, json.dumps(record, indent=2) + "\n")
+        write_json(args.out, record)
         print(json.dumps(record["table1_unchanged"]))
         return
     torch.set_num_threads(args.threads)
@@ -276,7 +276,7 @@ def main() -> None:
         record = json.loads(Path(args.out).read_text()) if Path(args.out).is_file() else record
         with tempfile.TemporaryDirectory() as tmp:
             record["exact"] = exact_passes(args.model, Path(tmp), record.get("per_dataset", {}).get("floor_s"), log)
-        write_atomic(args.out, json.dumps(record, indent=2) + "\n")
+        write_json(args.out, record)
         log(f"wrote {args.out}")
         return
     with tempfile.TemporaryDirectory() as tmp:
@@ -337,7 +337,7 @@ def main() -> None:
         log(f"same sign of PEARL − {args.model} per group, sweep vs exact: {same}")
     record["table1_unchanged"] = compare_with_table1(record, args.model, args.pearl)
     record["load_average_end"] = os.getloadavg()
-    write_atomic(args.out, json.dumps(record, indent=2) + "\n")
+    write_json(args.out, record)
     log(f"wrote {args.out}")
 
 

@@ -19,7 +19,7 @@ import pandas as pd
 from pearl import models
 from pearl.benchmark import pools
 from pearl.benchmark.tasks import GROUPS, SWEEP
-from pearl.provenance import write_atomic
+from pearl.provenance import git_sha, write_atomic, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 R = ROOT / "results"
@@ -68,8 +68,8 @@ def main() -> dict:
     text = "\n".join(lines)
     print(text)
     record = {"design": design, "models": rows, "pearl_minus_minilm": gap, "same_sign": same, "largest_average_difference": round(largest, 2),
-              "sources": ["results/table1.csv", "results/08_ablations.json", "results/09_backbones.json"]}
-    write_atomic(R / "benchmarks" / "sweep_agreement.json", json.dumps(record, indent=1) + "\n")
+              "sources": ["results/table1.csv", "results/08_ablations.json", "results/09_backbones.json"], "git_sha": git_sha()}
+    write_json(R / "benchmarks" / "sweep_agreement.json", record, indent=1)
     write_atomic(R / "benchmarks" / "sweep_agreement.txt", text + "\n")
     return record
 

@@ -29,7 +29,7 @@ import torch
 from pearl import encode as encoding
 from pearl import models
 from pearl.benchmark.tasks import DATASETS, TASKS
-from pearl.provenance import git_sha, hardware, write_atomic
+from pearl.provenance import git_sha, hardware, write_atomic, write_json
 from scoring_floor import flops, matmul_rate
 
 
@@ -95,7 +95,7 @@ def main() -> None:
             f"faster than {args.budgets[-1]:,}")
     record["load_average_end"] = os.getloadavg()
     if args.out:
-        write_atomic(Path(args.out), json.dumps(record, indent=2) + "\n")
+        write_json(Path(args.out), record)
         log(f"wrote {args.out}")
 
 

@@ -80,6 +80,7 @@ def main(argv=None):
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone
     from pearl.paths import results_dir
+    from pearl.provenance import write_json
     from pearl.training.model import build_model
     from pearl.training.train import TrainConfig, compute_loss, uses_bf16
 
@@ -157,7 +158,7 @@ def main(argv=None):
               "workers": args.workers, "data": source}
     print(json.dumps(record, indent=1))
     out = results_dir("train_throughput.json") if args.out is None else Path(args.out)
-    out.write_text(json.dumps(record, indent=1) + "\n")
+    write_json(out, record, indent=1)
     return record
 
 

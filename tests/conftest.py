@@ -28,6 +28,13 @@ def scratch_output(tmp_path_factory):
         os.environ["PEARL_OUTPUT"] = old
 
 
+@pytest.fixture(autouse=True)
+def not_smoke(monkeypatch):
+    """Each test starts outside SMOKE mode, and one that enters it (check_params with SMOKE=True
+    sets $PEARL_SMOKE) leaves no trace for the next."""
+    monkeypatch.delenv("PEARL_SMOKE", raising=False)
+
+
 @pytest.fixture(scope="session")
 def minilm():
     from pearl.models import load_model

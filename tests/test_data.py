@@ -180,3 +180,39 @@ def test_a_missing_corpus_file_does_not_suggest_downloading(monkeypatch, tmp_pat
     with pytest.raises(data.DataError, match="no download source") as err:
         data.fetch("short_text/atis/atis_test.tsv")
     assert "connected machine" not in str(err.value)
+
+
+def test_unknown_data_sets_and_splits_list_the_valid_ones():
+    with pytest.raises(ValueError, match=r"unknown typed-mention data set 'unknown': choose from conll, bc5cdr"):
+        data.read_typed_mentions("unknown")
+    with pytest.raises(ValueError, match=r"unknown split of conll 'validation': choose from train, dev, test"):
+        data.read_typed_mentions("conll", "validation")
+    with pytest.raises(ValueError, match=r"unknown retrieval data set 'nonsense': choose from yago, umls"):
+        data.read_retrieval("nonsense")
+    with pytest.raises(ValueError, match=r"unknown AutoFJ data set 'nonsense' .*choose from .*Amphibian"):
+        data.read_autofj("nonsense")
+
+
+@pytest.mark.parametrize("writable", [True, False])
+def test_the_corrupt_file_advice_fits_where_the_file_lives(monkeypatch, tmp_path, writable):
+    """In a data folder: replace it (writable) or use another copy (read-only); never "delete it
+    and fetch it again", which cannot work there. In the download cache: delete and fetch again."""
+    import os
+
+    bad = tmp_path / "data" / "pearl_benchmark" / "turney" / "turney.txt"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("tampered | x | y | z\n")
+    monkeypatch.setenv("PEARL_DATA", str(tmp_path / "data"))
+    if not writable:
+        monkeypatch.setattr(os, "access", lambda path, mode: False)  # as a read-only mount (root ignores chmod)
+    want = r"corrupt.*Replace it with an intact copy" if writable else r"corrupt.*is read-only.*point PEARL_DATA at another"
+    with pytest.raises(data.DataError, match=want) as err:
+        data.fetch("pearl_benchmark/turney/turney.txt")
+    assert "Delete it" not in str(err.value)
+    cached = tmp_path / "cache" / "pearl_benchmark" / "bird" / "bird.txt"
+    cached.parent.mkdir(parents=True)
+    cached.write_text("tampered\n")
+    monkeypatch.setattr(paths, "raw_data_dir", lambda: None)
+    monkeypatch.setenv("PEARL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(data.DataError, match="corrupt.*Delete it and fetch it again"):
+        data.fetch("pearl_benchmark/bird/bird.txt")

@@ -178,3 +178,39 @@ def test_a_batch_run_records_its_start_commit_clean(tmp_path):
     record = json.loads(Path(os.environ["PEARL_OUTPUT"], "results", "00_template.json").read_text())
     assert record["provenance"]["git_sha"] == head and record["provenance"]["commit"] == head
     assert "SMOKE" not in record
+
+
+def _tree_state(root: Path) -> dict:
+    """What a run must not change in the checkout: git's view of tracked and untracked files,
+    and the stat of every file in the full-size output folders (ignored ones included)."""
+    import subprocess
+
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=root,
+                            capture_output=True, text=True, check=True).stdout
+    files = {str(p.relative_to(root)): (p.stat().st_size, p.stat().st_mtime_ns)
+             for d in ("results", "figures", "models", "data/derived") if (root / d).is_dir()
+             for p in (root / d).rglob("*") if p.is_file() and "executed" not in p.parts}
+    return {"status": status, "files": files}
+
+
+@pytest.mark.notebooks
+def test_smoke_notebooks_never_touch_the_checkouts_outputs(monkeypatch):
+    """Notebooks 01-03 at SMOKE size, as the README tells a reader to run them (no PEARL_OUTPUT):
+    no tracked file changes, no full-size result, figure, derived file or model folder is touched,
+    and what they wrote is under smoke-output/ and says SMOKE."""
+    import papermill as pm
+
+    from pearl import paths
+
+    monkeypatch.delenv("PEARL_OUTPUT", raising=False)
+    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
+    before = _tree_state(ROOT)
+    out = ROOT / paths.SMOKE_ROOT
+    (out / "executed").mkdir(parents=True, exist_ok=True)
+    for name in ORDER[ORDER.index("01_data_building.ipynb"): ORDER.index("03_training.ipynb") + 1]:
+        pm.execute_notebook(str(ROOT / "notebooks" / name), str(out / "executed" / name), parameters={"SMOKE": True},
+                            kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    assert _tree_state(ROOT) == before
+    info = json.loads((out / "models" / "pearl-minilm-seed0" / "pearl.json").read_text())
+    assert info["SMOKE"].startswith("SMOKE run") and "SMOKE run" in (out / "models" / "pearl-minilm-seed0" / "README.md").read_text()
+    assert json.loads((out / "results" / "01_data_building.json").read_text())["SMOKE"]

@@ -15,6 +15,7 @@ def main(argv=None) -> None:
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.models import load_model
+    from pearl.provenance import git_sha, nulled, write_json
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("models", nargs="+", help="aliases or model folders (pearl.models.load_model)")
@@ -27,8 +28,9 @@ def main(argv=None) -> None:
         t0 = time.perf_counter()
         rows += scoring.run_model(os.path.basename(m.rstrip("/")), load_model(m), args.datasets.split(","), size="smoke" if args.smoke else "full")
         print(f"{m}: {time.perf_counter() - t0:.1f} s", flush=True)
-        with open(args.out, "w") as f:
-            json.dump(rows, f, indent=1, default=str)
+        clean, undefined = nulled(rows)  # strict JSON: a score without seeds has no std (null, said why)
+        write_json(args.out, {"git_sha": git_sha(), "rows": clean, "undefined": {
+            k: "no value (a score without probe seeds has no std)" for k in undefined}}, indent=1)
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pearl.models import folder_name
+from pearl.provenance import write_atomic
 
 GPU = Path(__file__).resolve().parents[2] / "results" / "gpu"
 SWEEP_SETS = ("turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj")
@@ -28,7 +29,7 @@ def main(argv=None) -> None:
 
 def summarize(gpu: Path) -> None:
     trained = folder_name("pearl", "minilm", 0)
-    rows = pd.DataFrame(json.loads((gpu / "table1_gpu_profile_seed0.json").read_text()))
+    rows = pd.DataFrame(json.loads((gpu / "table1_gpu_profile_seed0.json").read_text())["rows"])
     t = rows.pivot(index="model", columns="dataset", values="score")[[*rows.dataset.unique()]]
     t["average"] = t.mean(axis=1)
     t = t.loc[["minilm", trained]]
@@ -83,7 +84,7 @@ def summarize(gpu: Path) -> None:
     lines += ["", "The 20-step run is dominated by starting 8 DataLoader workers (one warm-up step is not",
               "enough for them); the 80-step run is the steady state. torch.compile (dynamic shapes) was",
               "still recompiling within 20 steps; the gpu profile leaves it off.", ""]
-    (gpu / "README.md").write_text("\n".join(lines))
+    write_atomic(gpu / "README.md", "\n".join(lines))
     print("\n".join(lines))
 
 

@@ -17,6 +17,7 @@ def main(argv=None) -> None:
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.corpus.phrases import LABELS
+    from pearl.provenance import append_jsonl, git_sha
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
     from pearl.training.train import train
 
@@ -41,8 +42,7 @@ def main(argv=None) -> None:
                "eval_s": round(time.perf_counter() - t0 - train_s, 1), "phrases": len(corpus),
                "avg": round(float(np.mean(list(sc.values()))), 2), **sc}
         print(json.dumps(rec), flush=True)
-        with open(args.out, "a") as f:
-            f.write(json.dumps(rec) + "\n")
+        append_jsonl(args.out, {**rec, "git_sha": git_sha()})
 
 
 if __name__ == "__main__":

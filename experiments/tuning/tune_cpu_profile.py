@@ -77,6 +77,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
 
     from pearl import paths
+    from pearl.provenance import append_jsonl, git_sha
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
@@ -89,8 +90,7 @@ def main() -> None:
 
     def record(row):
         print(json.dumps(row), flush=True)
-        with open(out, "a") as f:
-            f.write(json.dumps(row) + "\n")
+        append_jsonl(out, {**row, "git_sha": git_sha()})
 
     if args.backbone_only:
         t0 = time.perf_counter()

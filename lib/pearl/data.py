@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import urllib.request
 from functools import lru_cache
@@ -115,12 +116,28 @@ def _verify(path: Path, name: str) -> Path:
                         f"line from SHA256SUMS of the data folder to pearl.data.SHA256 (a code change, reviewed).")
     got = sha256(path)
     if got != SHA256[name]:
-        raise DataError(
-            f"{path} is corrupt (sha256 {got[:12]}…, expected {SHA256[name][:12]}…). "
-            f"Delete it and fetch it again: " + fix(name)
-        )
+        raise DataError(f"{path} is corrupt (sha256 {got[:12]}…, expected {SHA256[name][:12]}…). " + _corrupt_fix(path, name))
     _verified.add(path)
     return path
+
+
+def _corrupt_fix(path: Path, name: str) -> str:
+    """The fix for a corrupt file, for where it lives: the download cache (delete, fetch again),
+    a data folder we may write (replace it), or a read-only one (use another copy)."""
+    if path.resolve().is_relative_to(paths.cache_dir().resolve()):
+        return "Delete it and fetch it again: " + fix(name)
+    if os.access(path.parent, os.W_OK):
+        return (f"Replace it with an intact copy of {name} (its sha256 is in pearl.data.SHA256 and the data "
+                f"folder's SHA256SUMS), or point {paths.DATA_ENV} at another copy of the data folder.")
+    return (f"{path.parent} is read-only, so the file cannot be replaced from here: point {paths.DATA_ENV} at "
+            f"another, intact copy of the data folder, or ask its owner to restore {name}.")
+
+
+def choose(kind: str, value: str, valid) -> str:
+    """``value`` when it is one of ``valid``, else a ``ValueError`` listing them."""
+    if value not in valid:
+        raise ValueError(f"unknown {kind} {value!r}: choose from {', '.join(valid)}")
+    return value
 
 
 def _download(name: str) -> Path:
@@ -172,16 +189,20 @@ def read_bird() -> list[tuple[str, str, float]]:
 
 def read_retrieval(name: str) -> list[tuple[str, str]]:
     """Entity-retrieval test pairs ``(mention, canonical name)`` for "yago" or "umls"."""
+    choose("retrieval data set", name, RETRIEVAL)
     text = fetch(f"pearl_benchmark/{name}/{name}_test_samples.txt").read_text(encoding="utf8")
     return [tuple(line.split("\t")[:2]) for line in text.splitlines() if "\t" in line]
 
 
+RETRIEVAL = ("yago", "umls")
+SPLITS = ("train", "dev", "test")
 CLUSTER_TYPES = {"conll": ("conll2003", ("PER", "LOC", "ORG")), "bc5cdr": ("bc5cdr", ("Chemical", "Disease"))}
 
 
 def read_typed_mentions(name: str, split: str = "test") -> list[tuple[str, str]]:
     """Every typed entity mention of a split as ``(mention, type)``, duplicates kept."""
-    folder, types = CLUSTER_TYPES[name]
+    folder, types = CLUSTER_TYPES[choose("typed-mention data set", name, tuple(CLUSTER_TYPES))]
+    choose(f"split of {name}", split, SPLITS)
     out = []
     for line in fetch(f"pearl_benchmark/{folder}/{split}.json").read_text(encoding="utf8").splitlines():
         if not line.strip():
@@ -218,7 +239,7 @@ def read_autofj(name: str) -> tuple[list[str], list[str], list[tuple[str, str]]]
 
     folder = autofj_dir() / name
     if not folder.is_dir():  # the package folder also holds a stray .DS_Store: skip non-dirs
-        raise DataError(f"AutoFJ data set {name!r} not found in {folder.parent}")
+        raise ValueError(f"unknown AutoFJ data set {name!r} (not in {folder.parent}): choose from {', '.join(autofj_names())}")
     left = pd.read_csv(folder / "left.csv")["title"].astype(str).tolist()
     right = pd.read_csv(folder / "right.csv")["title"].astype(str).tolist()
     gt = pd.read_csv(folder / "gt.csv")

@@ -96,11 +96,11 @@ def load_transformer(path: str | os.PathLike, device: str | None = None, name: s
     """A Hugging Face encoder or sentence-transformers folder (or hub id) as a mean-pooling
     :class:`Encoder`. Names and aliases are resolved by :func:`pearl.models.load_model`."""
     import torch
-    from transformers import AutoModel, AutoTokenizer
+    from transformers import AutoTokenizer
 
     path, device = str(path), pick_device(device)
     tokenizer = AutoTokenizer.from_pretrained(path)
-    model = AutoModel.from_pretrained(path).to(device).eval()
+    model = load_hf_model(path).to(device).eval()
     max_length = min(getattr(tokenizer, "model_max_length", 512) or 512, 512)
     st_cfg = Path(path) / "sentence_bert_config.json"
     if st_cfg.is_file():  # sentence-transformers folders say their own truncation length
@@ -109,6 +109,26 @@ def load_transformer(path: str | os.PathLike, device: str | None = None, name: s
         model = model.float()
     return Encoder(name=name or path, dim=model.config.hidden_size, model=model, tokenizer=tokenizer,
                    device=device, max_length=int(max_length))
+
+
+def load_hf_model(path: str | os.PathLike, **kwargs):
+    """``AutoModel.from_pretrained(path)`` that refuses a checkpoint lacking any of the model's
+    tensors (or holding one of the wrong shape): transformers would initialise those at random
+    and only print a report, giving vectors that look fine and are not the model's. The pooler
+    (the [CLS] head) is exempt: mean pooling never reads it, and folders saved without one
+    (``add_pooling_layer=False``) are whole."""
+    from transformers import AutoModel
+
+    model, info = AutoModel.from_pretrained(str(path), output_loading_info=True, **kwargs)
+    missing = sorted(k for k in info.get("missing_keys") or () if not k.startswith("pooler.")) + [str(k) for k in info.get("mismatched_keys") or ()]
+    if missing or info.get("error_msgs"):
+        where = Path(path) / "model.safetensors" if Path(path).is_dir() else path
+        raise ValueError(f"{where}: the checkpoint lacks tensors the model needs ({', '.join(missing[:5]) or info['error_msgs']}"
+                         f"{', ...' if len(missing) > 5 else ''}; unexpected in the file: "
+                         f"{', '.join(sorted(map(str, info.get('unexpected_keys') or ()))[:5]) or 'none'}), so "
+                         "they would be initialised at random. The file is damaged or from another model: "
+                         "copy, download or export it again")
+    return model
 
 
 #: C0 controls but tab, newline and carriage return (whitespace to every tokenizer), and DEL

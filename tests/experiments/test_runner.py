@@ -54,11 +54,14 @@ def test_a_changed_recipe_or_corpus_retrains(fake_training):
     train_models([Recipe(name="x")], [0], **quiet)
     train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], **quiet)
     assert len(fake_training) == 2
-    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="smoke", log=lambda _: None)
+    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="gpu", log=lambda _: None)
     assert len(fake_training) == 3  # another profile
     paths.derived_dir("phrases.tsv").write_text("phrase\tlabel\nnew\tNP\n")
-    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="smoke", log=lambda _: None)
+    train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="gpu", log=lambda _: None)
     assert len(fake_training) == 4  # a rebuilt corpus
+    with pytest.raises(FileExistsError, match="holds a full-size model and this is a SMOKE run"):
+        train_models([Recipe(name="x")], [0], profile="smoke", log=lambda _: None)  # never over a full model
+    assert len(fake_training) == 4
 
 
 def test_speed_settings_do_not_retrain(fake_training):
@@ -140,3 +143,21 @@ def test_the_short_text_suite_gives_one_row_per_model_and_set(thread_workers):
     assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
     assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
     assert sum(line.startswith("scored") for line in logged) == 2
+
+
+def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):
+    """Called directly with profile="smoke" and no scratch PEARL_OUTPUT, the runner writes under
+    smoke-output/, never into the repository's models/, and leaves the process as it found it."""
+    import pearl.training.export as export
+
+    monkeypatch.delenv("PEARL_OUTPUT")
+    roots = []
+    monkeypatch.setattr(runner, "_stored_key", lambda folder: roots.append(folder) and None)
+
+    def stop(folder):
+        raise RuntimeError(f"would write {folder}")
+
+    monkeypatch.setattr(export, "refuse_full", stop)  # stop before anything is written
+    with pytest.raises(RuntimeError, match=f"would write {paths.ROOT / paths.SMOKE_ROOT}/models/pearl-minilm-seed0"):
+        train_models([ablation("")], [0], profile="smoke", log=lambda _: None)
+    assert roots and all(f.is_relative_to(paths.ROOT / paths.SMOKE_ROOT) for f in roots) and not paths.smoke()

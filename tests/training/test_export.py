@@ -72,3 +72,19 @@ def test_type_head_and_char_encoder_round_trip(exported):
 def test_not_a_pearl_folder_names_the_fix(tmp_path):
     with pytest.raises(FileNotFoundError, match="pearl.training.export.export"):
         load_pearl(tmp_path)
+
+
+def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp_path, monkeypatch):
+    import shutil
+
+    from pearl import paths
+
+    model, tok, full = exported
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    smoke = export(model, tok, tmp_path / "pearl-tiny-smoke", labels=LABELS)
+    assert json.loads((smoke / "pearl.json").read_text())["SMOKE"].startswith("SMOKE run")
+    assert "**SMOKE run" in (smoke / "README.md").read_text()
+    export(model, tok, smoke, labels=LABELS)  # a smoke folder may be rewritten by a smoke run
+    copy = shutil.copytree(full, tmp_path / "full")
+    with pytest.raises(FileExistsError, match="holds a full-size model and this is a SMOKE run"):
+        export(model, tok, copy, labels=LABELS)

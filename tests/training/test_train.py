@@ -37,6 +37,28 @@ def test_resume_equals_uninterrupted(tmp_path):
     assert [r["loss"] for r in full.log] == [r["loss"] for r in resumed.log]
 
 
+def test_resume_on_another_corpus_or_tables_is_refused(tmp_path):
+    """The checkpoint keeps the digest of what the run trains on; resuming on other phrases, or
+    with other augmentation tables, stops with the fix instead of training on silently."""
+    from pearl.corpus.augment import AugmentTables
+    from pearl.training.methods import augmenter_factory
+
+    corpus = tiny_corpus(32)
+    cfg = TrainConfig(steps=6, checkpoint_every=2, **CFG)
+
+    def run(rows, tables, stop_at=None):
+        return train(cfg, rows, tiny_hard_negatives(rows), augmenter_factory(tables=tables), labels=LABELS,
+                     run_dir=tmp_path, stop_at=stop_at, progress=False, backbone=tiny_backbone())
+
+    tables = AugmentTables(wordnet={"green": ["verdant"]})
+    run(corpus, tables, stop_at=2)
+    with pytest.raises(ValueError, match=r"trained on another corpus, hard negatives or augmentation tables: delete"):
+        run(corpus[:-1] + [("something else", corpus[-1][1])], tables)
+    with pytest.raises(ValueError, match="augmentation tables"):
+        run(corpus, AugmentTables(wordnet={"green": ["emerald"]}))
+    assert run(corpus, tables).steps == 4  # the same inputs resume
+
+
 def test_weight_averaging_is_the_midpoint():
     backbone, _ = tiny_backbone()
     original = {k: v.clone() for k, v in backbone.state_dict().items()}

@@ -19,7 +19,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .. import models, paths
+from .. import models, paths, weights
 
 PAPER_BACKBONES = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
                    "studio-ousia/luke-base", "intfloat/e5-small-v2", "intfloat/e5-base-v2")
@@ -29,21 +29,19 @@ OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0}
 
 def truncated_minilm(layers: int) -> Path:
     """``models/minilm.l<layers>``: MiniLM's first ``layers`` transformer layers (written once)."""
-    from transformers import AutoModel, AutoTokenizer
-
     if not 0 <= layers < 6:
         raise ValueError(f"MiniLM has 6 layers; keep 0 to 5, not {layers}")
     folder = paths.models_dir(f"minilm.l{layers}")
     if (folder / "config.json").is_file():
         return folder
-    source = models.default_backbone_path()
-    model = AutoModel.from_pretrained(source)
+    model, tokenizer = models.load_backbone("minilm")  # verified against its package's RECORD
     model.encoder.layer = model.encoder.layer[:layers]
     model.config.num_hidden_layers = layers
     tmp = folder.with_name(folder.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     model.save_pretrained(tmp)
-    AutoTokenizer.from_pretrained(source).save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    weights.write_manifest(tmp)  # its digests, checked at every load
     tmp.rename(folder)  # whole folder or none: a killed run never leaves half a backbone
     return folder
 

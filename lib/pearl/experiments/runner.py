@@ -171,7 +171,15 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     many one-thread processes (see the module's docstring), then reuses them here.
     """
     from ..training.methods import inputs_for
+    from ..training.export import refuse_full
     from ..training.recipe import load_training_data, train_and_export
+
+    if profile == "smoke" and not paths.smoke():  # a smoke-profile call is a SMOKE run, whoever makes it
+        paths.set_smoke(True)
+        try:
+            return train_models(recipes, seeds, profile, log, progress, workers, **overrides)
+        finally:
+            paths.set_smoke(False)
 
     plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
     pending = [(r, s, profile, overrides) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
@@ -185,6 +193,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         if _stored_key(folder) == key:
             log(f"reuse {folder.name}")
             continue
+        refuse_full(folder)  # a SMOKE run never replaces a full-size model, nor its checkpoints
         run_dir = paths.models_dir("runs", folder.name)
         marker = run_dir / "recipe.json"
         if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):

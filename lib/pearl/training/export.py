@@ -22,11 +22,14 @@ import json
 import os
 from pathlib import Path
 
+from .. import paths, weights
+from ..encode import load_hf_model
 from ..provenance import write_atomic, write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 
 FORMAT = "pearl-companion/1"
+SMOKE_NOTE = "SMOKE run: a few steps on a tiny slice of the data; not a usable model"
 
 
 def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
@@ -40,6 +43,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     from .st_modules import CharConcat, PearlTransformer
 
     path = Path(path)
+    refuse_full(path)
     path.mkdir(parents=True, exist_ok=True)
     model.backbone.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -50,6 +54,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
     info = {
+        **({"SMOKE": SMOKE_NOTE} if paths.smoke() else {}),
         "format": FORMAT,
         "dim": model.dim,
         "phrase_dim": model.phrase_dim,
@@ -70,9 +75,20 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
                   path / "type_head.safetensors")
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
+    info["sha256"] = weights.digests(path)  # checked at every load (pearl.weights.verify)
     write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
     return path
+
+
+def refuse_full(path: str | os.PathLike) -> None:
+    """In a SMOKE run, refuse to write into ``path`` when it holds a full-size model (a
+    ``pearl.json`` that does not say SMOKE): a smoke run never replaces a real model."""
+    info = Path(path) / "pearl.json"
+    if paths.smoke() and info.is_file() and "SMOKE" not in json.loads(info.read_text()):
+        raise FileExistsError(f"{path} holds a full-size model and this is a SMOKE run, which never replaces one: "
+                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
+                              "or point it at a scratch folder")
 
 
 def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
@@ -85,7 +101,8 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     what = ("A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."
             if objective == "pearl" else
             f"A phrase encoder trained with the `{objective}` objective (a neighbouring method) by the PEARL companion's trainer.")
-    lines = [f"# {path.name}", "", what,
+    smoke = [f"**{info['SMOKE']}.**", ""] if info.get("SMOKE") else []
+    lines = [f"# {path.name}", "", *smoke, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
@@ -107,9 +124,10 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
 
 
 def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel, object, dict]:
-    """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`."""
-    from safetensors.torch import load_file
-    from transformers import AutoModel, AutoTokenizer
+    """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`, its weight
+    files verified against the digests ``pearl.json`` records (:func:`pearl.weights.verify`) and
+    every tensor of every part found in its file."""
+    from transformers import AutoTokenizer
 
     path = Path(path)
     info_file = path / "pearl.json"
@@ -118,16 +136,28 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
     info = json.loads(info_file.read_text())
     if info.get("format") != FORMAT:
         raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
+    weights.verify(path)
     char = None
     if info["char_encoder"]:
         cfg = {k: v for k, v in info["char_encoder"].items() if k != "file"}
         char = CharEncoder(**cfg)
-        char.load_state_dict(load_file(path / info["char_encoder"]["file"]))
+        _load_part(char, path / info["char_encoder"]["file"])
     num_labels = info["type_head"]["num_labels"] if info["type_head"] else 0
-    model = PearlModel(AutoModel.from_pretrained(path), char, num_labels, info["char_weight"])
+    model = PearlModel(load_hf_model(path), char, num_labels, info["char_weight"])
     if num_labels:
-        model.type_head.load_state_dict(load_file(path / info["type_head"]["file"]))
+        _load_part(model.type_head, path / info["type_head"]["file"])
     return model.to(device).eval(), AutoTokenizer.from_pretrained(path), info
+
+
+def _load_part(module, file: Path) -> None:
+    """``module``'s tensors from ``file``, all of them, or one error naming the file and the fix."""
+    from safetensors.torch import load_file
+
+    try:
+        module.load_state_dict(load_file(file))
+    except (RuntimeError, OSError) as err:  # missing/unexpected keys or shapes; an unreadable file
+        raise weights.WeightsError(f"{file}: does not hold the tensors its part needs ({str(err).splitlines()[0]}): "
+                                   f"delete {file.parent} and export it again") from err
 
 
 def load_encoder(path: str | os.PathLike, device: str = "cpu"):

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import models
+from .. import models, paths
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS, read_corpus
@@ -131,6 +131,8 @@ def main(argv=None) -> None:
     ap.add_argument("--objective", choices=OBJECTIVES)
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     args = ap.parse_args(argv)
+    if args.profile == "smoke":  # writes under the smoke root, and its folder says SMOKE
+        paths.set_smoke(True)
     cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
                            objective=args.objective, label_share=args.label_share)

@@ -33,6 +33,18 @@ class PearlTransformer(Transformer):
         features["char_ids"] = char_ids(texts)
         return features
 
+    @classmethod
+    def load(cls, model_name_or_path: str, *args, **kwargs):
+        """sentence-transformers' loader, after checking the folder's files against the digests
+        its ``pearl.json`` records (:func:`pearl.weights.verify`), as :func:`pearl.models.load_model` does."""
+        from pathlib import Path
+
+        from .. import weights
+
+        if Path(model_name_or_path).is_dir():
+            weights.verify(model_name_or_path)
+        return super().load(model_name_or_path, *args, **kwargs)
+
 
 class CharConcat(Module):
     """Character encoder + concatenation with the pooled phrase vector."""

@@ -247,10 +247,15 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr, fused=True)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
+    inputs = checkpoint.inputs_digest(corpus, hard_negatives if cfg.hard_negatives else None, getattr(augmenter, "tables", None)) \
+        if ckpt_path is not None and (cfg.checkpoint_every or resume is not None) else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
         if resume.get("config") != dataclasses.asdict(cfg):
             raise ValueError(f"{resume_from or ckpt_path} was written with another configuration: delete {run_dir} "
                              "to start afresh, or resume with the same TrainConfig")
+        if resume.get("inputs", inputs) != inputs:  # checkpoints written before the digest was kept: unchecked
+            raise ValueError(f"{resume_from or ckpt_path} was trained on another corpus, hard negatives or augmentation "
+                             f"tables: delete {run_dir} to start afresh on these, or resume with the inputs it started on")
         model.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         scheduler.load_state_dict(resume["scheduler"])
@@ -285,10 +290,10 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
         bar.set_postfix(loss=f"{parts['loss']:.3f}")
         if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
-            save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log, cfg)
+            save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log, cfg, inputs)
     seconds = time.perf_counter() - t0
     if ckpt_path is not None and cfg.checkpoint_every and rank == 0 and log and log[-1]["step"] % cfg.checkpoint_every:
-        save_checkpoint(ckpt_path, model, optimizer, scheduler, log[-1]["step"], log, cfg)  # the last step too
+        save_checkpoint(ckpt_path, model, optimizer, scheduler, log[-1]["step"], log, cfg, inputs)  # the last step too
     model = model._orig_mod if hasattr(model, "_orig_mod") else model
     if hasattr(model.backbone, "_orig_mod"):
         model.backbone = model.backbone._orig_mod
@@ -301,9 +306,10 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
 
 
-def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list, cfg: TrainConfig) -> None:
+def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list, cfg: TrainConfig,
+                    inputs: str | None = None) -> None:
     """Everything a resumed run needs, as ``path``'s folder's latest checkpoint (atomic, with its
     digest; the previous one kept: :func:`pearl.training.checkpoint.save`)."""
     checkpoint.save(path.parent, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                                   "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                                  "rng": checkpoint.rng_state(), "config": dataclasses.asdict(cfg)})
+                                  "rng": checkpoint.rng_state(), "config": dataclasses.asdict(cfg), "inputs": inputs})

