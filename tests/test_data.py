@@ -4,7 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
-from pearl import data, paths
+from pearl import data, paths, resources
 
 
 def test_offline_folder_is_found():
@@ -85,7 +85,7 @@ def test_wordnet_works_offline_from_debian_files():
 
     if not have_wordnet():
         pytest.skip("WordNet missing: apt-get install wordnet-base")
-    data.wordnet_ready()
+    resources.wordnet_ready()
     from nltk.corpus import wordnet as wn
 
     assert "dog.n.01" in {s.name() for s in wn.synsets("dog")}
@@ -129,21 +129,22 @@ def _opened_under(root, calls):
 
 
 def test_every_file_the_readers_open_has_a_checksum(monkeypatch, tmp_path):
-    """Walks every function of pearl.data that reads the data folder (and the dictionaries'
-    BC5CDR source): each file opened there must be in pearl.data.SHA256."""
+    """Walks every function of pearl.data and pearl.resources that reads the data folder (and the
+    dictionaries' BC5CDR source): each file opened there must be in pearl.data.SHA256."""
     import inspect
 
     from conftest import have_wordnet
     from pearl.benchmark import dictionaries
 
-    readers = {name for name, fn in inspect.getmembers(data, inspect.isfunction)
-               if fn.__module__ == data.__name__ and "fetch(" in inspect.getsource(fn) and name != "fetch"}
+    modules = {name: module for module in (data, resources) for name, fn in inspect.getmembers(module, inspect.isfunction)
+               if fn.__module__ == module.__name__ and "fetch(" in inspect.getsource(fn) and name != "fetch"}
+    readers = set(modules)
     assert readers == set(READERS), "a new reader of the data folder: add it to READERS"
     if not have_wordnet():
         READERS.pop("wordnet_ready")
     monkeypatch.setenv("PEARL_CACHE", str(tmp_path))  # wordnet_ready copies lexnames into an empty cache
     data._verified.clear()  # verified earlier in this session: open them again
-    calls = [functools.partial(getattr(data, name), *args) for name, arglists in READERS.items() for args in arglists]
+    calls = [functools.partial(getattr(modules[name], name), *args) for name, arglists in READERS.items() for args in arglists]
     calls.append(dictionaries.bc5cdr_mentions)
     opened = _opened_under(paths.raw_data_dir(), calls)
     assert {"pearl_benchmark/conll2003/train.json", "pearl_benchmark/bc5cdr/dev.json"} <= opened

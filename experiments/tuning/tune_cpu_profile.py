@@ -15,7 +15,7 @@ only (10K names each). The data come from the benchmark's own task loaders
 its dictionary for the gold names. The winning variant is then scored on all nine by notebook 04.
 
 One training run is scored several ways without retraining: weight averaging ratios
-(:func:`pearl.training.train.average_weights`, as training applies it) and the character
+(:func:`pearl.training.model.average_weights`, as training applies it) and the character
 part's weight in the concatenation (``--grid average:char_weight,...``; average = the share
 of the fine-tuned weights, the rest the backbone's original ones). Each line of
 results/tuning/cpu_profile.jsonl is one (run, averaging, char weight) with its scores
@@ -81,7 +81,8 @@ def main() -> None:
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
-    from pearl.training.train import average_weights, train
+    from pearl.training.model import average_weights
+    from pearl.training.train import train
 
     if args.size != "full" and args.out is None:
         ap.error("--size smoke needs --out: smoke scores do not belong in results/tuning/cpu_profile.jsonl")

@@ -14,7 +14,8 @@ from _tiny import (
     tiny_corpus,
     tiny_hard_negatives,
 )
-from pearl.training.train import TrainConfig, average_weights, compute_loss, train
+from pearl.training.model import average_weights
+from pearl.training.train import TrainConfig, compute_loss, train
 
 
 def _run(tmp, steps, stop_at=None, **kw):

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..data import load_glove
+from ..resources import load_glove
 from ..encode import Encoder
 
 _TOKEN = re.compile(r"[^\W_]+|[^\w\s]")

@@ -29,7 +29,7 @@ import json
 from pathlib import Path
 from typing import Iterable, Sequence
 
-from .. import data, paths
+from .. import data, paths, resources
 from ..provenance import write_atomic, write_json
 
 #: bump when the recipe changes, so cached stand-ins are rebuilt
@@ -94,7 +94,7 @@ def bc5cdr_mentions() -> list[str]:
 
 def wordnet_nouns(multiword_only: bool, lexnames: Sequence[str] | None = None) -> list[str]:
     """WordNet 3.0 noun lemmas (instance names included), underscores as spaces."""
-    data.wordnet_ready()
+    resources.wordnet_ready()
     from nltk.corpus import wordnet as wn
 
     out = []

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from ..data import wordnet_ready
+from ..resources import wordnet_ready
 
 PREPOSITIONS = frozenset(
     "about above across after against along among around as at before behind below beneath beside "
@@ -55,7 +55,7 @@ _LANGUAGE_HEADS = {"language.n.01", "natural_language.n.01"}
 
 @lru_cache(maxsize=1)
 def wordnet():
-    """The NLTK WordNet reader, working offline (see :func:`pearl.data.wordnet_ready`)."""
+    """The NLTK WordNet reader, working offline (see :func:`pearl.resources.wordnet_ready`)."""
 
     wordnet_ready()
     from nltk.corpus import wordnet as wn

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..data import load_glove
+from ..resources import load_glove
 from .lexicon import synonyms, wordnet
 
 

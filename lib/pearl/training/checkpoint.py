@@ -173,3 +173,14 @@ def set_rng_state(state: dict) -> None:
     random.setstate(state["python"])
     if "cuda" in state and torch.cuda.is_available():
         torch.cuda.set_rng_state_all(state["cuda"])
+
+
+def save_state(folder: Path, model, optimizer, scheduler, step: int, log: list, config, inputs: str | None = None) -> None:
+    """Everything a resumed run needs, as ``folder``'s latest checkpoint (:func:`save`: atomic, with
+    its digest, the previous one kept): weights, optimiser and scheduler, the step (the sampler's
+    state), the loss log, every random state, the run's config (a dataclass) and its inputs' digest."""
+    import dataclasses
+
+    save(folder, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                  "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
+                  "rng": rng_state(), "config": dataclasses.asdict(config), "inputs": inputs})

@@ -134,3 +134,12 @@ def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool 
     """A :class:`PearlModel` with the components the switches keep."""
     char = CharEncoder(out_dim=char_dim) if use_char else None
     return PearlModel(backbone, char, num_labels if use_type_head else 0, char_weight)
+
+
+def average_weights(backbone: nn.Module, original: dict, average: float) -> None:
+    """**Weight averaging** (§3.4), in place: ``average * current + (1 - average) * original`` for
+    every floating tensor of the backbone (``original``: its state before fine-tuning)."""
+    with torch.no_grad():
+        for name, tensor in backbone.state_dict().items():
+            if tensor.is_floating_point():
+                tensor.mul_(average).add_(original[name].to(tensor.device, tensor.dtype), alpha=1 - average)

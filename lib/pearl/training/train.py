@@ -57,7 +57,7 @@ from .batches import (
     identity_augmenter,
 )
 from .char_encoder import distill_init
-from .model import PearlModel, build_model
+from .model import PearlModel, average_weights, build_model
 from .objectives import check_config, check_dropout, contrastive, labelled_pairs
 
 
@@ -181,14 +181,6 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
     return loss, parts
 
 
-def average_weights(backbone: nn.Module, original: dict, average: float) -> None:
-    """In place: ``average * current + (1 - average) * original`` for every floating tensor."""
-    with torch.no_grad():
-        for name, tensor in backbone.state_dict().items():
-            if tensor.is_floating_point():
-                tensor.mul_(average).add_(original[name].to(tensor.device, tensor.dtype), alpha=1 - average)
-
-
 def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict | None,
           augmenter: AugmenterFactory, labels: list[str] | None = None, run_dir: str | Path | None = None,
           stop_at: int | None = None, progress: bool = True, backbone=None,
@@ -290,10 +282,10 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
         bar.set_postfix(loss=f"{parts['loss']:.3f}")
         if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
-            save_checkpoint(ckpt_path, model, optimizer, scheduler, step, log, cfg, inputs)
+            checkpoint.save_state(run_dir, model, optimizer, scheduler, step, log, cfg, inputs)
     seconds = time.perf_counter() - t0
     if ckpt_path is not None and cfg.checkpoint_every and rank == 0 and log and log[-1]["step"] % cfg.checkpoint_every:
-        save_checkpoint(ckpt_path, model, optimizer, scheduler, log[-1]["step"], log, cfg, inputs)  # the last step too
+        checkpoint.save_state(run_dir, model, optimizer, scheduler, log[-1]["step"], log, cfg, inputs)  # the last step too
     model = model._orig_mod if hasattr(model, "_orig_mod") else model
     if hasattr(model.backbone, "_orig_mod"):
         model.backbone = model.backbone._orig_mod
@@ -304,12 +296,3 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
 
         write_atomic(run_dir / "log.csv", pd.DataFrame(log).to_csv(index=False))
     return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
-
-
-def save_checkpoint(path: Path, model, optimizer, scheduler, step: int, log: list, cfg: TrainConfig,
-                    inputs: str | None = None) -> None:
-    """Everything a resumed run needs, as ``path``'s folder's latest checkpoint (atomic, with its
-    digest; the previous one kept: :func:`pearl.training.checkpoint.save`)."""
-    checkpoint.save(path.parent, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                                  "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                                  "rng": checkpoint.rng_state(), "config": dataclasses.asdict(cfg), "inputs": inputs})
