@@ -32,7 +32,7 @@ def main(argv=None) -> None:
         name, _, sets = spec.partition(":")
         over = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in sets.split(";") if kv)}
         cfg, data = config_for(args.profile, **{"bf16": False, **over})
-        corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, seed=cfg.seed, **data)
+        corpus, negs, tables = load_training_data(seed=cfg.seed, **data)
         t0 = time.perf_counter()
         res = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS), progress=False)
         train_s = time.perf_counter() - t0

@@ -88,7 +88,7 @@ cfg
 
 # %%
 with run.timer("load_data"):
-    corpus, hard_negatives, tables = load_training_data(hard_negatives=True, **data_options)
+    corpus, hard_negatives, tables = load_training_data(**data_options)
 pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
            "phrases with hard negatives": sum(p in (hard_negatives or {}) for p, _ in corpus),
            "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr})

@@ -47,7 +47,7 @@ def _first_batch(**cfg_kwargs):
     phrases = [p for p, _ in corpus]
     aug = cfg_kwargs.pop("augmenter", swap_augmenter)
     negs = cfg_kwargs.pop("hard_negatives", tiny_hard_negatives(corpus))
-    col = Collator(tok, phrases, [0] * 16, negs, aug, k=2, **cfg_kwargs)
+    col = Collator(tok, phrases, [0] * 16, negs, aug, k=cfg_kwargs.pop("k", 2), **cfg_kwargs)
     plan = BatchPlan(16, 4, seed=0)
     return col.texts(0, plan.indices(0)), col(0, plan.indices(0)), identity_augmenter
 
@@ -57,8 +57,10 @@ def test_switches_remove_augmentation_and_hard_negatives():
 
     (orig, aug, negs, _), batch, _ = _first_batch()
     assert aug != orig and len(negs) == 8 and batch["inputs"]["input_ids"].shape[0] == 16
-    (orig, aug, negs, _), batch, _ = _first_batch(augmenter=identity_augmenter, hard_negatives=None)
+    (orig, aug, negs, _), batch, _ = _first_batch(augmenter=identity_augmenter, k=0)  # the count alone switches them off
     assert aug == orig and negs == [] and batch["inputs"]["input_ids"].shape[0] == 8
+    _, _, negs, _ = _first_batch(hard_negatives=None)[0]  # no mined pools: k random corpus phrases each
+    assert len(negs) == 8 and set(negs) <= {p for p, _ in tiny_corpus(16)}
     _, batch, _ = _first_batch(use_char=False)
     assert "char_ids" not in batch["inputs"]
 

@@ -201,13 +201,13 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         run_dir.mkdir(parents=True, exist_ok=True)
         write_json(marker, key)
         data_key = json.dumps(data, sort_keys=True)
-        if data_key not in loaded:  # hard negatives are always read: they choose the anchors
-            loaded[data_key] = load_training_data(hard_negatives=True, **data)
+        if data_key not in loaded:
+            loaded[data_key] = load_training_data(**data)
         corpus, negs, tables = loaded[data_key]
         # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
         rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
         log(f"train {folder.name} ({profile} profile)")
-        train_and_export(cfg_s, rows, negs if cfg_s.hard_negatives else None, augmenter, folder,
+        train_and_export(cfg_s, rows, negs, augmenter, folder,
                          run_dir=run_dir, progress=progress, extra={"recipe": key})
     return out
 

@@ -73,8 +73,11 @@ class Collator:
                  k: int = 2, max_length: int = 32, use_char: bool = True, seed: int = 0,
                  rank: int = 0, world: int = 1, labelled: Sequence[bool] | None = None):
         self.tokenizer, self.phrases, self.labels = tokenizer, list(phrases), list(labels)
-        self.hard_negatives = hard_negatives or {}
-        self.augmenter, self.k, self.max_length = augmenter, k if hard_negatives is not None else 0, max_length
+        # the one place that decides whether a run uses hard negatives: the count k (0 = off, the
+        # ablation and the methods without them); a phrase without a mined pool, or a run given
+        # none, draws its k negatives from the corpus at random
+        self.hard_negatives = (hard_negatives or {}) if k else {}
+        self.augmenter, self.k, self.max_length = augmenter, k, max_length
         self.use_char, self.seed, self.rank, self.world = use_char, seed, rank, world
         self.labelled = labelled
 

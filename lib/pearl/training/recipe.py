@@ -76,24 +76,22 @@ def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     return TrainConfig(**values), data
 
 
-def load_training_data(max_phrases: int | None = None, hard_negatives: bool = True, anchors_only: bool = False,
-                       seed: int = 0):
-    """(corpus, hard negatives or None, augmentation tables) from the data notebooks' outputs.
+def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0):
+    """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs. Whether a run
+    uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
     that many phrases (same seed, same subset).
     """
     corpus = read_corpus()
-    # read even without hard negatives when they choose the anchors: an ablation without hard
-    # negatives must train on the same phrases as the full recipe
-    negs = read_hard_negatives() if hard_negatives or anchors_only else None
+    negs = read_hard_negatives()  # they also choose the anchors: an ablation without them trains on the same phrases
     if anchors_only:
         corpus = [row for row in corpus if negs.get(row[0])]
     if max_phrases and len(corpus) > max_phrases:
         keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
         corpus = [corpus[i] for i in sorted(keep)]
-    return corpus, negs if hard_negatives else None, load_tables()
+    return corpus, negs, load_tables()
 
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
@@ -143,7 +141,7 @@ def main(argv=None) -> None:
 
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
-    corpus, negs, tables = load_training_data(hard_negatives=cfg.hard_negatives > 0, **data)
+    corpus, negs, tables = load_training_data(**data)
 
     name = models.folder_name(cfg.objective, args.backbone, args.seed, variant_for(cfg))
     corpus, augmenter = inputs_for(cfg, corpus, tables)

@@ -230,7 +230,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         check_dropout(model.backbone)
     labelled = labelled_pairs(len(corpus), cfg.label_share, cfg.seed) if cfg.objective == "pause" else None
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
-                        hard_negatives if cfg.hard_negatives else None, augmenter, cfg.hard_negatives,
+                        hard_negatives, augmenter, cfg.hard_negatives,
                         cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled)
     # fused: one kernel over all parameters. Torch's CPU default loops over them one tensor at a
     # time; for MiniLM (22M parameters, half of them the word embeddings, updated densely every
@@ -239,7 +239,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr, fused=True)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
-    inputs = checkpoint.inputs_digest(corpus, hard_negatives if cfg.hard_negatives else None, getattr(augmenter, "tables", None)) \
+    inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
         if ckpt_path is not None and (cfg.checkpoint_every or resume is not None) else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
         if resume.get("config") != dataclasses.asdict(cfg):
