@@ -79,6 +79,18 @@ def test_sources_without_a_batch_run_say_so_and_skip_the_ledger(tmp_path):
     assert "SMOKE run" in (docs / "tables" / "table3.md").read_text()
 
 
+def test_a_notebook_the_run_skipped_comes_unexecuted_under_a_banner(tmp_path):
+    out = tmp_path / "out"
+    (out / "results" / "executed").mkdir(parents=True)
+    (out / "results" / "executed" / "01_data_building.ipynb").write_text((ROOT / "notebooks" / "01_data_building.ipynb").read_text())
+    summary = site.write_sources(tmp_path / "src", out=out)
+    assert summary["ran"] == ["01_data_building"] and not summary["executed"]
+    docs = tmp_path / "src" / "docs"
+    assert "Not executed" not in json.loads((docs / "01_data_building.ipynb").read_text())["cells"][0]["source"]
+    assert "Not executed" in json.loads((docs / "02_augmentation.ipynb").read_text())["cells"][0]["source"]
+    assert "not executed**: 00_template" in (docs / "index.md").read_text()
+
+
 def test_sources_use_the_executed_notebooks_when_every_one_ran(tmp_path):
     out = tmp_path / "out"
     (out / "results" / "executed").mkdir(parents=True)

@@ -2,8 +2,8 @@
 rendered by mkdocs-jupyter, built and viewed offline.
 
 :func:`write_sources` lays out a MkDocs project under ``build/site_src`` from the last batch
-run: the executed notebooks of ``results/executed/`` (else the committed, unexecuted ones,
-under a banner saying so), the README's Results section, every table of ``results/*.md``,
+run: the executed notebooks of ``results/executed/`` (a notebook the run did not execute comes
+as committed, under a banner saying so), the README's Results section, every table of ``results/*.md``,
 every figure of ``figures/*.png``, one page per stand-in of the README's "Stand-ins" section,
 and the claims ledger ``results/claims.md`` when a run wrote one. :func:`build` runs MkDocs on
 it. Pages from a SMOKE run carry a SMOKE banner, as the files do; stand-in outputs point to
@@ -119,7 +119,7 @@ def html_banner(kind: str, title: str, html: str) -> str:
 def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) -> dict:
     """Lay out the MkDocs project in ``dest`` (emptied first) from the notebooks of ``root`` and
     the outputs under ``out`` (default: :func:`pearl.paths.output_root`). Returns a summary:
-    ``executed`` (bool), ``smoke`` (bool), ``notebooks``, ``tables``, ``figures``, ``standins``, ``claims``."""
+    ``executed`` (every notebook ran), ``ran`` (those that did), ``smoke`` (bool), ``notebooks``, ``tables``, ``figures``, ``standins``, ``claims``."""
     out = Path(out) if out else paths.output_root()
     results, figures = out / "results", out / "figures"
     if dest.exists():
@@ -129,26 +129,28 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     (docs / "tables").mkdir()
     (docs / "standins").mkdir()
     order = [n.removesuffix(".ipynb") for n in (root / "notebooks" / "ORDER").read_text().split()]
-    executed = all((results / "executed" / f"{s}.ipynb").is_file() for s in order)
+    ran = {s for s in order if (results / "executed" / f"{s}.ipynb").is_file()}
+    executed = len(ran) == len(order)
     records = [p.read_text() for p in results.glob("*.json")]
     smoke = any(is_smoke(r) for r in records)
     readme = (root / "README.md").read_text()
     stand = standins(readme)
 
     banners = [html_banner("danger", "SMOKE", SMOKE_NOTE + " This page shows a SMOKE run.")] if smoke else []
-    if not executed:
-        banners.append(html_banner("warning", "Not executed",
-                                   "No batch run found in <code>results/executed/</code>: these are the notebooks as "
-                                   "committed, without outputs. <code>make reproduce</code> runs them (about three "
-                                   "hours on 2 cores) and <code>make site</code> then shows their outputs."))
+    unexecuted = html_banner("warning", "Not executed",
+                             "The last batch run left no executed copy of this notebook in <code>results/executed/</code>: "
+                             "this is the notebook as committed, without outputs. <code>make reproduce</code> runs "
+                             "every notebook (about three hours on 2 cores) and <code>make site</code> then shows "
+                             "their outputs.")
     html_links = ", ".join(f'<a href="standins/{s}.html">{t}</a>' for s, t, _ in stand)
     stand_note = html_banner("info", "Stand-ins", "Outputs here come from offline stand-ins for some of the "
                              f"paper's inputs: {html_links}.") if stand else ""
 
     nb_titles = {}
-    for stem in order:
-        src = results / "executed" / f"{stem}.ipynb" if executed else root / "notebooks" / f"{stem}.ipynb"
-        nb_titles[stem] = prepare_notebook(src, docs / f"{stem}.ipynb", banners + ([stand_note] if stand_note else []))
+    for stem in order:  # each notebook from the run when it ran, else as committed under a banner
+        src = results / "executed" / f"{stem}.ipynb" if stem in ran else root / "notebooks" / f"{stem}.ipynb"
+        nb_titles[stem] = prepare_notebook(src, docs / f"{stem}.ipynb", banners + ([] if stem in ran else [unexecuted])
+                                           + ([stand_note] if stand_note else []))
 
     tables = {}
     for table in sorted(results.glob("*.md")):
@@ -188,8 +190,10 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
                                                        "committed: the numbers of the last full run, not of this build.")
         + re.sub(r"\]\(figures/", "](figures/", results_md) + "\n")
 
+    missing = [s for s in order if s not in ran]
     source = ("the executed notebooks of `results/executed/`" if executed else
-              "the committed notebooks, **not executed** (no batch run found)")
+              "the committed notebooks, **not executed** (no batch run found)" if not ran else
+              f"the executed notebooks of `results/executed/`; **not executed**: {', '.join(missing)}")
     index = ["# PEARL companion", "",
              "The companion of *Learning High-Quality and General-Purpose Phrase Representations* "
              "(PEARL; Chen, Varoquaux, Suchanek, EACL 2024), as a static site built by `make site`.", "",
@@ -232,7 +236,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         "nav": nav,
     }
     (dest / "mkdocs.yml").write_text(json.dumps(config, indent=1, ensure_ascii=False))  # JSON is YAML
-    return {"executed": executed, "smoke": smoke, "notebooks": order, "tables": sorted(tables),
+    return {"executed": executed, "ran": sorted(ran), "smoke": smoke, "notebooks": order, "tables": sorted(tables),
             "figures": figure_names, "standins": [s for s, _, _ in stand], "claims": claims.is_file()}
 
 
@@ -271,5 +275,5 @@ def build(site: Path | None = None, src: Path | None = None, root: Path = paths.
 if __name__ == "__main__":
     info = build()
     print(f"site: {info['site']}/index.html ({len(info['notebooks'])} notebooks, {len(info['tables'])} tables, "
-          f"{len(info['figures'])} figures; {'executed' if info['executed'] else 'NOT executed'}"
+          f"{len(info['figures'])} figures; {len(info['ran'])} of {len(info['notebooks'])} notebooks executed"
           f"{', SMOKE' if info['smoke'] else ''})")
