@@ -84,6 +84,16 @@ def nav_sections(order: list[str]) -> list[tuple[str, list[str]]]:
     return [(t, s) for t, s in placed if s] + ([("More notebooks", rest)] if rest else [])
 
 
+def nice(stem: str) -> str:
+    """A file stem as a title.
+
+    >>> nice("table3"), nice("figureA1"), nice("methods_lexical_diversity")
+    ('Table 3', 'Figure A1', 'methods lexical diversity')
+    """
+    m = re.fullmatch(r"(table|figure)([0-9A-Z]\w*)", stem)
+    return f"{m[1].title()} {m[2]}" if m else stem.replace("_", " ")
+
+
 def is_smoke(text: str) -> bool:
     """A table or record written by a SMOKE run says so (pearl.provenance.save_table, Run)."""
     return "SMOKE run" in text[:400] or '"SMOKE": "smoke-size run' in text
@@ -152,6 +162,8 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         nb_titles[stem] = prepare_notebook(src, docs / f"{stem}.ipynb", banners + ([] if stem in ran else [unexecuted])
                                            + ([stand_note] if stand_note else []))
 
+    table_note = admonition("info", "Stand-ins", "This companion's runs use offline stand-ins for some of the "
+                            "paper's inputs; a column that depends on one says so. [What differs](../standins.md).")
     tables = {}
     for table in sorted(results.glob("*.md")):
         if table.stem == "claims":
@@ -160,8 +172,9 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         head = admonition("danger", "SMOKE", SMOKE_NOTE) if is_smoke(text) else ""
         files = ", ".join(f"`results/{table.stem}{ext}`" for ext in (".csv", ".md", ".tex")
                           if (results / f"{table.stem}{ext}").is_file())
-        (docs / "tables" / f"{table.stem}.md").write_text(f"# {table.stem}\n\n{head}{text}\n\nFiles: {files}.\n")
-        tables[table.stem] = table.stem
+        (docs / "tables" / f"{table.stem}.md").write_text(f"# {nice(table.stem)}\n\n{head}{text}\n\nFiles: {files}.\n\n"
+                                                          + table_note)
+        tables[table.stem] = nice(table.stem)
 
     figure_names = []
     for png in sorted(figures.glob("*.png")):
@@ -169,7 +182,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         figure_names.append(png.stem)
     fig_smoke = admonition("danger", "SMOKE", "Figures from a SMOKE run carry a SMOKE banner.") if smoke else ""
     (docs / "figures.md").write_text("# Figures\n\n" + fig_smoke + "".join(
-        f"## {n}\n\n![{n}](figures/{n}.png)\n\n`figures/{n}.png`\n\n" for n in figure_names))
+        f"## {nice(n)}\n\n![{nice(n)}](figures/{n}.png)\n\n`figures/{n}.png`\n\n" for n in figure_names))
 
     for s, t, text in stand:
         (docs / "standins" / f"{s}.md").write_text(
@@ -185,10 +198,14 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         (docs / "claims.md").write_text(("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head + text)
 
     results_md = readme_section(readme, "Results")
+    (docs / "readme_figures").mkdir()  # the README's results are the committed run's: so are its figures
+    for name in set(re.findall(r"\]\(figures/([\w.-]+)\)", results_md)):
+        if (root / "figures" / name).is_file():
+            shutil.copy2(root / "figures" / name, docs / "readme_figures" / name)
     (docs / "results.md").write_text(
         "# Results (from the README)\n\n" + admonition("note", "Source", "The README's Results section, copied as "
                                                        "committed: the numbers of the last full run, not of this build.")
-        + re.sub(r"\]\(figures/", "](figures/", results_md) + "\n")
+        + results_md.replace("](figures/", "](readme_figures/") + "\n")
 
     missing = [s for s in order if s not in ran]
     source = ("the executed notebooks of `results/executed/`" if executed else
@@ -208,7 +225,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     for title, stems in nav_sections(order):
         index += [f"**{title}**", ""] + [f"- [{nb_titles[s]}]({s}.ipynb) (`{s}`)" for s in stems] + [""]
     (docs / "index.md").write_text("\n".join(index))
-    (docs / "tables" / "index.md").write_text("# Tables\n\n" + "".join(f"- [{t}]({t}.md)\n" for t in tables))
+    (docs / "tables" / "index.md").write_text("# Tables\n\n" + "".join(f"- [{t}]({s}.md)\n" for s, t in tables.items()))
 
     mathjax = "assets/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
     (docs / "assets").mkdir()
@@ -224,7 +241,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     if claims.is_file():
         nav.append({"Claims ledger": "claims.md"})
     nav += [{title: [{nb_titles[s]: f"{s}.ipynb"} for s in stems]} for title, stems in nav_sections(order)]
-    nav += [{"Tables": ["tables/index.md"] + [{t: f"tables/{t}.md"} for t in tables]}, {"Figures": "figures.md"},
+    nav += [{"Tables": ["tables/index.md"] + [{t: f"tables/{s}.md"} for s, t in tables.items()]}, {"Figures": "figures.md"},
             {"Stand-ins": ["standins.md"] + [{t: f"standins/{s}.md"} for s, t, _ in stand]}]
     config = {
         "site_name": "PEARL companion" + (" (SMOKE)" if smoke else ""), "docs_dir": "docs",
