@@ -98,10 +98,13 @@ lab: $(STAMP)
 	  --KernelSpecManager.allowed_kernelspecs=$(KERNEL) --KernelSpecManager.ensure_native_kernel=False \
 	  $(if $(LAB_TOKEN),--IdentityProvider.token=$(LAB_TOKEN)) $(ROOT_FLAG)
 
-# the similarity explorer (notebook 06) as a web app
+# the similarity explorer (notebook 06) as a web app. A preheated kernel runs the notebook (loads
+# the models) when the server starts, not when the page is asked for: with it the page showed its
+# first ranking 2.6 s after the request, against 55 s without (one run each, machine loaded)
 explorer: $(STAMP)
-	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the page appears once the models are loaded)"
+	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the first page waits until the models are loaded)"
 	$(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) \
+	  --preheat_kernel=True --pool_size=1 \
 	  --show_tracebacks=True
 
 lock: $(STAMP)

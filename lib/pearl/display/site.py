@@ -215,7 +215,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
              "The companion of *Learning High-Quality and General-Purpose Phrase Representations* "
              "(PEARL; Chen, Varoquaux, Suchanek, EACL 2024), as a static site built by `make site`.", "",
              admonition("danger", "SMOKE", SMOKE_NOTE + " Every table, figure and notebook here is from a "
-                        "SMOKE run.") if smoke else "",
+                        "SMOKE run, except the README's results (the committed run's).") if smoke else "",
              f"Built from {source}.", "",
              "- [Results](results.md): the README's results, with the paper's numbers beside ours",
              "- [Claims ledger](claims.md): each claim of the paper, our number, and the verdict" if claims.is_file()
