@@ -34,7 +34,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 # the batch run, in dependency order; later issues' notebooks join this list
 NOTEBOOKS := $(shell cat notebooks/ORDER)
 
-.PHONY: setup test test-all reproduce html lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all reproduce html site lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -47,13 +47,14 @@ $(STAMP): requirements.lock pyproject.toml
 	$(PY) -m ipykernel install --prefix $(VENV) --name $(KERNEL) --display-name "PEARL companion"
 	touch $(STAMP)
 
-# WordNet (Debian wordnet-base) and Chromium for the browser test; best effort, root only
+# WordNet (Debian wordnet-base), Chromium for the browser tests, MathJax for the site's formulas
+# (libjs-mathjax; without it they show as TeX source); best effort, root only
 sysdeps:
-	@if [ ! -f /usr/share/wordnet/data.noun ] || ! command -v chromium >/dev/null; then \
+	@if [ ! -f /usr/share/wordnet/data.noun ] || ! command -v chromium >/dev/null || [ ! -f /usr/share/javascript/mathjax/MathJax.js ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base chromium >/dev/null) \
+	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wordnet-base chromium libjs-mathjax fonts-mathjax >/dev/null) \
 	      || echo "sysdeps: apt-get failed; WordNet-based and browser tests will skip with a reason"; \
-	  else echo "sysdeps: not root or no apt-get; install wordnet-base and chromium yourself"; fi; \
+	  else echo "sysdeps: not root or no apt-get; install wordnet-base, chromium and libjs-mathjax yourself"; fi; \
 	fi
 
 test: $(STAMP) sysdeps
@@ -77,22 +78,33 @@ reproduce: $(STAMP) sysdeps
 	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb $$args || exit 1; \
 	done
 	$(MAKE) --no-print-directory html
+	$(MAKE) --no-print-directory site
 
 # every executed notebook as HTML beside it (results/executed/NN_*.html, git-ignored)
 html: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to html --log-level=WARN $(addprefix results/executed/,$(NOTEBOOKS))
 
-# JupyterLab on the notebooks with the "PEARL companion" kernel (pearl); prints its URL with the token
+# the static site of the last batch run (results/executed/, else the notebooks unexecuted) in site/;
+# open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
+site: $(STAMP)
+	$(PY) -m pearl.display.site
+
+# JupyterLab at the repository root (notebooks/, README, results/, figures/), offering only the
+# "PEARL companion" kernel (pearl): the venv's default python3 kernel cannot import the project
 lab: $(STAMP)
-	@echo "== JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab (pick the kernel \"PEARL companion\"; Ctrl-C stops it)"
+	@echo "== JupyterLab on http://127.0.0.1:$(LAB_PORT)/lab (notebooks in notebooks/; kernel \"PEARL companion\"; Ctrl-C stops it)"
 	$(VENV)/bin/jupyter lab --no-browser --ServerApp.ip=127.0.0.1 --ServerApp.port=$(LAB_PORT) \
-	  --ServerApp.port_retries=0 --ServerApp.root_dir=notebooks --MappingKernelManager.default_kernel_name=$(KERNEL) \
+	  --ServerApp.port_retries=0 --ServerApp.root_dir=. --MappingKernelManager.default_kernel_name=$(KERNEL) \
+	  --KernelSpecManager.allowed_kernelspecs=$(KERNEL) --KernelSpecManager.ensure_native_kernel=False \
 	  $(if $(LAB_TOKEN),--IdentityProvider.token=$(LAB_TOKEN)) $(ROOT_FLAG)
 
-# the similarity explorer (notebook 06) as a web app
+# the similarity explorer (notebook 06) as a web app. A preheated kernel runs the notebook (loads
+# the models) when the server starts, not when the page is asked for: with it the page showed its
+# first ranking 2.6 s after the request, against 55 s without (one run each, machine loaded)
 explorer: $(STAMP)
-	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the page appears once the models are loaded)"
+	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the first page waits until the models are loaded)"
 	$(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) \
+	  --preheat_kernel=True --pool_size=1 \
 	  --show_tracebacks=True
 
 lock: $(STAMP)

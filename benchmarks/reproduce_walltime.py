@@ -61,6 +61,8 @@ def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[d
                 stages.append((word, time.time()))
             elif "jupyter nbconvert" in line and stages[-1][0] != "html":  # make echoes the command
                 stages.append(("html", time.time()))
+            elif "pearl.display.site" in line and stages[-1][0] != "site":  # `make site`, the last stage
+                stages.append(("site", time.time()))
         rc = proc.wait()
     done.set()
     ends = [t for _, t in stages[1:]] + [time.time()]

@@ -1,8 +1,9 @@
-"""`make lab` starts JupyterLab on 127.0.0.1 with the project's kernel.
+"""`make lab` starts JupyterLab on 127.0.0.1 at the repository root, offering only the project's kernel.
 
 The test runs ``make lab`` itself (``-o .venv/.installed``: never rebuild the venv here) on a
-free port with a known token, asks the Jupyter REST API for the kernel specs, and stops only
-the process group it started (make and the server under it). No browser needed.
+free port with a known token, asks the Jupyter REST API for the kernel specs and the root
+folder's contents, and stops only the process group it started (make and the server under
+it). No browser needed.
 """
 import json
 import os
@@ -61,12 +62,16 @@ def get_json(url: str, deadline: float, server, log: Path):
             time.sleep(0.5)
 
 
-def test_make_lab_serves_the_pearl_kernel_on_localhost(lab):
+def test_make_lab_serves_only_the_pearl_kernel_on_localhost_at_the_root(lab):
     base, token, server, log = lab
     specs = get_json(f"{base}/api/kernelspecs?token={token}", time.monotonic() + 120, server, log)
-    assert "pearl" in specs["kernelspecs"], f"kernels listed: {sorted(specs['kernelspecs'])}"
+    # the venv's own "python3" kernel (and the system's) cannot import the project: not offered
+    assert sorted(specs["kernelspecs"]) == ["pearl"], f"kernels listed: {sorted(specs['kernelspecs'])}"
     assert specs["kernelspecs"]["pearl"]["spec"]["display_name"] == "PEARL companion"
     assert specs["default"] == "pearl"
+    root = get_json(f"{base}/api/contents?token={token}", time.monotonic() + 30, server, log)
+    names = {item["name"] for item in root["content"]}
+    assert {"notebooks", "results", "figures", "README.md"} <= names, f"root folder holds {sorted(names)}"
     text = log.read_text()
     assert f"http://127.0.0.1:{port_of(base)}/lab" in text, "make lab prints its URL"
     with pytest.raises(urllib.error.HTTPError):  # the token is required

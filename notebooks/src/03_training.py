@@ -114,6 +114,28 @@ for row in summary.itertuples():
 summary
 
 # %% [markdown]
+# ## Figure 2, from a real batch
+#
+# The paper's Figure 2 is a diagram of the framework. Here it is drawn from one batch that the
+# trainer's own code builds (`pearl.training.batches.Collator`, with this run's augmentation
+# levels and hard negatives) and scores (`pearl.training.train.compute_loss`) with the first
+# seed's trained model: "The New York Times" (or, when the corpus lacks it, its first phrase with
+# hard negatives), the positive each augmentation level draws for it and the one this batch drew,
+# its hard negatives and three in-batch phrases with their cosine similarity to it, the type
+# labels, and the batch's loss terms (`pearl.display.figure2`).
+
+# %%
+import dataclasses
+
+from pearl.display.figure2 import framework_batch, plot_framework
+
+figure2 = framework_batch(dataclasses.replace(cfg, seed=seeds[0]), corpus, hard_negatives, tables, folders[0],
+                          augment=recipe.augment)
+fig = plot_framework(figure2)
+save_figure(fig, "figure2", smoke=SMOKE)
+pd.Series(figure2["parts"]).round(4)
+
+# %% [markdown]
 # ## Loss log
 # Total loss and its two parts (contrastive, eq. 2; phrase type, eq. 3–4), smoothed over 20 steps.
 

