@@ -1,0 +1,108 @@
+"""Untrained me5-small on Table 1 and Table 2, in files of their own.
+
+Usage::
+
+    .venv/bin/python experiments/me5_untrained.py                 # the exact Table 1 suite, Table 2
+    .venv/bin/python experiments/me5_untrained.py --size sweep    # the sweep suite (cheaper), labelled so
+    PEARL_OUTPUT=/tmp/x .venv/bin/python experiments/me5_untrained.py --size smoke   # checks the script runs
+
+The backbone is multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small)
+(:mod:`pearl.me5`), scored exactly as notebooks 04 and 07 score MiniLM (``table1.run_model``,
+``table2.run_model``: same tasks, sizes, probe and classifier seeds). Writes
+``results/me5_small_untrained.{csv,md,tex}`` (the rows, with the paper's E5-small and this
+repository's MiniLM rows beside, copied from ``paper_table1.csv`` and ``results/table1.csv`` /
+``results/table2.csv``) and ``results/me5_small_untrained.json`` (provenance). It never
+touches ``results/table1.*`` or ``results/table2.*``. A smoke run labels every file SMOKE.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+
+NAME = "me5_small_untrained"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--size", choices=("full", "sweep", "smoke"), default="full")
+    parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
+    parser.add_argument("--skip-table2", action="store_true")
+    args = parser.parse_args()
+
+    import pandas as pd
+
+    from pearl import me5, models, paths
+    from pearl.benchmark import short_text, table1, table2
+    from pearl.benchmark.tasks import DATASETS
+    from pearl.provenance import Run, save_table
+
+    smoke = args.size == "smoke"
+    run = Run(NAME, dict(SMOKE=smoke, size=args.size, threads=args.threads, model=me5.NAME,
+                         source=me5.SOURCE_FILE, input_prefix=me5.PREFIX, table2=not args.skip_table2))
+    model = models.load_model(me5.NAME)
+    with run.timer("table1"):
+        rows1 = table1.run_model(me5.NAME, model, DATASETS, size=args.size, threads=args.threads)
+    rows2 = []
+    if not args.skip_table2:
+        sets2 = short_text.build("smoke" if smoke else "full")  # Table 2 has no sweep size of its own here
+        with run.timer("table2"):
+            rows2 = table2.run_model(me5.NAME, model, sets2, size="smoke" if smoke else "full", threads=args.threads)
+
+    t1 = table1.tidy(rows1).assign(table="table1")
+    t2 = table2.tidy(rows2).assign(table="table2") if rows2 else pd.DataFrame()
+    ours = pd.concat([t1, t2], ignore_index=True)
+    md = markdown(t1, t2, args.size, table1, table2, paths, models, me5)
+    save_table(ours, NAME, markdown=md, smoke=smoke)
+    metrics = {f"{r['table']}/{r['dataset']}": r["score"] for r in ours.to_dict("records")}
+    run.save(metrics=metrics, std={f"{r['table']}/{r['dataset']}": r["std"] for r in ours.to_dict("records")},
+             label=me5.LABEL, encode_s={"table1": rows1[0]["details"].get("encode_all_s"),
+                                        "table2": rows2[0]["details"]["encode_all_s"] if rows2 else None},
+             source_sha256=__import__("json").loads((me5.folder() / "me5.json").read_text())["source_sha256"])
+    print(md)
+
+
+def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
+    import pandas as pd
+
+    from pearl.benchmark.tasks import DATASETS
+
+    cols = [table1.COLUMNS[d] for d in DATASETS] + ["Avg"]
+    lines = [f"**Untrained {me5.LABEL}**, scored on the {'exact' if size == 'full' else size.upper()} "
+             "Table 1 suite by `experiments/me5_untrained.py` (inputs prefixed \"query: \", E5's convention "
+             "for symmetric tasks). Beside it: the paper's E5-small and this repository's untrained MiniLM "
+             "(results/table1.csv, results/table2.csv).", "",
+             "| Model | Source | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 2)]
+    paper = table1.paper_table().set_index("Model")
+    e5 = paper.loc["E5-small (34M)"]
+    lines.append("| E5-small (34M) | paper | " + " | ".join(f"{e5[c]:.1f}" for c in cols) + " |")
+    mini = paths.results_dir("table1.csv")
+    if mini.is_file() and size == "full":
+        m = pd.read_csv(mini)
+        m = m[m["model"] == "minilm"].set_index("dataset")["score"]
+        lines.append(f"| {models.label('minilm')} | results/table1.csv | "
+                     + " | ".join(_num(m.get(d)) for d in (*DATASETS, "average")) + " |")
+    s = t1.set_index("dataset")["score"]
+    lines.append(f"| {me5.LABEL} | this run ({size}) | " + " | ".join(_num(s.get(d)) for d in (*DATASETS, "average")) + " |")
+    if len(t2):
+        sets = list(t2["dataset"])
+        lines += ["", "Table 2 (short-text classification, mean ± std test accuracy over 10 classifier seeds):", "",
+                  "| Model | Source | " + " | ".join(table2.COLUMNS[d] for d in sets) + " |", "|" + "---|" * (len(sets) + 2)]
+        mini2 = paths.results_dir("table2.csv")
+        if mini2.is_file():
+            m2 = pd.read_csv(mini2)
+            m2 = m2[m2["model"] == "minilm"].set_index("dataset")
+            lines.append(f"| {models.label('minilm')} | results/table2.csv | "
+                         + " | ".join(_num(m2["score"].get(d), m2["std"].get(d)) for d in sets) + " |")
+        g = t2.set_index("dataset")
+        lines.append(f"| {me5.LABEL} | this run | " + " | ".join(_num(g['score'][d], g['std'][d]) for d in sets) + " |")
+    return "\n".join(lines)
+
+
+def _num(x, std=None) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "n/a"
+    return f"{x:.1f}" + (f" ± {std:.1f}" if std is not None and std == std else "")
+
+
+if __name__ == "__main__":
+    main()
