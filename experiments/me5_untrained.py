@@ -67,10 +67,12 @@ def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
     from pearl.benchmark.tasks import DATASETS
 
     cols = [table1.COLUMNS[d] for d in DATASETS] + ["Avg"]
-    lines = [f"**Untrained {me5.LABEL}**, scored on the {'exact' if size == 'full' else size.upper()} "
-             "Table 1 suite by `experiments/me5_untrained.py` (inputs prefixed \"query: \", E5's convention "
-             "for symmetric tasks). Beside it: the paper's E5-small and this repository's untrained MiniLM "
-             "(results/table1.csv, results/table2.csv).", "",
+    suite = {"full": "exact Table 1 suite", "sweep": "Table 1 SWEEP suite (`pearl.benchmark.tasks`: one probe seed, "
+             "2,000 retrieval queries against pools of gold and hard names, pooled AutoFJ; pooled retrieval scores are "
+             "upper bounds, tightest for MiniLM, whose confusions build the pools)", "smoke": "SMOKE suite"}[size]
+    lines = [f"**Untrained {me5.LABEL}**, scored on the {suite} by `experiments/me5_untrained.py` (inputs prefixed "
+             "\"query: \", E5's convention for symmetric tasks). Beside it: the paper's E5-small and, on the exact "
+             "suite only, this repository's untrained MiniLM (results/table1.csv).", "",
              "| Model | Source | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 2)]
     paper = table1.paper_table().set_index("Model")
     e5 = paper.loc["E5-small (34M)"]
@@ -85,7 +87,8 @@ def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
     lines.append(f"| {me5.LABEL} | this run ({size}) | " + " | ".join(_num(s.get(d)) for d in (*DATASETS, "average")) + " |")
     if len(t2):
         sets = list(t2["dataset"])
-        lines += ["", "Table 2 (short-text classification, mean ± std test accuracy over 10 classifier seeds):", "",
+        lines += ["", f"Table 2 ({'full' if size != 'smoke' else 'SMOKE'} size; short-text classification, mean ± std "
+                  "test accuracy over 10 classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):", "",
                   "| Model | Source | " + " | ".join(table2.COLUMNS[d] for d in sets) + " |", "|" + "---|" * (len(sets) + 2)]
         mini2 = paths.results_dir("table2.csv")
         if mini2.is_file():
