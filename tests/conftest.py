@@ -32,7 +32,7 @@ def scratch_output(tmp_path_factory):
 def not_smoke(monkeypatch):
     """Each test starts outside SMOKE mode, and one that enters it (check_params with SMOKE=True
     sets $PEARL_SMOKE) leaves no trace for the next."""
-    monkeypatch.delenv("PEARL_SMOKE", raising=False)
+    monkeypatch.setenv("PEARL_SMOKE", "")  # off; setenv (not delenv) so that teardown removes what a test set
 
 
 @pytest.fixture(scope="session")

@@ -48,8 +48,6 @@ def check_params(namespace: dict, annotations: dict) -> dict:
         hint = "; ".join(f"{n}: did you mean {m[0]}?" for n, m in near.items() if m)
         raise ParameterError(f"unknown parameter{'s' * (len(unknown) > 1)} {', '.join(unknown)}"
                              f"{f' ({hint})' if hint else ''}: this notebook declares {', '.join(annotations)}")
-    if "SMOKE" in annotations:
-        paths.set_smoke(bool(namespace.get("SMOKE")))
     out = {}
     for name, kind in annotations.items():
         if name not in namespace:
@@ -70,6 +68,8 @@ def check_params(namespace: dict, annotations: dict) -> dict:
                                  f"pass -p {name} True or -p {name} False (capitalised)")
         raise ParameterError(f"parameter {name} must be a {kind.__name__}, got {type(value).__name__} {value!r}: "
                              f'pass it as YAML, papermill -y "{name}: <value>"')
+    if "SMOKE" in annotations:  # last: only a run whose parameters passed changes where it writes
+        paths.set_smoke(bool(namespace.get("SMOKE")))
     return out
 
 
