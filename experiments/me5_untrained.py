@@ -7,10 +7,10 @@ Usage::
     PEARL_OUTPUT=/tmp/x .venv/bin/python experiments/me5_untrained.py --size smoke   # checks the script runs
 
 The backbone is multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small)
-(:mod:`pearl.me5`), scored exactly as notebooks 04 and 07 score MiniLM (``table1.run_model``,
-``table2.run_model``: same tasks, sizes, probe and classifier seeds). Writes
+(:mod:`pearl.me5`), scored exactly as notebooks 04 and 07 score MiniLM (``pearl.benchmark.scoring.run_model`` on
+Table 1's and Table 2's task suites: same tasks, sizes, probe and classifier seeds). Writes
 ``results/me5_small_untrained.{csv,md,tex}`` (the rows, with the paper's E5-small and this
-repository's MiniLM rows beside, copied from ``paper_table1.csv`` and ``results/table1.csv`` /
+repository's MiniLM rows beside, from :mod:`pearl.benchmark.paper` and ``results/table1.csv`` /
 ``results/table2.csv``) and ``results/me5_small_untrained.json`` (provenance). It never
 touches ``results/table1.*`` or ``results/table2.*``. A smoke run labels every file SMOKE.
 """
@@ -35,8 +35,8 @@ def main() -> None:
     import pandas as pd
 
     from pearl import me5, models, paths
-    from pearl.benchmark import short_text, table1, table2
-    from pearl.benchmark.tasks import DATASETS
+    from pearl.benchmark import scoring, table
+    from pearl.benchmark.tasks import DATASETS, SUITES
     from pearl.provenance import Run, save_table
 
     smoke = args.size == "smoke"
@@ -44,23 +44,23 @@ def main() -> None:
                          source=me5.SOURCE_FILE, input_prefix=me5.PREFIX, table2=not args.skip_table2))
     model = models.load_model(me5.NAME)
     with run.timer("table1"):
-        rows1 = table1.run_model(me5.NAME, model, [d for d in DATASETS if d not in args.gold_only],
-                                 size=args.size, threads=args.threads)
+        rows1 = scoring.run_model(me5.NAME, model, [d for d in DATASETS if d not in args.gold_only],
+                                  size=args.size, threads=args.threads)
         rows1 += [gold_only(model, d, args.threads, smoke) for d in args.gold_only]
         rows1.sort(key=lambda r: DATASETS.index(r["dataset"]))
     rows2 = []
     if not args.skip_table2:
-        sets2 = short_text.build("smoke" if smoke else "full")  # Table 2 has no sweep size of its own here
-        with run.timer("table2"):
-            rows2 = table2.run_model(me5.NAME, model, sets2, size="smoke" if smoke else "full", threads=args.threads)
+        with run.timer("table2"):  # Table 2 at full size (or smoke): its sweep size is for the experiments
+            rows2 = scoring.run_model(me5.NAME, model, SUITES["table2"], size="smoke" if smoke else "full",
+                                      threads=args.threads)
 
-    t1 = table1.tidy(rows1).assign(table="table1")
+    t1 = table.tidy(rows1, table.TABLE1).assign(table="table1")
     if args.gold_only:  # mixed protocols: no average
         t1.loc[t1["dataset"] == "average", ["score", "note"]] = [math.nan, "left out: " + ", ".join(args.gold_only)
                                                                  + " scored against gold names only"]
-    t2 = table2.tidy(rows2).assign(table="table2") if rows2 else pd.DataFrame()
+    t2 = table.tidy(rows2, table.TABLE2).assign(table="table2") if rows2 else pd.DataFrame()
     ours = pd.concat([t1, t2], ignore_index=True)
-    md = markdown(t1, t2, args.size, table1, table2, paths, models, me5)
+    md = markdown(t1, t2, args.size, table, paths, models, me5)
     save_table(ours, NAME, markdown=md, smoke=smoke)
     metrics = {f"{r['table']}/{r['dataset']}": r["score"] for r in ours.to_dict("records")}
     run.save(metrics=metrics, std={f"{r['table']}/{r['dataset']}": r["std"] for r in ours.to_dict("records")},
@@ -89,12 +89,13 @@ def gold_only(model, dataset: str, threads: int, smoke: bool = False) -> dict:
             "gold_only_score": result["score"], "details": {}}
 
 
-def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
+def markdown(t1, t2, size, table, paths, models, me5) -> str:
     import pandas as pd
 
-    from pearl.benchmark.tasks import DATASETS
+    from pearl.benchmark import paper
+    from pearl.benchmark.tasks import DATASETS, SHORT_TEXT_SEEDS
 
-    cols = [table1.COLUMNS[d] for d in DATASETS] + ["Avg"]
+    cols = [table.COLUMNS[d] for d in DATASETS] + ["Avg"]
     suite = {"full": "exact Table 1 suite", "sweep": "Table 1 SWEEP suite (`pearl.benchmark.tasks`: one probe seed, "
              "2,000 retrieval queries against pools of gold and hard names, pooled AutoFJ; pooled retrieval scores are "
              "upper bounds, tightest for MiniLM, whose confusions build the pools)", "smoke": "SMOKE suite"}[size]
@@ -102,8 +103,7 @@ def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
              "\"query: \", E5's convention for symmetric tasks). Beside it: the paper's E5-small and this repository's "
              "untrained MiniLM on the exact suite (results/table1.csv).", "",
              "| Model | Source | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 2)]
-    paper = table1.paper_table().set_index("Model")
-    e5 = paper.loc["E5-small (34M)"]
+    e5 = paper.labelled(1).set_index("Model").loc["E5-small (34M)"]
     lines.append("| E5-small (34M) | paper | " + " | ".join(f"{e5[c]:.1f}" for c in cols) + " |")
     mini = paths.results_dir("table1.csv")
     if mini.is_file() and size != "smoke":
@@ -114,7 +114,7 @@ def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
     s = t1.set_index("dataset")["score"]
     lines.append(f"| {me5.LABEL} | this run ({size}) | " + " | ".join(_num(s.get(d)) for d in (*DATASETS, "average")) + " |")
     for r in t1[t1["dictionary"] == "gold names only"].to_dict("records") if "dictionary" in t1 else []:
-        line = f"{table1.COLUMNS[r['dataset']]} in the row above: {r['note']} (the dictionary and its pool were not encoded)"
+        line = f"{table.COLUMNS[r['dataset']]} in the row above: {r['note']} (the dictionary and its pool were not encoded)"
         if mini.is_file():
             m = pd.read_csv(mini).set_index(["model", "dataset"])
             line += f"; MiniLM on the same protocol: {m.loc[('minilm', r['dataset']), 'gold_only_score']:.1f} (results/table1.csv, gold_only_score)"
@@ -122,8 +122,8 @@ def markdown(t1, t2, size, table1, table2, paths, models, me5) -> str:
     if len(t2):
         sets = list(t2["dataset"])
         lines += ["", f"Table 2 ({'full' if size != 'smoke' else 'SMOKE'} size; short-text classification, mean ± std "
-                  "test accuracy over 10 classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):", "",
-                  "| Model | Source | " + " | ".join(table2.COLUMNS[d] for d in sets) + " |", "|" + "---|" * (len(sets) + 2)]
+                  f"test accuracy over {len(SHORT_TEXT_SEEDS['smoke' if size == 'smoke' else 'full'])} classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):", "",
+                  "| Model | Source | " + " | ".join(table.COLUMNS[d] for d in sets) + " |", "|" + "---|" * (len(sets) + 2)]
         mini2 = paths.results_dir("table2.csv")
         if mini2.is_file():
             m2 = pd.read_csv(mini2)

@@ -134,7 +134,7 @@ def card_header(name: str, backbone: str) -> str:
 def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     """The folder's ``README.md`` model card: a Hugging Face metadata header, what the model is,
     how to load it, backbone, data, profile, seed, intended use, limitations and stand-ins, and its
-    Table-1 row when ``scores`` (column -> score) are given (``pearl.benchmark.table1.update_cards``,
+    Table-1 row when ``scores`` (column -> score) are given (``pearl.benchmark.table.update_cards``,
     notebook 04, writes it), else how to get one. Names no path of the machine that wrote it."""
     path = Path(path)
     info = json.loads((path / "pearl.json").read_text())
@@ -163,9 +163,9 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
         cols = list(scores)
         lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
                   "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", "",
-                  "Scored by the companion's notebook `04_benchmark` (`pearl.benchmark.table1`), which wrote this row.", ""]
+                  "Scored by the companion's notebook `04_benchmark` (`pearl.benchmark.table`), which wrote this row.", ""]
     else:
-        lines += ["Not scored yet. Notebook `04_benchmark` (`make reproduce`, or `pearl.benchmark.table1`) scores every",
+        lines += ["Not scored yet. Notebook `04_benchmark` (`make reproduce`, or `pearl.benchmark.scoring`) scores every",
                   "trained folder on the nine tasks and writes its row here.", ""]
     lines += ["## Intended use", "",
               "Embedding short phrases (entity names, noun phrases, a few words) for phrase similarity, entity",
