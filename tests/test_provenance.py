@@ -294,3 +294,20 @@ def test_results_and_figures_are_written_with_the_umask_mode(tmp_path):
         assert (write_json(tmp_path / "b.json", {}).stat().st_mode & 0o777) == 0o640
     finally:
         os.umask(old)
+
+
+def test_one_switch_scales_sizes_profiles_subsets_and_writers(scratch_output, monkeypatch):
+    """A SMOKE process (the notebook's parameter check marks it) works at smoke scale everywhere:
+    every size and profile, the subsets it keeps, and every table it writes says SMOKE unasked."""
+    from pearl import paths
+    from pearl.provenance import save_table
+
+    import pandas as pd
+
+    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
+    assert (paths.scaled("sweep"), paths.scaled("cpu"), paths.smoke_subset([3, 1, 2])) == ("sweep", "cpu", [3, 1, 2])
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    assert (paths.scaled("sweep"), paths.scaled("gpu"), paths.smoke_subset([3, 1, 2]), paths.smoke_subset("abc", 1)) == \
+        ("smoke", "smoke", [3, 1], ["a"])
+    csv, md, tex = save_table(pd.DataFrame({"x": [1]}), "scale_switch_test")
+    assert md.read_text().startswith("**SMOKE") and "smoke" in csv.read_text().splitlines()[0] and "SMOKE" in tex.read_text()

@@ -74,6 +74,25 @@ def set_smoke(on: bool) -> None:
         os.environ.pop(SMOKE_ENV, None)
 
 
+def scaled(value: str) -> str:
+    """The scale this run works at: ``"smoke"`` in a SMOKE run (:func:`smoke`), else ``value``.
+
+    One notion of scale: a notebook's ``SMOKE`` parameter is the one switch. Its parameter check
+    marks the process (:func:`set_smoke`); every task size (``"full"``, ``"sweep"``) and training
+    profile (``"cpu"``, ``"gpu"``) it picks goes through here, and every writer reads the same mark.
+
+    >>> scaled("sweep") if not smoke() else "sweep"
+    'sweep'
+    """
+    return "smoke" if smoke() else value
+
+
+def smoke_subset(values, n: int = 2) -> list:
+    """``values`` whole, or their first ``n`` in a SMOKE run (seeds, recipes, backbones: two by
+    default, so that a mean ± std and a t-test still run at smoke size)."""
+    return list(values)[:n] if smoke() else list(values)
+
+
 def derived_dir(*parts: str) -> Path:
     """Derived data (phrase corpora, augmentation tables, hard negatives)."""
     return _made(output_root() / "data" / "derived", *parts)

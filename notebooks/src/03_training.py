@@ -65,13 +65,14 @@ check_params(globals(), __annotations__)
 
 import pandas as pd
 
+from pearl import paths
 from pearl.display.data_figures import plot_training_loss
 from pearl.experiments.runner import Recipe, run_log, run_summary, train_models
 from pearl.provenance import Run, save_figure
 from pearl.training.recipe import config_for, load_training_data
 
-profile = "smoke" if SMOKE else PROFILE
-seeds = SEEDS[:1] if SMOKE else SEEDS
+profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run: the one switch is SMOKE
+seeds = paths.smoke_subset(SEEDS, 1)
 settings = dict(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
                 use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
                 max_phrases=MAX_PHRASES)
@@ -132,7 +133,7 @@ from pearl.display.figure2 import framework_batch, plot_framework
 figure2 = framework_batch(dataclasses.replace(cfg, seed=seeds[0]), corpus, hard_negatives, tables, folders[0],
                           augment=recipe.augment)
 fig = plot_framework(figure2)
-save_figure(fig, "figure2", smoke=SMOKE)
+save_figure(fig, "figure2")
 pd.Series(figure2["parts"]).round(4)
 
 # %% [markdown]
@@ -141,7 +142,7 @@ pd.Series(figure2["parts"]).round(4)
 
 # %%
 fig = plot_training_loss(pd.concat(logs))
-save_figure(fig, "training_loss", formats=("png",), smoke=SMOKE)
+save_figure(fig, "training_loss", formats=("png",))
 
 # %%
 path = run.save(metrics={"models": summary.to_dict("records"), "mean_train_s": float(summary["train_s"].mean())})

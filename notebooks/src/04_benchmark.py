@@ -61,7 +61,7 @@ from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from pearl import models
+from pearl import models, paths
 from pearl.benchmark import scoring, table
 from pearl.training import recipe
 from pearl.provenance import Run
@@ -87,7 +87,7 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 # %%
 names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
 with run.timer("score"):
-    rows = scoring.run_models(names, DATASETS, size="smoke" if SMOKE else "full", threads=THREADS, workers=WORKERS)
+    rows = scoring.run_models(names, DATASETS, size=paths.scaled("full"), threads=THREADS, workers=WORKERS)
 
 # %% [markdown]
 # ## Table 1: the paper's rows, ours, and PEARL's difference from its backbone
@@ -96,7 +96,7 @@ with run.timer("score"):
 # it replaces only these models' rows in the existing table).
 
 # %%
-tbl, md = table.report(rows, table.TABLE1, [p.name for p in pearl_dirs], update=UPDATE, smoke=SMOKE)
+tbl, md = table.report(rows, table.TABLE1, [p.name for p in pearl_dirs], update=UPDATE)
 if not SMOKE:  # each trained folder's model card gets its Table-1 row
     table.update_cards(tbl, pearl_dirs)
 display(Markdown(md))

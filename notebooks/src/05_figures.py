@@ -53,9 +53,9 @@ print("models:", list(models))
 with run.timer("figure1"):
     cases = figures.ranking_cases()
     fig1_table = figures.figure1_table(models, cases)
-save_table(fig1_table, "figure1", markdown=figures.figure1_markdown(fig1_table), smoke=SMOKE)
+save_table(fig1_table, "figure1", markdown=figures.figure1_markdown(fig1_table))
 fig1 = figures.plot_figure1(fig1_table)
-save_figure(fig1, "figure1", smoke=SMOKE)
+save_figure(fig1, "figure1")
 display(Markdown(figures.figure1_markdown(fig1_table)))
 
 # %% [markdown]
@@ -65,9 +65,9 @@ display(Markdown(figures.figure1_markdown(fig1_table)))
 with run.timer("figure4"):
     sample = figures.type_sample(N_PER_GROUP, seed=SEED)
     fig4_table, projections = figures.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
-save_table(fig4_table.round(4), "figure4", smoke=SMOKE)
+save_table(fig4_table.round(4), "figure4")
 fig4 = figures.plot_figure4(projections, [g for _, g in sample], fig4_table)
-save_figure(fig4, "figure4", smoke=SMOKE)
+save_figure(fig4, "figure4")
 fig4_table.round(3)
 
 # %%

@@ -52,7 +52,7 @@ from pathlib import Path
 import pandas as pd
 from IPython.display import Markdown, display
 
-from pearl import models
+from pearl import models, paths
 from pearl.benchmark import scoring, short_text, table
 from pearl.benchmark.tasks import SUITES
 from pearl.provenance import Run
@@ -70,7 +70,7 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 
 # %%
 with run.timer("build_sets"):
-    sets = short_text.build("smoke" if SMOKE else "full")
+    sets = short_text.build(paths.scaled("full"))
 summary = [s.summary() for s in sets.values()]
 display(pd.DataFrame(summary))
 short_atis = sum(short_text.token_count(q) <= 3 for q, _ in short_text.read_atis("train"))
@@ -87,7 +87,7 @@ print(f"ATIS training queries of at most 3 tokens: {short_atis}")
 # %%
 names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
 with run.timer("classify"):
-    rows = scoring.run_models(names, SUITES["table2"], size="smoke" if SMOKE else "full", threads=THREADS,
+    rows = scoring.run_models(names, SUITES["table2"], size=paths.scaled("full"), threads=THREADS,
                               workers=WORKERS)
 
 # %% [markdown]
@@ -96,7 +96,7 @@ with run.timer("classify"):
 # `table.report` writes `results/table2.{csv,md,tex}`.
 
 # %%
-tbl, md = table.report(rows, table.TABLE2, [p.name for p in pearl_dirs], summary=summary, smoke=SMOKE)
+tbl, md = table.report(rows, table.TABLE2, [p.name for p in pearl_dirs], summary=summary)
 display(Markdown(md))
 
 # %%

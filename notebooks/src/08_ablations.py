@@ -41,14 +41,14 @@ check_params(globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
+from pearl import paths
 from pearl.experiments import paper_beside, tables
 from pearl.experiments.runner import ABLATION_LABELS, ablation, score_models, train_models
 from pearl.provenance import Run, save_table
 
-profile = "smoke" if SMOKE else PROFILE
-size = "smoke" if SMOKE else SIZE
-ablations = ABLATIONS[:1] if SMOKE else ABLATIONS
-seeds = SEEDS[:2] if SMOKE else SEEDS
+profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
+ablations = paths.smoke_subset(ABLATIONS, 1)
+seeds = paths.smoke_subset(SEEDS)
 run = Run("08_ablations", dict(SMOKE=SMOKE, PROFILE=profile, SEEDS=seeds, ABLATIONS=ablations, SIZE=size,
                                THREADS=THREADS, WORKERS=WORKERS))
 
@@ -71,7 +71,7 @@ comparison = tables.compare(groups, reference="")
 md = paper_beside.table3_markdown(comparison, ABLATION_LABELS,
                                   header=f"Table 3 re-run ({profile} profile, {len(seeds)} seeds, {size} benchmark)")
 save_table(comparison, "table3", markdown=md, latex=tables.wide_latex(comparison, ABLATION_LABELS,
-           caption="Ablations: mean ± std over seeds; * beyond the seed noise (t-test, p < 0.05)."), smoke=SMOKE)
+           caption="Ablations: mean ± std over seeds; * beyond the seed noise (t-test, p < 0.05)."))
 display(Markdown(md))
 
 # %% [markdown]

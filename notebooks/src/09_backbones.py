@@ -39,16 +39,15 @@ check_params(globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
-from pearl import models
+from pearl import models, paths
 from pearl.experiments import paper_beside, tables
 from pearl.experiments.backbones import backbone
 from pearl.experiments.runner import Recipe, score_models, train_models
 from pearl.provenance import Run, save_table
 
-profile = "smoke" if SMOKE else PROFILE
-size = "smoke" if SMOKE else SIZE
-seeds = SEEDS[:2] if SMOKE else SEEDS
-backbones = BACKBONES[-1:] if SMOKE else BACKBONES  # SMOKE: the cheapest one
+profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
+seeds = paths.smoke_subset(SEEDS)
+backbones = BACKBONES[-1:] if paths.smoke() else BACKBONES  # SMOKE: the cheapest one (the last)
 share = PHRASE_SHARE or (0.3 if profile == "gpu" else 1.0)
 run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, SEEDS=seeds, PHRASE_SHARE=share,
                                SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
@@ -76,7 +75,7 @@ table = tables.gains(after, originals)
 table.insert(1, "label", [models.backbone_label(b) for b in table["backbone"]])
 md = paper_beside.table4_markdown(table, header=f"Table 4 re-run ({profile} profile, {len(seeds)} seeds, {size} "
                                   "benchmark; average of the five task groups)")
-save_table(table, "table4", markdown=md, smoke=SMOKE)
+save_table(table, "table4", markdown=md)
 display(Markdown(md))
 
 # %% [markdown]

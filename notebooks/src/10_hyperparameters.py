@@ -32,13 +32,15 @@ check_params(globals(), __annotations__)
 
 import pandas as pd
 
+from pearl import paths
 from pearl.display.figure5 import plot_hyperparameters, untrained_bird
 from pearl.experiments.runner import hyperparameter_recipe, score_models, train_models
 from pearl.provenance import Run, save_figure, save_table
 
-profile = "smoke" if SMOKE else PROFILE
-lrs, negatives = (LRS[:2], HARD_NEGATIVES[-2:]) if SMOKE else (LRS, HARD_NEGATIVES)
-seeds, noise_seeds = (SEEDS[:1], NOISE_SEEDS[:2]) if SMOKE else (SEEDS, NOISE_SEEDS)
+profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run
+# SMOKE: two points of each curve (the hard-negative counts from the end: 2, the full recipe's, is among them)
+lrs, negatives = paths.smoke_subset(LRS), HARD_NEGATIVES[-2:] if paths.smoke() else HARD_NEGATIVES
+seeds, noise_seeds = paths.smoke_subset(SEEDS, 1), paths.smoke_subset(NOISE_SEEDS)
 run = Run("10_hyperparameters", dict(SMOKE=SMOKE, PROFILE=profile, LRS=lrs, HARD_NEGATIVES=negatives,
                                      CHOSEN_LR=CHOSEN_LR, SEEDS=seeds, NOISE_SEEDS=noise_seeds, THREADS=THREADS,
                                      WORKERS=WORKERS))
@@ -65,8 +67,8 @@ points
 
 # %%
 fig = plot_hyperparameters(points, noise, reference={"lr": CHOSEN_LR, "hard_negatives": 2}, untrained=untrained_bird())
-save_figure(fig, "figure5", smoke=SMOKE)
-save_table(points, "figure5", smoke=SMOKE)
+save_figure(fig, "figure5")
+save_table(points, "figure5")
 
 # %%
 best = points.groupby(["parameter", "value"])["score"].mean().groupby("parameter").idxmax().to_dict()

@@ -47,7 +47,7 @@ check_params(globals(), __annotations__)
 import numpy as np
 import pandas as pd
 
-from pearl import models
+from pearl import models, paths
 from pearl.corpus.augment import load_tables
 from pearl.corpus.diversity import lexical_diversity
 from pearl.corpus.phrases import read_corpus
@@ -82,7 +82,7 @@ with run.timer("diversity"):
     diversity = pd.DataFrame({name: lexical_diversity(pairs) for name, pairs in samples.items()}).T
 diversity.index.name = "positives"
 diversity["pairs"] = diversity["pairs"].astype(int)
-save_table(diversity.round(3).reset_index(), "methods_lexical_diversity", smoke=SMOKE)
+save_table(diversity.round(3).reset_index(), "methods_lexical_diversity")
 diversity.round(3)
 
 # %% [markdown]
@@ -114,9 +114,8 @@ from pearl.experiments import tables
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments.runner import method_recipe, score_models, train_models
 
-profile, size = ("smoke", "smoke") if SMOKE else (PROFILE, "sweep")
-seeds = SEEDS[:2] if SMOKE else SEEDS
-methods = METHODS[:2] if SMOKE else METHODS
+profile, size = paths.scaled(PROFILE), paths.scaled("sweep")  # "smoke" in a SMOKE run
+seeds, methods = paths.smoke_subset(SEEDS), paths.smoke_subset(METHODS)
 recipes = {m: method_recipe(m) for m in methods}
 with run.timer("train"):
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # several recipes named ""
@@ -130,9 +129,9 @@ comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS,
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
 md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({profile} profile, MiniLM backbone, "
                           f"{len(seeds)} seeds; the five groups and their Average on the {size} benchmark, "
-                          f"short text = mean accuracy over Table 2's four sets at {'smoke' if SMOKE else 'sweep'} size; "
+                          f"short text = mean accuracy over Table 2's four sets at {size} size; "
                           f"arrows against PEARL)")
-save_table(comparison, "methods", markdown=md, smoke=SMOKE)
+save_table(comparison, "methods", markdown=md)
 display(Markdown(md))
 
 # %% [markdown]
@@ -146,8 +145,8 @@ display(Markdown(md))
 # %%
 from pearl.display.figure5 import plot_label_efficiency
 
-shares = [s for s in LABEL_SHARES if s < 1][:1] if SMOKE else [s for s in LABEL_SHARES if s < 1]
-label_seeds = seeds[:1] if SMOKE else LABEL_SEEDS
+shares = paths.smoke_subset([s for s in LABEL_SHARES if s < 1], 1)
+label_seeds = seeds[:1] if paths.smoke() else LABEL_SEEDS
 with run.timer("train_labels"):
     pause = {s: method_recipe("pause", s) for s in shares}
     trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS)
@@ -157,7 +156,7 @@ with run.timer("score_labels"):
 full_share = groups[groups["recipe"] == "pause"].assign(share=1.0)  # PAUSE at 100 %: section 2's models
 curve = pd.concat([label_scores.assign(share=label_scores["recipe"].astype(float)), full_share])
 fig = plot_label_efficiency(curve[["share", "average"]])
-save_figure(fig, "figure_pause_labels", smoke=SMOKE)
+save_figure(fig, "figure_pause_labels")
 
 # %%
 noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": tables.beyond_noise(comparison),

@@ -67,9 +67,9 @@ for r in ledger.itertuples():
 # only show an arrow at zero.
 
 # %%
-report.save(ledger, smoke=SMOKE)
+report.save(ledger)
 fig = report.plot(ledger)
-save_figure(fig, "claims", smoke=SMOKE)
+save_figure(fig, "claims")
 fig
 
 # %% [markdown]

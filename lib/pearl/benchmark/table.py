@@ -208,7 +208,9 @@ def set_notes(summary: Sequence[dict]) -> list[str]:
 def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = False, summary=None,
           name: str | None = None):
     """``results/<name>.{csv,md,tex}`` (the suite's name by default) from the tidy ``table`` (seed
-    mean included); ``(table, markdown)``. ``summary``: Table 2's set descriptions, noted under it."""
+    mean included); ``(table, markdown)``. ``summary``: Table 2's set descriptions, noted under it.
+    SMOKE in a SMOKE process (:func:`pearl.paths.smoke`) whatever ``smoke`` says."""
+    smoke = smoke or paths.smoke()
     mean_key = models.mean_label("pearl", backbone)
     kind, retrieval = "rebuilt dictionary", []
     if set(suite.datasets) & {"yago", "umls"}:

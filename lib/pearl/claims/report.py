@@ -84,7 +84,9 @@ def latex(table, smoke: bool = False) -> str:
 
 
 def save(table, smoke: bool = False) -> list:
-    """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`)."""
+    """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`); SMOKE in a
+    SMOKE process (:func:`pearl.paths.smoke`) whatever ``smoke`` says."""
+    smoke = smoke or paths.smoke()
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
     records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]
