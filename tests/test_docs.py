@@ -47,3 +47,33 @@ def test_every_dotted_pearl_name_resolves():
 def test_the_checker_catches_a_moved_name():
     assert resolves("pearl.benchmark.probe.probe_scores") and resolves("pearl.models")
     assert not resolves("pearl.train.train") and not resolves("pearl.benchmark.probe.no_such_function")
+
+
+def _readme_rows(first_cell: str) -> dict[str, str]:
+    """README table rows keyed by their first cell (backticks stripped), for rows whose first cell starts so."""
+    rows = {}
+    for line in (ROOT / "README.md").read_text(encoding="utf8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if line.startswith("| `") and cells[0].strip("`").startswith(first_cell):
+            rows[cells[0].strip("`")] = line
+    return rows
+
+
+def test_the_readme_layout_names_every_module():
+    """Each package folder's row of the README's layout table names every module in it."""
+    rows = _readme_rows("lib/pearl/")
+    missing = []
+    for folder in sorted({p.parent for p in (ROOT / "lib" / "pearl").rglob("*.py")}):
+        key = folder.relative_to(ROOT).as_posix() + "/"
+        modules = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"]
+        if key not in rows:
+            missing.append(f"no layout row for {key}")
+            continue
+        missing += [f"{key}{m}.py" for m in modules if f"`{m}`" not in rows[key]]
+    assert not missing, "the README's layout table does not name: " + ", ".join(missing)
+
+
+def test_the_readme_notebook_table_lists_the_batch_order():
+    order = [line.strip().removesuffix(".ipynb") for line in (ROOT / "notebooks" / "ORDER").read_text().split() if line.strip()]
+    rows = [name for name in _readme_rows("") if name[:2].isdigit()]
+    assert rows == order, f"README notebook table {rows} != notebooks/ORDER {order}"
