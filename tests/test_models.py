@@ -36,3 +36,30 @@ def test_config_without_weights_is_named(tmp_path):
     (tmp_path / "config.json").write_text("{}")
     with pytest.raises(ModelNotFound, match="no weights"):
         load_model(tmp_path)
+
+
+def test_the_registry_imports_nothing_from_the_stages_above_it():
+    """models.py (function-local imports included) imports no module of pearl.benchmark or
+    pearl.training: a PEARL folder names its own loader, the baselines sit beside encode."""
+    import ast
+    from pathlib import Path
+
+    import pearl.models
+
+    tree = ast.parse(Path(pearl.models.__file__).read_text())
+    imported = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    imported |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    assert not {m for m in imported if m.lstrip(".").startswith(("benchmark", "training", "pearl.benchmark", "pearl.training"))}
+
+
+def test_a_folder_names_its_loader_and_only_pearl_code_runs(tmp_path):
+    import json
+
+    from pearl.models import FOLDER_LOADER, ModelNotFound, folder_loader
+    from pearl.training.export import load_encoder
+
+    (tmp_path / "pearl.json").write_text(json.dumps({"dim": 4}))  # exported before folders named their loader
+    assert FOLDER_LOADER == "pearl.training.export:load_encoder" and folder_loader(tmp_path) is load_encoder
+    (tmp_path / "pearl.json").write_text(json.dumps({"loader": "os:system"}))
+    with pytest.raises(ModelNotFound, match="only 'pearl.<module>:<function>'"):
+        folder_loader(tmp_path)

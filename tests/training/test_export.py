@@ -28,6 +28,7 @@ def test_encode_round_trip(exported):
     model, tok, path = exported
     info = json.loads((path / "pearl.json").read_text())
     assert info["dim"] == 48 and info["phrase_dim"] == 32 and info["char_dim"] == 16 and info["labels"] == LABELS
+    assert info["loader"] == "pearl.training.export:load_encoder"  # what pearl.models.load_model runs on it
     enc = load_model(path, device="cpu")
     assert enc.dim == 48
     got = encode(enc, PHRASES)

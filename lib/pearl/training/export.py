@@ -54,6 +54,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
     info = {
+        "loader": "pearl.training.export:load_encoder",  # what pearl.models.load_model runs on this folder
         **({"SMOKE": SMOKE_NOTE} if paths.smoke() else {}),
         "format": FORMAT,
         "dim": model.dim,

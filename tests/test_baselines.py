@@ -1,7 +1,7 @@
 """Averaged GloVe and character 3-gram Jaccard: hand-computed cases."""
 import numpy as np
 import pytest
-from pearl.benchmark.baselines import (
+from pearl.baselines import (
     CharJaccard,
     GloVeAverager,
     char3grams,
