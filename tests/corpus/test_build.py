@@ -38,6 +38,11 @@ def test_build_counts_what_the_one_pass_pipeline_counts(corpus, reference):
     assert stats["tokens"] == sum(len(t.split()) for t in texts)
     every, _ = build.merge(reference, min_freq=1)
     assert stats["distinct"] == len(every) and stats["occurrences"] == sum(r[2] for r in every)
+    part, part_stats = build.merge(reference, min_freq=1, first_chunks=1)
+    assert part_stats["articles"] == 2 and part_stats["distinct"] < stats["distinct"]
+    sizes = build.shares_by_size(reference, min_freq=1, parts=(5, 1))
+    assert [r["chunks"] for r in sizes] == [1, 5] and sizes[1]["kept"] == len(every)
+    assert sum(sizes[1][c] for c in phrases.CLASSES) == pytest.approx(100, abs=0.05)
     assert build.titles(reference)[0] == ("10", "Topic 0 & Co", "http://en.wikipedia.org/wiki?curid=10")
 
 

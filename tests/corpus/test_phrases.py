@@ -59,6 +59,14 @@ def test_phrase_spans_cover_all_five_classes(nlp):
     assert {lab.split("-")[0] for lab in got.values()} == set(ph.CLASSES)
 
 
+def test_adverb_on_a_preposition_makes_an_advp_over_the_pp(nlp):
+    got = _spans(nlp, "Shortly after the war, the army moved just outside the city and returned two years later.")
+    assert got["shortly after the war"] == "ADVP-OTHER"  # the Penn Treebank's (ADVP (RB ...) (PP ...))
+    assert got["after the war"] == "PP-OTHER"
+    assert got["just outside the city"] == "ADVP-OTHER" and got["outside the city"] == "PP-OTHER"
+    assert got["two years later"].startswith("ADVP")
+
+
 def test_phrase_spans_drop_unk_pronouns_and_long_spans(nlp):
     got = _spans(nlp, "He saw the <unk> valley near the old stone bridge over the river .", max_tokens=3)
     assert not any("<unk>" in p for p in got)

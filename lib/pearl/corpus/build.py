@@ -197,11 +197,12 @@ def chunks(build_dir: Path) -> list[Path]:
     return sorted((Path(build_dir) / "chunks").glob("*.tsv.gz"))
 
 
-def merge(build_dir: Path, min_freq: int = 2) -> tuple[list[tuple[str, str, int]], dict]:
+def merge(build_dir: Path, min_freq: int = 2, first_chunks: int = 0) -> tuple[list[tuple[str, str, int]], dict]:
     """``(rows, stats)``: rows ``(phrase, label, freq)`` with ``freq >= min_freq`` as in
     :func:`pearl.corpus.phrases.select` (most frequent label, ties by the fixed label order;
-    sorted by falling frequency, then phrase); stats over every distinct phrase."""
-    files = chunks(build_dir)
+    sorted by falling frequency, then phrase); stats over every distinct phrase.
+    ``first_chunks``: merge only that many (a smaller sample, at the cost of a merge)."""
+    files = chunks(build_dir)[: first_chunks or None]
     if not files:
         raise FileNotFoundError(f"no chunk in {build_dir}: run pearl.corpus.build.build first")
     order = phrases.label_index()
@@ -230,11 +231,29 @@ def merge(build_dir: Path, min_freq: int = 2) -> tuple[list[tuple[str, str, int]
     by_class = Counter()
     for label, n in stats["label_counts_all"].items():
         by_class[label.split("-", 1)[0]] += n
-    stats["class_shares_all_pct"] = {c: round(100 * by_class[c] / max(stats["distinct"], 1), 2) for c in phrases.CLASSES}
+    stats["class_shares_all_pct"] = _shares(by_class)
+    stats["class_shares_kept_pct"] = _shares(Counter(r[1].split("-", 1)[0] for r in rows))
     stats["label_counts_all"] = dict(stats["label_counts_all"].most_common())
     stats["freq_histogram"] = {str(k): v for k, v in sorted(stats["freq_histogram"].items())}
     rows.sort(key=lambda r: (-r[2], r[0]))
     return rows, stats
+
+
+def _shares(by_class: Counter) -> dict[str, float]:
+    total = max(sum(by_class.values()), 1)
+    return {c: round(100 * by_class[c] / total, 2) for c in phrases.CLASSES}
+
+
+def shares_by_size(build_dir: Path, min_freq: int = 2, parts: tuple[int, ...] = (8, 4, 2, 1)) -> list[dict]:
+    """Class shares of the phrases kept at ``min_freq`` when only the first 1/part of the chunks
+    is merged: how the shares move with the size of the sample."""
+    n = len(chunks(build_dir))
+    out = []
+    for part in parts:
+        k = max(1, n // part)
+        _, stats = merge(build_dir, min_freq, first_chunks=k)
+        out.append({"chunks": k, "tokens": stats["tokens"], "kept": stats["kept"], **stats["class_shares_kept_pct"]})
+    return out
 
 
 def titles(build_dir: Path) -> list[tuple[str, str, str]]:

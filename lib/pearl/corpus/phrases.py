@@ -13,8 +13,10 @@ is a contiguous span of at most ``max_tokens`` tokens; the rules, per lexical cl
 - **PP**: a preposition (``prep``/``agent`` dependent, or the root of a standalone phrase)
   with a ``pobj``/``pcomp`` object: the preposition's whole subtree ("after the war").
 - **ADVP**: an adverb that modifies a verb or clause (``advmod``/``npadvmod`` of a VERB/AUX,
-  so not one inside an adjective phrase) with its subtree ("shortly after the war",
-  "however", "very quickly").
+  so not one inside an adjective phrase) with its subtree ("however", "very quickly", "two
+  years later"); and an adverb that modifies a preposition, with that preposition's phrase
+  ("shortly after the war", "just outside the city": the Penn Treebank's ADVP over RB + PP;
+  the PP without the adverb, "after the war", is a PP).
 - **ADJP**: a predicative adjective (``acomp``/``oprd``) with its subtree ("very ill"), or
   an attributive adjective that has its own modifiers ("highly esteemed"); a bare
   attributive adjective is part of its NP, as in the Penn Treebank.
@@ -162,7 +164,13 @@ def phrase_spans(doc, max_tokens: int = 6) -> Iterator[tuple[str, str]]:
         candidates.append((ent, "NP", ent.root))
     for tok in doc:
         if tok.dep_ in ("prep", "agent") and tok.pos_ == "ADP":
-            candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
+            if any(c.dep_ == "advmod" and c.pos_ == "ADV" for c in tok.lefts):
+                # "shortly after the war": the Penn Treebank's (ADVP (RB shortly) (PP after ...)),
+                # and "after the war" is the PP
+                candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "ADVP", _pp_head(tok)))
+                candidates.append((doc[tok.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
+            else:
+                candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
         elif tok.pos_ == "ADV" and tok.dep_ in ("advmod", "npadvmod") and tok.head.pos_ in ("VERB", "AUX"):
             candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "ADVP", tok))
         elif tok.pos_ == "ADJ" and (tok.dep_ in ("acomp", "oprd")
