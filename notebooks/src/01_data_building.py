@@ -45,8 +45,6 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-import os
-
 import pandas as pd
 
 from pearl.corpus import build, wikipedia
@@ -115,14 +113,18 @@ with run.timer("wikipedia_build"):
 with run.timer("wikipedia_merge"):
     wiki_rows, wiki = build.merge(build_dir, min_freq=WIKI_MIN_FREQ)
 build_s = run.timings["wikipedia_build"]
+# every build call that parsed chunks of this folder (this run's, or an earlier one that this run resumed)
+build_runs = [r for r in build.runs(build_dir) if r["tokens_parsed"]]
+parse_rate = sum(r["tokens_parsed"] for r in build_runs) / max(sum(r["seconds"] for r in build_runs), 1e-9)
 rss = build.peak_rss_mb()
 sample_labels = [r[1] for r in wiki_rows]
 wiki_shares = pd.DataFrame({"paper": PAPER_CLASS_SHARES, f"Wikipedia, freq >= {WIKI_MIN_FREQ}": class_shares(sample_labels),
                             "Wikipedia, every phrase": wiki["class_shares_all_pct"]})
 wiki_types = sorted(set(sample_labels))
 print(f"{sample.describe()}: {wiki['articles']:,} articles, {wiki['tokens']:,} tokens in {wiki['chunks']} chunks; "
-      f"build {build_s:.0f} s this run ({wiki['tokens'] / build_s:,.0f} tokens/s if nothing was resumed), "
-      f"peak RSS {rss['parent']:.0f} MB here, {rss['largest_child']:.0f} MB in the largest worker")
+      f"this run took {build_s:.0f} s; the build calls that parsed it: " +
+      "; ".join(f"{r['tokens_parsed']:,} tokens in {r['seconds']:.0f} s with {r['n_process']} processes "
+                f"(load average {r['load_average_end'][0]:.1f} on {r['cpu_count']} cores at the end)" for r in build_runs))
 print(f"{wiki['distinct']:,} distinct phrases, {wiki['kept']:,} ({100 * wiki['kept'] / wiki['distinct']:.1f} %) "
       f"seen at least {WIKI_MIN_FREQ} times; {len(wiki_types)} of the {len(LABELS)} phrase types occur among them")
 wiki_shares
@@ -151,9 +153,9 @@ by_size
 # to the parse-only rate). The whole corpus's count is measured only by such a run.
 
 # %%
-per_process = wiki["tokens"] / build_s / N_PROCESS
-whole_tokens = 64_989_900  # paragraph tokens of the 30,729 articles (pearl.corpus.wikipedia.N_ARTICLES)
-print(f"at this run's {per_process:,.0f} tokens/s per process: the whole corpus takes about "
+per_process = sum(r["tokens_parsed"] for r in build_runs) / max(sum(r["seconds"] * r["n_process"] for r in build_runs), 1e-9)
+whole_tokens = wikipedia.N_TOKENS
+print(f"at the build's {per_process:,.0f} tokens/s per process (on this machine, at its load): the whole corpus takes about "
       f"{whole_tokens / per_process / 16 / 60:.0f} minutes on 16 processes, {whole_tokens / per_process / 2 / 3600:.1f} hours on 2")
 
 # %%
@@ -229,9 +231,9 @@ run.save(
                                  "paper": PAPER_CLASS_SHARES},
             "class_shares_kept_by_sample_size": by_size.to_dict(orient="records"),
             "types_present": len(wiki_types), "types_absent": sorted(set(LABELS) - set(wiki_types)),
-            "build_s_this_run": build_s, "tokens_per_s_this_run": wiki["tokens"] / build_s,
-            "n_process": N_PROCESS, "batch_size": BATCH_SIZE, "peak_rss_mb": rss,
-            "load_average_after_build": os.getloadavg(),
+            "build_s_this_run": build_s, "build_runs": build_runs, "parse_tokens_per_s": parse_rate,
+            "n_process": N_PROCESS, "batch_size": BATCH_SIZE, "peak_rss_mb_this_run": rss,
+            "projected_whole_corpus_minutes_16_processes": whole_tokens / per_process / 16 / 60,
             "whole_corpus_phrase_count": "not measured yet: run this notebook with PROFILE='gpu'",
         },
     },

@@ -68,6 +68,9 @@ def test_killed_build_resumes_to_the_same_corpus(corpus, reference, tmp_path, ki
     for a, b in zip(build.chunks(reference), build.chunks(target), strict=True):
         assert a.read_bytes() == b.read_bytes(), f"{a.name} differs after a kill in {kill_in}"
     assert build.merge(target) == build.merge(reference)
+    log = build.runs(target)  # the killed run left no record; the resumed one parsed the rest
+    assert len(log) == 1 and log[0]["chunks_parsed"] == 5 - len(left)
+    assert log[0]["tokens_parsed"] == sum(build.read_header(p)["tokens"] for p in build.chunks(target)[len(left):])
 
 
 def test_settings_name_the_folder():

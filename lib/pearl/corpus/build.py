@@ -32,6 +32,7 @@ import inspect
 import io
 import itertools
 import json
+import os
 import resource
 import time
 from collections import Counter, deque
@@ -144,6 +145,7 @@ def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: in
     (see :func:`pearl.corpus.wikipedia.corpus_files`)."""
     from tqdm.auto import tqdm
 
+    start = time.perf_counter()
     if chunk_articles < 1 or n_process < 1 or batch_size < 1:
         raise ValueError("chunk_articles, n_process and batch_size must be >= 1")
     settings = Settings(sample, chunk_articles, max_tokens, spacy_model)
@@ -169,11 +171,12 @@ def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: in
     total = sample.size(folder)
     initial = min(len(done) * chunk_articles, total) if total else len(done) * chunk_articles
     bar = tqdm(total=total, initial=initial, disable=not progress, desc="articles", unit="art")
-    counts, header, current = Counter(), _new_header(), None
+    counts, header, current, parsed = Counter(), _new_header(), None, []
     for doc in nlp.pipe(texts(), n_process=n_process, batch_size=batch_size):
         k, article = pending.popleft()
         if current is not None and k != current:
             _write_chunk(chunk_path(build_dir, current), counts, header)
+            parsed.append(header["tokens"])
             counts, header = Counter(), _new_header()
         current = k
         counts.update(map(tuple, doc.user_data[KEY]))
@@ -185,8 +188,21 @@ def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: in
             bar.update(1)
     if current is not None:
         _write_chunk(chunk_path(build_dir, current), counts, header)
+        parsed.append(header["tokens"])
     bar.close()
+    record = {"finished": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "seconds": round(time.perf_counter() - start, 2),
+              "chunks_parsed": len(parsed), "tokens_parsed": sum(parsed),
+              "n_process": n_process, "batch_size": batch_size, "cpu_count": os.cpu_count(),
+              "load_average_end": os.getloadavg(), "peak_rss_mb": peak_rss_mb()}
+    write_atomic(build_dir / "runs.json", dumps_strict(runs(build_dir) + [record], indent=1) + "\n")
     return build_dir
+
+
+def runs(build_dir: Path) -> list[dict]:
+    """One record per finished :func:`build` call on ``build_dir`` (a killed call leaves none):
+    its time, the chunks and tokens it parsed (0 when every chunk was there), processes, load."""
+    path = Path(build_dir) / "runs.json"
+    return json.loads(path.read_text(encoding="utf8")) if path.is_file() else []
 
 
 def _new_header() -> dict:
