@@ -167,7 +167,12 @@ if WORDNET:
     with run.timer("wordnet_phrases"):
         wordnet_rows = wordnet_phrases(common_nouns=WORDNET_COMMON_NOUNS)
 rows = merge_sources(corpus_rows, wordnet_rows, corpus=CORPUS)
-path = write_corpus(rows)
+corpus_about = {"corpus": CORPUS, "wordnet": WORDNET, "smoke": SMOKE,
+                "description": (f"WikiText-2 valid + test, min freq {MIN_FREQ}" if CORPUS == "wikitext2"
+                                else f"{sample.describe()}, min freq {WIKI_MIN_FREQ}")
+                               + (" + WordNet multi-word lemmas" if WORDNET else ""),
+                "sample": sample.as_dict() if CORPUS == "wikipedia" else None}
+path = write_corpus(rows, about=corpus_about)
 sources = pd.Series([r[3] for r in rows]).value_counts()
 print(f"wrote {len(rows):,} phrases to {path}")
 sources
@@ -237,7 +242,7 @@ run.save(
             "whole_corpus_phrase_count": "not measured yet: run this notebook with PROFILE='gpu'",
         },
     },
-    data_sources={"training_corpus": CORPUS,
+    data_sources={"training_corpus": corpus_about,
                   "wikitext2": "corpora/wikitext2/{valid,test}.txt (pearl.data.wikitext2_lines)",
                   "wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz, {sample.describe()} (pearl.corpus.wikipedia)",
                   "wordnet": "WordNet 3.0 (Debian wordnet-base) via NLTK" if WORDNET else None,

@@ -84,6 +84,13 @@ def test_count_and_select_most_frequent_label(nlp):
     assert ph.select(tie, 1) == [("x y", "NP-GPE", 2)]  # ties broken by the fixed label order
 
 
+def test_corpus_says_where_it_comes_from(tmp_path):
+    path = ph.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
+                           about={"corpus": "wikipedia", "description": "every 30th article"})
+    assert ph.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
+    assert ph.read_about(ph.write_corpus([], tmp_path / "other" / "phrases.tsv")) == {}
+
+
 def test_corpus_round_trip_and_missing_file(tmp_path):
     path = ph.write_corpus([("The New York Times", "NP-ORG", 3, "wikitext2"), ("in time", "PP-OTHER", 0, "wordnet")],
                            tmp_path / "phrases.tsv")

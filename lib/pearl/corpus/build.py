@@ -13,7 +13,7 @@ Every ``chunk_articles`` articles the counts go to ``chunks/NNNNN.tsv.gz`` (sort
 paragraphs and tokens), written atomically by :func:`pearl.provenance.write_atomic`. A killed
 build leaves whole chunks only; run again, it skips them and parses from the first missing one.
 The folder's name is a digest of everything that decides the result (sample, chunk size,
-phrase length, spaCy model and version, the source of the extraction rules), so a build with
+phrase length, spaCy model and version, the source of the extraction rules: :data:`RULES`), so a build with
 other settings never mixes its chunks with these.
 
 :func:`merge` reads the chunks back with a k-way merge over their sorted lines: memory holds
@@ -48,6 +48,8 @@ from . import phrases, wikipedia
 #: about 4 minutes at 2 x 5,200 tokens/s, the rate of one quiet core); gpu, the whole corpus
 PROFILE_SAMPLES = {"cpu": wikipedia.Sample(stride=30), "gpu": wikipedia.Sample(stride=1),
                    "smoke": wikipedia.Sample(max_articles=2)}
+#: the code that decides which phrases a parse gives (its source is part of the folder's digest)
+RULES = (phrases.phrase_spans, phrases._text, phrases._vp_span, phrases._pp_head, phrases.entity_type)
 COMPONENT = "pearl_phrases"
 KEY = "pearl_phrases"
 
@@ -95,7 +97,8 @@ class Settings:
     def record(self, folder=None) -> dict:
         import spacy
 
-        rules = hashlib.sha256(inspect.getsource(phrases).encode()).hexdigest()[:16]
+        rules = hashlib.sha256("".join(inspect.getsource(f) for f in RULES).encode()
+                               + repr(phrases.EXTRACTION_CONSTANTS).encode()).hexdigest()[:16]
         return {"sample": self.sample.as_dict(), "chunk_articles": self.chunk_articles,
                 "max_tokens": self.max_tokens, "spacy_model": self.spacy_model, "spacy": spacy.__version__,
                 "rules_sha256": rules, "source": str(folder) if folder else wikipedia.SOURCE}

@@ -66,6 +66,8 @@ NOTEBOOK = "notebooks/01_data_building.ipynb"
 _FUNCTION_POS = {"PRON", "DET", "ADP", "CCONJ", "SCONJ", "PART", "PUNCT", "AUX", "SYM", "X", "SPACE"}
 _INNER_PUNCT = {"-", "&", "'", "'s", "/"}
 _VP_RIGHT = {"dobj", "prt", "dative", "attr", "acomp", "oprd", "xcomp", "prep", "advmod", "npadvmod", "agent"}
+#: the constants the extraction rules read (pearl.corpus.build digests them with the rules)
+EXTRACTION_CONSTANTS = (CLASSES, ENTITY_TYPES, sorted(_FUNCTION_POS), sorted(_INNER_PUNCT), sorted(_VP_RIGHT))
 _UNESCAPE = [(" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."), (" 's ", "'s ")]
 
 
@@ -239,9 +241,11 @@ def select(counts: Counter, min_freq: int = 2) -> list[tuple[str, str, int]]:
     return sorted(rows, key=lambda r: (-r[2], r[0]))
 
 
-def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None) -> Path:
+def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None, about: dict | None = None) -> Path:
     """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it, each
-    atomically (built in memory first: a bad row leaves the old corpus as it was)."""
+    atomically (built in memory first: a bad row leaves the old corpus as it was). ``about``
+    (which corpus and sample the rows come from) goes to ``corpus.json`` beside it, for the
+    outputs made from this corpus to name it (:func:`read_about`)."""
     import io
 
     path = Path(path) if path else paths.derived_dir("phrases.tsv")
@@ -253,8 +257,18 @@ def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = 
             raise ValueError(f"bad corpus row {phrase!r} {label!r}")
         writer.writerow([phrase, label, int(freq), source])
     write_json(path.parent / "labels.json", list(LABELS), indent=1)
+    write_json(path.parent / "corpus.json", about or {}, indent=1)
     write_atomic(path, buf.getvalue())
     return path
+
+
+def read_about(path: Path | None = None) -> dict:
+    """What :func:`write_corpus` was told about the corpus (``{}`` for a corpus written without it)."""
+    import json
+
+    path = Path(path) if path else paths.derived_dir("phrases.tsv")
+    about = path.parent / "corpus.json"
+    return json.loads(about.read_text(encoding="utf8")) if about.is_file() else {}
 
 
 def read_rows(path: Path | None = None) -> list[dict]:
