@@ -118,6 +118,9 @@ def claims() -> list[tuple[str, str]]:
         kept = ws["class_shares_pct"]["kept"]
         out.append(("at least twice: NP / VP / PP / ADVP / ADJP = " + " / ".join(f"{v:.1f}" for v in kept.values())
                     + f" %; {ws['types_present']} of the 95 phrase types occur", src))
+        for r in ws["build_runs"]:
+            out.append((f"{r['tokens_parsed']:,} tokens in {r['seconds']:,.0f} s with {r['n_process']} processes at a "
+                        f"load average of {r['load_average_end'][0]:.1f} on {r['cpu_count']} shared cores", src))
     if (R / "benchmarks" / "corpus_build.json").is_file():
         cb = _json("benchmarks/corpus_build.json")
         m = cb["methods"]
