@@ -133,4 +133,4 @@ def test_shares_and_figure_a1():
     assert sum(PAPER_CLASS_SHARES.values()) == pytest.approx(100.0)
     fig = plot_figure_a1(labels, source="WikiText-2 + WordNet")
     assert "OTHER, 50.0%" in fig.axes[0].get_title()
-    assert fig.get_suptitle() == "Training corpus: WikiText-2 + WordNet, 4 distinct phrases"
+    assert fig.get_suptitle() == "Phrases of WikiText-2 + WordNet: 4 distinct"

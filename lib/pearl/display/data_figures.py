@@ -52,7 +52,7 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
     ours = class_shares(labels)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [2.2, 1]},
                                    layout="constrained")
-    fig.suptitle(f"Training corpus: {source}, {len(labels):,} distinct phrases", fontsize=12)
+    fig.suptitle(f"Phrases of {source}: {len(labels):,} distinct", fontsize=12)
     ax1.bar(list(types), list(types.values()), color="#4c72b0")
     ax1.set_ylabel("% of phrases with an entity type")
     ax1.set_title(f"Entity types (OTHER, {other:.1f}% of phrases, not shown)")
