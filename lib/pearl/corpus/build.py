@@ -21,7 +21,9 @@ one line per chunk and the counters of one phrase, plus the selected rows it ret
 output depends on the sample only: not on ``n_process``, ``batch_size`` or on interruptions.
 
 Left out: sharing work between machines, and freeing spaCy's string store in long-running
-workers (it grows with the vocabulary seen: the peak RSS reported covers it).
+workers (it grows with the vocabulary seen: the peak RSS reported covers it). A parent killed
+with ``n_process > 1`` leaves spaCy's workers behind, asleep (seen once with SIGTERM): end
+them by their process ids before the next run.
 """
 from __future__ import annotations
 
