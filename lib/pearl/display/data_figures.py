@@ -52,7 +52,7 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
     ours = class_shares(labels)
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6), gridspec_kw={"width_ratios": [2.2, 1]},
                                    layout="constrained")
-    fig.suptitle(f"Training corpus: {source}, {len(labels):,} distinct phrases", fontsize=12)
+    fig.suptitle(f"Phrases of {source}: {len(labels):,} distinct", fontsize=12)
     ax1.bar(list(types), list(types.values()), color="#4c72b0")
     ax1.set_ylabel("% of phrases with an entity type")
     ax1.set_title(f"Entity types (OTHER, {other:.1f}% of phrases, not shown)")
@@ -70,9 +70,10 @@ def plot_figure_a1(labels: list[str], source: str = "WikiText-2"):
     return fig
 
 
-def plot_figure3(phrase: str, variants: dict[str, str], paraphrases: list[str] | None = None):
+def plot_figure3(phrase: str, variants: dict[str, str], paraphrases: list[str] | None = None, source: str = ""):
     """``variants`` as returned by :meth:`pearl.corpus.augment.Augmenter.variants`; ``paraphrases``
-    (all of the phrase's table entries) are listed at the phrase level when given."""
+    (all of the phrase's table entries) are listed at the phrase level when given; ``source``
+    (the corpus whose tables made them) goes under the figure."""
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(11, 4.2))
@@ -92,6 +93,8 @@ def plot_figure3(phrase: str, variants: dict[str, str], paraphrases: list[str] |
                 family="monospace")
     ax.text(0.02, 0.0, "-: the operation does not apply (names get no synonym replacement)", fontsize=8,
             color="grey")
+    if source:
+        ax.text(0.02, -0.06, f"tables built over the training corpus: {source}", fontsize=8, color="grey")
     ax.set_title(f"Augmentation levels applied to \"{phrase}\"")
     return fig
 
