@@ -42,7 +42,7 @@ import torch
 
 from pearl import me5, models
 from pearl.encode import encode
-from pearl.provenance import git_sha, hardware, write_atomic
+from pearl.provenance import git_sha, hardware, write_json
 from scoring_floor import flops, matmul_rate
 from token_budget import table1_phrases
 
@@ -197,7 +197,7 @@ def main() -> None:
         log(f"  {name:<34} {row['step_s']:6.3f} s (forward+backward {row['forward_backward_s']:.3f}, Adam {row['adam_s']:.3f}); "
             f"floor {row['floor_s']:.4f} s, {row['ratio_to_floor']}x; {row['trainable_parameters'] / 1e6:.1f}M trainable")
     if args.out:
-        write_atomic(Path(args.out), json.dumps(record, indent=2) + "\n")
+        write_json(Path(args.out), record)
         log(f"wrote {args.out}")
 
 

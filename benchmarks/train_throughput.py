@@ -32,7 +32,7 @@ import torch
 def _data(n: int):
     """Corpus phrases (or, before the data notebook ran, PPDB phrases: a labelled stand-in)."""
     try:
-        from pearl.corpus.phrases import read_corpus
+        from pearl.corpus.store import read_corpus
 
         corpus, source = read_corpus(), "phrases.tsv"
     except FileNotFoundError:

@@ -46,14 +46,14 @@ def test_write_json_refuses_nan(tmp_path):
 
 def _writers(tmp_path):
     """(name, call that writes ``target``, target) for every library writer of derived files."""
-    from pearl.corpus import augment, hard_negatives, phrases
+    from pearl.corpus import augment, hard_negatives, phrases, store
 
     corpus = tmp_path / "corpus" / "phrases.tsv"
     tables = tmp_path / "augment"
     return [
         ("hard_negatives", lambda: hard_negatives.write_hard_negatives({"a": ["b"]}, tmp_path / "hn.json"),
          tmp_path / "hn.json"),
-        ("corpus", lambda: phrases.write_corpus([("new york", phrases.LABELS[0], 3, "wikitext2")], corpus), corpus),
+        ("corpus", lambda: store.write_corpus([("new york", phrases.LABELS[0], 3, "wikitext2")], corpus), corpus),
         ("augment_tables", lambda: augment.save_tables(augment.AugmentTables(meta={"v": 1}), tables),
          tables / "meta.json"),
     ]

@@ -18,7 +18,7 @@ def main(argv=None) -> None:
 
     from pearl.corpus.augment import load_tables
     from pearl.corpus.hard_negatives import mine, write_hard_negatives
-    from pearl.corpus.phrases import read_rows
+    from pearl.corpus.store import read_rows
     from pearl.models import load_model
 
     phrases = [r["phrase"] for r in read_rows()]

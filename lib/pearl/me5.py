@@ -168,7 +168,7 @@ def state_dict(parsed: dict) -> dict:
               "fo.w": (c["hidden"], c["ffn"])}
     for name, values in parsed["tensors"].items():
         stem, _, last = name.rpartition(".")
-        suffix = {"w": "weight", "b": "bias"}.get(last)
+        suffix = dict(w="weight", b="bias").get(last)
         if name in _EMB:  # emb.word, emb.pos, emb.type: whole matrices
             key, shape = f"embeddings.{_EMB[name]}.weight", shapes[name]
         elif stem in _EMB and suffix:  # emb.ln.w / emb.ln.b

@@ -51,7 +51,8 @@ from pearl import paths
 from pearl.corpus import build, wikipedia
 from pearl.data import wikitext2_lines
 from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
-from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp, merge_sources, select, write_corpus
+from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp, select
+from pearl.corpus.store import merge_sources, write_corpus
 from pearl.provenance import Run, save_figure
 
 if CORPUS not in ("wikitext2", "wikipedia"):

@@ -47,7 +47,7 @@ from pearl.display.data_figures import plot_figure3
 from pearl.models import load_model
 from pearl.corpus.hard_negatives import mine, write_hard_negatives
 from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser
-from pearl.corpus.phrases import read_about, read_rows
+from pearl.corpus.store import read_about, read_rows
 from pearl.provenance import Run, save_figure
 from pearl.corpus.synonyms import glove_neighbours, wordnet_table
 

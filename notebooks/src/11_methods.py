@@ -50,7 +50,7 @@ import pandas as pd
 from pearl import models, paths
 from pearl.corpus.augment import load_tables
 from pearl.corpus.diversity import lexical_diversity
-from pearl.corpus.phrases import read_corpus
+from pearl.corpus.store import read_corpus
 from pearl.provenance import Run, save_figure, save_table
 from pearl.training.methods import PEARL_LEVELS, positive_samples
 

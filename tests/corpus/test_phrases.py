@@ -1,4 +1,4 @@
-"""Typed phrase extraction: the label set, the extraction rules, counting, the corpus file."""
+"""Typed phrase extraction: the label set, the extraction rules, counting."""
 from collections import Counter
 
 import pytest
@@ -82,25 +82,6 @@ def test_count_and_select_most_frequent_label(nlp):
     assert "in 1945" not in rows  # frequency 1 < 2
     tie = Counter({("x y", "NP-ORG"): 1, ("x y", "NP-GPE"): 1})
     assert ph.select(tie, 1) == [("x y", "NP-GPE", 2)]  # ties broken by the fixed label order
-
-
-def test_corpus_says_where_it_comes_from(tmp_path):
-    path = ph.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
-                           about={"corpus": "wikipedia", "description": "every 30th article"})
-    assert ph.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
-    assert ph.read_about(ph.write_corpus([], tmp_path / "other" / "phrases.tsv")) == {}
-
-
-def test_corpus_round_trip_and_missing_file(tmp_path):
-    path = ph.write_corpus([("The New York Times", "NP-ORG", 3, "wikitext2"), ("in time", "PP-OTHER", 0, "wordnet")],
-                           tmp_path / "phrases.tsv")
-    assert ph.read_corpus(path) == [("The New York Times", "NP-ORG"), ("in time", "PP-OTHER")]
-    assert ph.read_rows(path)[1]["freq"] == 0
-    assert (tmp_path / "labels.json").is_file()
-    with pytest.raises(ValueError):
-        ph.write_corpus([("x", "NP-BOGUS", 1, "wikitext2")], tmp_path / "bad.tsv")
-    with pytest.raises(FileNotFoundError, match="01_data_building"):
-        ph.read_corpus(tmp_path / "nope.tsv")
 
 
 @needs_wordnet

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..provenance import save_table, write_json
+from ..provenance import git_state, save_table, write_json
 from .. import paths
 from . import ledger, ours, rule
 
@@ -90,7 +90,8 @@ def save(table, smoke: bool = False) -> list:
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
     records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
                for r in table.to_dict("records")]
-    body = {"counts": counts(table), "claims": records, **({"SMOKE": "smoke-size run"} if smoke else {})}
+    body = {"counts": counts(table), "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
+            **({"SMOKE": "smoke-size run"} if smoke else {})}
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
 

@@ -34,7 +34,7 @@ object head is "1500", which the small NER model tags as part of the CARDINAL en
 to the paper's PP-QUANTITY.
 
 Labels are ``f"{class}-{type}"``: 5 classes x 19 types = the 95 labels of :data:`LABELS`
-(a fixed, sorted order). Counting keeps the most frequent label per phrase and filters by
+(a fixed, sorted order; the corpus file: :mod:`pearl.corpus.store`). Counting keeps the most frequent label per phrase and filters by
 total phrase frequency (:func:`select`). WikiText-2 is pre-tokenised: :func:`clean_wikitext`
 undoes the ``@-@`` escapes; phrases containing ``<unk>`` are dropped.
 
@@ -44,14 +44,9 @@ initial function word outside a named entity is lower-cased).
 """
 from __future__ import annotations
 
-import csv
 import re
 from collections import Counter
-from pathlib import Path
 from typing import Iterable, Iterator
-
-from .. import paths
-from ..provenance import write_atomic, write_json
 
 CLASSES = ("NP", "VP", "PP", "ADVP", "ADJP")
 ENTITY_TYPES = (
@@ -239,65 +234,3 @@ def select(counts: Counter, min_freq: int = 2) -> list[tuple[str, str, int]]:
             label = min(labels, key=lambda lab: (-labels[lab], order[lab]))
             rows.append((phrase, label, freq))
     return sorted(rows, key=lambda r: (-r[2], r[0]))
-
-
-def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None, about: dict | None = None) -> Path:
-    """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it, each
-    atomically (built in memory first: a bad row leaves the old corpus as it was). ``about``
-    (which corpus and sample the rows come from) goes to ``corpus.json`` beside it, for the
-    outputs made from this corpus to name it (:func:`read_about`)."""
-    import io
-
-    path = Path(path) if path else paths.derived_dir("phrases.tsv")
-    buf = io.StringIO(newline="")
-    writer = csv.writer(buf, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
-    writer.writerow(["phrase", "label", "freq", "source"])
-    for phrase, label, freq, source in rows:
-        if label not in LABELS or "\t" in phrase or "\n" in phrase:
-            raise ValueError(f"bad corpus row {phrase!r} {label!r}")
-        writer.writerow([phrase, label, int(freq), source])
-    write_json(path.parent / "labels.json", list(LABELS), indent=1)
-    write_json(path.parent / "corpus.json", about or {}, indent=1)
-    write_atomic(path, buf.getvalue())
-    return path
-
-
-def read_about(path: Path | None = None) -> dict:
-    """What :func:`write_corpus` was told about the corpus (``{}`` for a corpus written without it)."""
-    import json
-
-    path = Path(path) if path else paths.derived_dir("phrases.tsv")
-    about = path.parent / "corpus.json"
-    return json.loads(about.read_text(encoding="utf8")) if about.is_file() else {}
-
-
-def read_rows(path: Path | None = None) -> list[dict]:
-    """All corpus rows as dicts with keys phrase, label, freq (int), source."""
-    path = Path(path) if path else paths.derived_dir("phrases.tsv")
-    if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run {NOTEBOOK} (make reproduce) to build the phrase corpus")
-    with open(path, encoding="utf8", newline="") as fh:
-        reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
-        return [{**row, "freq": int(row["freq"])} for row in reader]
-
-
-def read_corpus(path: Path | None = None) -> list[tuple[str, str]]:
-    """``(phrase, label)`` rows of the corpus written by the data-building notebook."""
-    return [(r["phrase"], r["label"]) for r in read_rows(path)]
-
-
-def merge_sources(corpus_rows: Iterable[tuple[str, str, int]], lexicon_rows: Iterable[tuple[str, str]] = (),
-                  corpus: str = "wikitext2", lexicon: str = "wordnet") -> list[tuple[str, str, int, str]]:
-    """One row per distinct phrase with its source; a corpus label wins (it was seen in
-    context); lexicon-only phrases get frequency 0.
-
-    >>> merge_sources([("in time", "PP-OTHER", 3)], [("in time", "ADVP-OTHER"), ("give up", "VP-OTHER")])
-    [('in time', 'PP-OTHER', 3, 'wikitext2+wordnet'), ('give up', 'VP-OTHER', 0, 'wordnet')]
-    """
-    rows = {p: [p, lab, f, corpus] for p, lab, f in corpus_rows}
-    for p, lab in lexicon_rows:
-        if p in rows:
-            rows[p][3] = f"{corpus}+{lexicon}"
-        else:
-            rows[p] = [p, lab, 0, lexicon]
-    return [tuple(r) for r in rows.values()]

@@ -25,6 +25,7 @@ import sys
 from pathlib import Path
 
 from .. import paths
+from ..provenance import write_atomic
 
 # the paper's sections, in its order; a notebook of ORDER not named here goes under "More notebooks"
 SECTIONS = [
@@ -112,7 +113,7 @@ def prepare_notebook(src: Path, dest: Path, banners: list[str]) -> str:
             break
     if banners:
         nb["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": "\n\n".join(banners)})
-    dest.write_text(json.dumps(nb))
+    write_atomic(dest, json.dumps(nb, allow_nan=False))
     return title
 
 
@@ -172,7 +173,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         head = admonition("danger", "SMOKE", SMOKE_NOTE) if is_smoke(text) else ""
         files = ", ".join(f"`results/{table.stem}{ext}`" for ext in (".csv", ".md", ".tex")
                           if (results / f"{table.stem}{ext}").is_file())
-        (docs / "tables" / f"{table.stem}.md").write_text(f"# {nice(table.stem)}\n\n{head}{text}\n\nFiles: {files}.\n\n"
+        write_atomic(docs / "tables" / f"{table.stem}.md", f"# {nice(table.stem)}\n\n{head}{text}\n\nFiles: {files}.\n\n"
                                                           + table_note)
         tables[table.stem] = nice(table.stem)
 
@@ -181,28 +182,28 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         shutil.copy2(png, docs / "figures" / png.name)
         figure_names.append(png.stem)
     fig_smoke = admonition("danger", "SMOKE", "Figures from a SMOKE run carry a SMOKE banner.") if smoke else ""
-    (docs / "figures.md").write_text("# Figures\n\n" + fig_smoke + "".join(
+    write_atomic(docs / "figures.md", "# Figures\n\n" + fig_smoke + "".join(
         f"## {nice(n)}\n\n![{nice(n)}](figures/{n}.png)\n\n`figures/{n}.png`\n\n" for n in figure_names))
 
     for s, t, text in stand:
-        (docs / "standins" / f"{s}.md").write_text(
+        write_atomic(docs / "standins" / f"{s}.md",
             f"# Stand-in: {t}\n\n{admonition('info', 'What differs from the paper', text)}"
             "From the README's section *Stand-ins (what differs from the paper, and why)*.\n")
-    (docs / "standins.md").write_text("# Stand-ins\n\n" + readme_section(readme, "Stand-ins") + "\n\n"
+    write_atomic(docs / "standins.md", "# Stand-ins\n\n" + readme_section(readme, "Stand-ins") + "\n\n"
                                       + "".join(f"- [{t}](standins/{s}.md)\n" for s, t, _ in stand))
 
     claims = results / "claims.md"
     if claims.is_file():
         text = claims.read_text()
         head = admonition("danger", "SMOKE", SMOKE_NOTE) if is_smoke(text) else ""
-        (docs / "claims.md").write_text(("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head + text)
+        write_atomic(docs / "claims.md", ("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head + text)
 
     results_md = readme_section(readme, "Results")
     (docs / "readme_figures").mkdir()  # the README's results are the committed run's: so are its figures
     for name in set(re.findall(r"\]\(figures/([\w.-]+)\)", results_md)):
         if (root / "figures" / name).is_file():
             shutil.copy2(root / "figures" / name, docs / "readme_figures" / name)
-    (docs / "results.md").write_text(
+    write_atomic(docs / "results.md",
         "# Results (from the README)\n\n" + admonition("note", "Source", "The README's Results section, copied as "
                                                        "committed: the numbers of the last full run, not of this build.")
         + results_md.replace("](figures/", "](readme_figures/") + "\n")
@@ -224,8 +225,8 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
              "- [Stand-ins](standins.md): what differs from the paper, and why", "", "## Notebooks, by section of the paper", ""]
     for title, stems in nav_sections(order):
         index += [f"**{title}**", ""] + [f"- [{nb_titles[s]}]({s}.ipynb) (`{s}`)" for s in stems] + [""]
-    (docs / "index.md").write_text("\n".join(index))
-    (docs / "tables" / "index.md").write_text("# Tables\n\n" + "".join(f"- [{t}]({s}.md)\n" for s, t in tables.items()))
+    write_atomic(docs / "index.md", "\n".join(index))
+    write_atomic(docs / "tables" / "index.md", "# Tables\n\n" + "".join(f"- [{t}]({s}.md)\n" for s, t in tables.items()))
 
     mathjax = "assets/mathjax/MathJax.js?config=TeX-AMS_CHTML-full,Safe"
     (docs / "assets").mkdir()
@@ -235,7 +236,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
             (shutil.copytree if (MATHJAX / part).is_dir() else shutil.copy2)(MATHJAX / part, docs / "assets/mathjax" / part)
     else:  # formulas stay TeX source; nothing is fetched
         mathjax = "assets/no-mathjax.js"
-        (docs / mathjax).write_text("// libjs-mathjax is not installed (make sysdeps): formulas show as TeX source\n")
+        write_atomic(docs / mathjax, "// libjs-mathjax is not installed (make sysdeps): formulas show as TeX source\n")
 
     nav = [{"Home": "index.md"}, {"Results": "results.md"}]
     if claims.is_file():
@@ -252,7 +253,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         "markdown_extensions": ["tables", "admonition", "toc"],
         "nav": nav,
     }
-    (dest / "mkdocs.yml").write_text(json.dumps(config, indent=1, ensure_ascii=False))  # JSON is YAML
+    write_atomic(dest / "mkdocs.yml", json.dumps(config, indent=1, ensure_ascii=False, allow_nan=False))  # JSON is YAML
     return {"executed": executed, "ran": sorted(ran), "smoke": smoke, "notebooks": order, "tables": sorted(tables),
             "figures": figure_names, "standins": [s for s, _, _ in stand], "claims": claims.is_file()}
 
@@ -262,7 +263,7 @@ def external_references(site: Path) -> list[str]:
     the machine (``src=``, ``<link href=``, CSS ``url()``). mkdocs-jupyter's Mermaid loader names a
     CDN in a script but imports it only for Mermaid cells, which no notebook has.
 
-    >>> import tempfile; d = Path(tempfile.mkdtemp()); _ = (d / "a.html").write_text(
+    >>> import tempfile; d = Path(tempfile.mkdtemp()); _ = write_atomic(d / "a.html", 
     ...     '<a href="https://x.org">paper</a><script src="https://cdn.x/y.js"></script><img src="f.png">')
     >>> external_references(d)
     ['a.html: https://cdn.x/y.js']

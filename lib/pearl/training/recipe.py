@@ -29,7 +29,8 @@ import numpy as np
 from .. import models, paths
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
-from ..corpus.phrases import LABELS, read_corpus
+from ..corpus.phrases import LABELS
+from ..corpus.store import read_corpus
 from ..paths import models_dir
 from . import checkpoint
 from .export import export

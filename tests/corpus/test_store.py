@@ -1,0 +1,22 @@
+"""The corpus file: rows, labels, where it comes from, and a clear error when it is missing."""
+import pytest
+from pearl.corpus import store
+
+
+def test_corpus_says_where_it_comes_from(tmp_path):
+    path = store.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
+                           about={"corpus": "wikipedia", "description": "every 30th article"})
+    assert store.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
+    assert store.read_about(store.write_corpus([], tmp_path / "other" / "phrases.tsv")) == {}
+
+
+def test_corpus_round_trip_and_missing_file(tmp_path):
+    path = store.write_corpus([("The New York Times", "NP-ORG", 3, "wikitext2"), ("in time", "PP-OTHER", 0, "wordnet")],
+                           tmp_path / "phrases.tsv")
+    assert store.read_corpus(path) == [("The New York Times", "NP-ORG"), ("in time", "PP-OTHER")]
+    assert store.read_rows(path)[1]["freq"] == 0
+    assert (tmp_path / "labels.json").is_file()
+    with pytest.raises(ValueError):
+        store.write_corpus([("x", "NP-BOGUS", 1, "wikitext2")], tmp_path / "bad.tsv")
+    with pytest.raises(FileNotFoundError, match="01_data_building"):
+        store.read_corpus(tmp_path / "nope.tsv")
