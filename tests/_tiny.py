@@ -44,3 +44,15 @@ def swap_augmenter(rng):
         i = int(rng.integers(len(phrase)))
         return phrase[:i] + phrase[i + 1:]
     return augment
+
+
+def tiny_exported(folder):
+    """``(model, tokenizer, path)``: an untrained tiny PEARL model (seed 0, 16-d character part,
+    a type head over :data:`LABELS`) exported to ``folder``."""
+    from pearl.training.export import export
+    from pearl.training.model import build_model
+
+    backbone, tok = tiny_backbone()
+    torch.manual_seed(0)
+    model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
+    return model, tok, export(model, tok, folder, labels=LABELS)

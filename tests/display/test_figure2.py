@@ -3,14 +3,12 @@ terms from the trainer's compute_loss, on a tiny exported model."""
 import matplotlib
 import pytest
 import torch
-from _tiny import LABELS, tiny_backbone, tiny_corpus, tiny_hard_negatives
+from _tiny import LABELS, tiny_corpus, tiny_exported, tiny_hard_negatives
 
 from pearl.display.figure2 import framework_batch, pick_phrase, plot_framework
 from pearl.training.batches import Collator
-from pearl.training.export import export
 from pearl.training.loss import info_nce
 from pearl.training.methods import augmenter_factory
-from pearl.training.model import build_model
 from pearl.training.train import TrainConfig
 
 matplotlib.use("Agg")
@@ -19,10 +17,7 @@ NYT = "The New York Times"
 
 @pytest.fixture(scope="module")
 def setup(tmp_path_factory):
-    backbone, tok = tiny_backbone()
-    torch.manual_seed(0)
-    model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
-    folder = export(model, tok, tmp_path_factory.mktemp("m") / "tiny", labels=LABELS)
+    model, tok, folder = tiny_exported(tmp_path_factory.mktemp("m") / "tiny")
     corpus = tiny_corpus() + [(NYT, "NP-ORG")]
     negs = tiny_hard_negatives(corpus)
     cfg = TrainConfig(batch_size=8, hard_negatives=2, char_dim=16)

@@ -6,7 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from _tiny import LABELS, tiny_backbone
+from _tiny import LABELS, tiny_backbone, tiny_exported
 from pearl.encode import encode
 from pearl.models import load_model
 from pearl.training.export import export, load_pearl, write_card
@@ -17,11 +17,7 @@ PHRASES = ["The New York Times", "NYTimes", "in 2008", "café au lait"]
 
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
-    backbone, tok = tiny_backbone()
-    torch.manual_seed(0)
-    model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
-    path = export(model, tok, tmp_path_factory.mktemp("m") / "pearl-tiny", labels=LABELS)
-    return model, tok, path
+    return tiny_exported(tmp_path_factory.mktemp("m") / "pearl-tiny")
 
 
 def test_encode_round_trip(exported):
