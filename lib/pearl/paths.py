@@ -79,10 +79,8 @@ def scaled(value: str) -> str:
 
     One notion of scale: a notebook's ``SMOKE`` parameter is the one switch. Its parameter check
     marks the process (:func:`set_smoke`); every task size (``"full"``, ``"sweep"``) and training
-    profile (``"cpu"``, ``"gpu"``) it picks goes through here, and every writer reads the same mark.
-
-    >>> scaled("sweep") if not smoke() else "sweep"
-    'sweep'
+    profile (``"cpu"``, ``"gpu"``) it picks goes through here, and every writer reads the same mark
+    (tests/test_provenance.py checks both scales).
     """
     return "smoke" if smoke() else value
 
