@@ -40,7 +40,7 @@ import time
 from collections import Counter, deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from .. import paths
 from ..provenance import dumps_strict, write_atomic
@@ -218,14 +218,16 @@ def chunks(build_dir: Path) -> list[Path]:
     return sorted((Path(build_dir) / "chunks").glob("*.tsv.gz"))
 
 
-def merge(build_dir: Path, min_freq: int = 2, first_chunks: int = 0) -> tuple[list[tuple[str, str, int]], dict]:
+def merge(build_dir: Path | Sequence[Path], min_freq: int = 2, first_chunks: int = 0) -> tuple[list[tuple[str, str, int]], dict]:
     """``(rows, stats)``: rows ``(phrase, label, freq)`` with ``freq >= min_freq`` as in
     :func:`pearl.corpus.phrases.select` (most frequent label, ties by the fixed label order;
     sorted by falling frequency, then phrase); stats over every distinct phrase.
-    ``first_chunks``: merge only that many (a smaller sample, at the cost of a merge)."""
-    files = chunks(build_dir)[: first_chunks or None]
+    ``first_chunks``: merge only that many (a smaller sample, at the cost of a merge).
+    Several build folders (disjoint samples) merge as one corpus."""
+    dirs = [build_dir] if isinstance(build_dir, (str, Path)) else list(build_dir)
+    files = [f for d in dirs for f in chunks(Path(d))][: first_chunks or None]
     if not files:
-        raise FileNotFoundError(f"no chunk in {build_dir}: run pearl.corpus.build.build first")
+        raise FileNotFoundError(f"no chunk in {', '.join(map(str, dirs))}: run pearl.corpus.build.build first")
     order = phrases.label_index()
     stats = {"chunks": len(files), "articles": 0, "paragraphs": 0, "tokens": 0, "occurrences": 0,
              "distinct": 0, "kept": 0, "label_counts_all": Counter(), "freq_histogram": Counter()}

@@ -63,6 +63,7 @@ class Recipe:
     config: dict = field(default_factory=dict)  # TrainConfig overrides of the profile
     augment: tuple = (1.0, 1.0, 1.0)  # char, token, phrase augmentation weights (0 = level off)
     phrase_share: float = 1.0  # share of the profile's training phrases (the paper's Table 4: 0.3)
+    corpus: str = ""  # a named corpus of pearl.corpus.variants ("": the data notebooks' own)
 
     def folder(self, seed: int) -> Path:
         # not created here: a folder appears when export writes it
@@ -108,9 +109,13 @@ def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm
                   config={"label_share": label_share} if label_share != 1 else {})
 
 
-def _training_files() -> dict:
+def _training_files(corpus: str = "") -> dict:
     """Digests of the files a training run reads (a rebuilt corpus means new models)."""
-    files = {"corpus": paths.derived_dir("phrases.tsv"), "hard_negatives": paths.derived_dir("hard_negatives.json")}
+    from ..corpus import variants
+
+    where = variants.files(corpus) if corpus else {}
+    files = {"corpus": where.get("corpus", paths.derived_dir("phrases.tsv")),
+             "hard_negatives": where.get("hard_negatives", paths.derived_dir("hard_negatives.json"))}
     return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
 
 
@@ -129,7 +134,7 @@ def _config_key(cfg) -> dict:
 def recipe_key(recipe: Recipe, cfg, data: dict) -> dict:
     """What decides a trained model: reused only when every part of this is the same."""
     return {"train_config": _config_key(cfg), "augment": list(recipe.augment), "data": data,
-            "phrase_share": recipe.phrase_share, "method": recipe.method, "files": _training_files()}
+            "phrase_share": recipe.phrase_share, "method": recipe.method, "files": _training_files(recipe.corpus)}
 
 
 def _stored_key(folder: Path) -> dict | None:
@@ -158,6 +163,8 @@ def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
 
     cfg, data = config_for(profile, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
     cfg = dataclasses.replace(cfg, seed=seed)
+    if recipe.corpus:  # only then: the keys of models trained on the notebooks' corpus stay as they were
+        data = {**data, "corpus": recipe.corpus}
     return cfg, data, recipe_key(recipe, cfg, data)
 
 

@@ -27,6 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import models, paths
+from ..corpus import variants
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS
@@ -77,22 +78,25 @@ def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     return TrainConfig(**values), data
 
 
-def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0):
-    """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs. Whether a run
-    uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
+def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = ""):
+    """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs, or from the
+    named corpus ``corpus`` of :data:`pearl.corpus.variants.CORPORA` (built by its ``prepare``).
+    Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
     that many phrases (same seed, same subset).
     """
-    corpus = read_corpus()
-    negs = read_hard_negatives()  # they also choose the anchors: an ablation without them trains on the same phrases
+    where = variants.files(corpus) if corpus else {}
+    tables = load_tables(where.get("augment"))
+    negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
+    corpus = read_corpus(where.get("corpus"))
     if anchors_only:
         corpus = [row for row in corpus if negs.get(row[0])]
     if max_phrases and len(corpus) > max_phrases:
         keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
         corpus = [corpus[i] for i in sorted(keep)]
-    return corpus, negs, load_tables()
+    return corpus, negs, tables
 
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,

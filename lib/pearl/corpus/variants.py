@@ -1,0 +1,156 @@
+"""Named training corpora side by side, each with its own augmentation tables and hard negatives.
+
+The data notebooks (01, 02) build one training corpus in ``data/derived/`` (WikiText-2 by
+default). The discrepancy study (notebook 13) trains on several at once, so each named corpus
+of :data:`CORPORA` other than that one gets a folder ``data/derived/corpora/<name>/`` holding
+what training reads: ``phrases.tsv`` (:mod:`pearl.corpus.store`), ``augment/``
+(:mod:`pearl.corpus.augment`) and ``hard_negatives.json`` (:mod:`pearl.corpus.hard_negatives`),
+made with notebook 02's default settings (:data:`SETTINGS`).
+
+- ``wikitext2``: the data notebooks' own files (WikiText-2 valid + test, 455K tokens, min
+  freq 1, + WordNet lemmas); checked to be WikiText-2, never rebuilt here;
+- ``wikipedia-1x``: the first chunks of the cpu profile's Wikipedia sample (every 30th
+  article) holding at least WikiText-2's token count: the same size, another source;
+- ``wikipedia-10x``: three interleaved samples (every 30th article from offsets 0, 10 and
+  20: 6.7M tokens, about 15x WikiText-2); the build of offset 0 is notebook 01's.
+
+Both Wikipedia corpora keep the paper's frequency filter (seen at least twice) and add the same
+WordNet lemmas as WikiText-2. :func:`prepare` builds a folder once (each file atomically, the
+hard negatives last: their presence marks a finished folder) and afterwards reuses it.
+
+What it leaves out: training (:func:`pearl.training.recipe.load_training_data` takes the name).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import paths
+from . import build, wikipedia
+
+#: notebook 02's defaults: GloVe threshold and vocabulary, hard negatives per anchor, edit
+#: distance of a candidate, anchors mined (the most frequent phrases; the cpu profile's budget)
+SETTINGS = dict(glove_threshold=0.85, glove_vocab=100_000, k=12, max_distance=0.5, anchors=10_000, model="minilm")
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """A training corpus: its source and, for Wikipedia, the samples merged (and a token target)."""
+    source: str  # "wikitext2" | "wikipedia"
+    description: str
+    samples: tuple = ()
+    same_size_as_wikitext2: bool = False  # keep the first chunks that reach WikiText-2's tokens
+
+
+CORPORA = {
+    "wikitext2": Corpus("wikitext2", "WikiText-2 valid + test (455K tokens), min freq 1, + WordNet lemmas"),
+    "wikipedia-1x": Corpus("wikipedia", "Wikipedia, every 30th article, first chunks to WikiText-2's token count, "
+                           "min freq 2, + WordNet lemmas", (wikipedia.Sample(stride=30),), True),
+    "wikipedia-10x": Corpus("wikipedia", "Wikipedia, every 30th article from offsets 0, 10 and 20 (a tenth of the "
+                            "offline corpus), min freq 2, + WordNet lemmas",
+                            tuple(wikipedia.Sample(stride=30, offset=o) for o in (0, 10, 20))),
+}
+
+
+def _check(name: str) -> Corpus:
+    if name not in CORPORA:
+        raise ValueError(f"unknown corpus {name!r}; choose from {', '.join(CORPORA)}")
+    return CORPORA[name]
+
+
+def folder(name: str) -> Path:
+    """Where corpus ``name``'s training files live (the data notebooks' folder for WikiText-2)."""
+    _check(name)
+    return paths.derived_dir() if name == "wikitext2" else paths.derived_dir("corpora", name)
+
+
+def files(name: str) -> dict[str, Path]:
+    """The three things training reads, by role."""
+    base = folder(name)
+    return {"corpus": base / "phrases.tsv", "augment": base / "augment", "hard_negatives": base / "hard_negatives.json"}
+
+
+def _same_size_chunks(build_dir: Path, tokens: int) -> int:
+    """The fewest first chunks of ``build_dir`` holding at least ``tokens`` tokens."""
+    total = 0
+    for k, path in enumerate(build.chunks(build_dir), 1):
+        total += build.read_header(path)["tokens"]
+        if total >= tokens:
+            return k
+    raise ValueError(f"{build_dir} holds only {total:,} tokens, fewer than {tokens:,}")
+
+
+def wikitext2_tokens() -> int:
+    from ..data import wikitext2_lines
+
+    return sum(len(line.split()) for line in wikitext2_lines())
+
+
+def _rows(name: str, corpus: Corpus, n_process: int, log) -> tuple[list, dict]:
+    """(phrase, label, freq, source) rows of a Wikipedia corpus and what it holds."""
+    from .lexicon import wordnet_phrases
+    from .store import merge_sources
+
+    smoke = paths.smoke()  # SMOKE: notebook 01's two-article sample, merged whole, no lexicon
+    samples = (build.PROFILE_SAMPLES["smoke"],) if smoke else corpus.samples
+    dirs = []
+    for sample in samples:  # each build resumes from its chunks (notebook 01's is reused)
+        log(f"{name}: parse {sample.describe()}")
+        dirs.append(build.build(sample, chunk_articles=1 if smoke else 50, n_process=n_process, batch_size=32,
+                                progress=False))
+    first = _same_size_chunks(dirs[0], wikitext2_tokens()) if corpus.same_size_as_wikitext2 and not smoke else 0
+    rows, stats = build.merge(dirs, min_freq=1 if smoke else 2, first_chunks=first)
+    about = {"corpus": name, "wordnet": True, "smoke": paths.smoke(), "description": corpus.description,
+             "sample": [s.as_dict() for s in corpus.samples], "first_chunks": first or None,
+             "tokens": stats["tokens"], "articles": stats["articles"], "distinct": stats["distinct"], "kept": stats["kept"]}
+    return merge_sources(rows, [] if smoke else wordnet_phrases(), corpus="wikipedia"), about
+
+
+def prepare(name: str, n_process: int = 2, log=print) -> dict:
+    """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``."""
+    from ..models import load_model
+    from .augment import AugmentTables, save_tables
+    from .hard_negatives import mine, write_hard_negatives
+    from .paraphrase import OfflineParaphraser
+    from .store import read_about, read_rows, write_corpus
+    from .synonyms import glove_neighbours, wordnet_table
+
+    corpus, out = _check(name), files(name)
+    if name == "wikitext2":
+        if read_about(out["corpus"]).get("corpus") != "wikitext2":
+            raise ValueError(f"{out['corpus']} is not WikiText-2's corpus: run notebooks/01_data_building.ipynb with "
+                             "CORPUS='wikitext2' and then 02_augmentation (make reproduce does)")
+        missing = [str(p) for p in out.values() if not p.exists()]
+        if missing:
+            raise FileNotFoundError(f"{missing[0]} is missing: run notebooks/02_augmentation.ipynb (make reproduce) first")
+        return out
+    if out["hard_negatives"].is_file():  # written last: the folder is whole
+        return out
+    t0 = time.perf_counter()
+    if not out["corpus"].is_file():
+        rows, about = _rows(name, corpus, n_process, log)
+        write_corpus(rows, out["corpus"], about=about)
+    phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
+    words = sorted({w for p in phrases for w in p.split()})
+    log(f"{name}: {len(phrases):,} phrases; augmentation tables")
+    tables = AugmentTables(wordnet=wordnet_table(words),
+                           glove=glove_neighbours(words, threshold=SETTINGS["glove_threshold"],
+                                                  vocab_size=SETTINGS["glove_vocab"]),
+                           paraphrases=OfflineParaphraser().paraphrase_many(phrases),
+                           meta={"glove_threshold": SETTINGS["glove_threshold"], "glove_vocab": SETTINGS["glove_vocab"],
+                                 "paraphraser": "offline", "phrases": len(phrases)})
+    save_tables(tables, out["augment"])
+    log(f"{name}: hard negatives for the {SETTINGS['anchors']:,} most frequent phrases")
+    negatives, _ = mine(phrases, load_model(SETTINGS["model"]), k=SETTINGS["k"], tables=tables,
+                        max_distance=SETTINGS["max_distance"], anchors=300 if paths.smoke() else SETTINGS["anchors"])
+    write_hard_negatives(negatives, out["hard_negatives"])
+    log(f"{name}: ready in {time.perf_counter() - t0:.0f} s ({read_about(out['corpus']).get('tokens', '?')} tokens)")
+    return out
+
+
+def about(name: str) -> dict:
+    """``corpus.json`` of a prepared corpus (its sample, tokens and phrase counts)."""
+    from .store import read_about
+
+    return read_about(files(name)["corpus"])

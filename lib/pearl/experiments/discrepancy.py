@@ -1,0 +1,303 @@
+"""Why PEARL's gain over its backbone is smaller here than in the paper: one factor at a time.
+
+A :class:`Cell` is one configuration: backbone x training corpus x budget, trained for some
+seeds and scored on the sweep suite with its untrained backbone (the same suite, the same
+cache). Its gain is PEARL's score minus the backbone's, per task group and on their average
+(the paper's +6.1 is PEARL-small over E5-small on Table 1's average).
+
+- :data:`BUDGETS`: ``cpu`` (the cpu profile: 150 steps x 32 = 4,800 phrase views) and ``10x``
+  (375 steps x 128 = 48,000 views, a 4x larger batch, same lr);
+- :data:`DESIGNS`: ``whole`` (every combination, 3 seeds where a cell is cheap) and ``reduced``
+  (what fits beside the other notebooks on 2 cores), see :func:`cells`;
+- :func:`gains_frame` / :func:`summary`: per seed, then per cell: mean gain per group, the
+  average's std over seeds, a one-sample t-test against 0 and the smallest gain it could see
+  (80 % power, :func:`pearl.claims.rule.mde`);
+- :func:`factors`: how much each factor moves the average gain: every pair of cells that differ
+  in that factor alone, the difference of their mean gains with its standard error (Welch), and
+  the pooled mean over such pairs.
+
+What it leaves out: training and scoring (:mod:`pearl.experiments.runner`), the figure
+(:mod:`pearl.display.discrepancy`).
+"""
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import models
+from ..benchmark.tasks import GROUPS
+from .runner import Recipe
+
+COLUMNS = [*GROUPS, "average"]
+#: TrainConfig overrides of each budget, on top of the cpu profile
+BUDGETS = {"cpu": {}, "10x": {"batch_size": 128, "steps": 375}}
+BACKBONES = {"minilm": "all-MiniLM-L6-v2", "me5-small": "multilingual-E5-small, 4-bit (stand-in for E5-small)"}
+CORPORA = ("wikitext2", "wikipedia-1x", "wikipedia-10x")
+
+
+@dataclass(frozen=True)
+class Cell:
+    backbone: str
+    corpus: str
+    budget: str
+    seeds: tuple = (0, 1, 2)
+
+    def recipe(self) -> Recipe:
+        """The training recipe; WikiText-2 at the cpu budget is notebook 03's own (its models are shared)."""
+        tag = "-".join(t for t in ((self.corpus if self.corpus != "wikitext2" else ""),
+                                   ("b" + self.budget if self.budget != "cpu" else "")) if t)
+        return Recipe(name=tag, backbone=self.backbone, config=budget_config(self.budget),
+                      corpus="" if self.corpus == "wikitext2" else self.corpus)
+
+    def key(self) -> tuple:
+        return self.backbone, self.corpus, self.budget
+
+
+def cells(design: str = "reduced") -> list[Cell]:
+    """The configurations of a design, cheapest and most telling first (a run cut short keeps them).
+
+    ``whole``: 2 backbones x 3 corpora x 2 budgets; 3 seeds, except me5-small at the 10x budget
+    (one seed: about 75 minutes a model on 2 cores). ``reduced``: the 8 cells measured on the
+    2-core machine, seeds where cheap: MiniLM on every corpus at the cpu budget (3 seeds each),
+    me5-small on WikiText-2 (3 seeds) and on the Wikipedia samples (1 seed each), and the 10x
+    budget for MiniLM on WikiText-2 and the 10x Wikipedia sample (1 seed each).
+    """
+    if design == "whole":
+        return [Cell(b, c, g, (0,) if (b, g) == ("me5-small", "10x") else (0, 1, 2))
+                for g in BUDGETS for b in BACKBONES for c in CORPORA]
+    if design == "reduced":
+        return [Cell("minilm", "wikitext2", "cpu"), Cell("me5-small", "wikitext2", "cpu"),
+                Cell("minilm", "wikipedia-1x", "cpu"), Cell("minilm", "wikipedia-10x", "cpu"),
+                Cell("minilm", "wikitext2", "10x", (0,)), Cell("minilm", "wikipedia-10x", "10x", (0,)),
+                Cell("me5-small", "wikipedia-10x", "cpu", (0,)), Cell("me5-small", "wikipedia-1x", "cpu", (0,))]
+    raise ValueError(f"unknown design {design!r}; choose 'reduced' or 'whole'")
+
+
+def gains_frame(groups, cell_of: dict, originals):
+    """One row per trained model: its cell, seed and gain per column over its untrained backbone.
+
+    ``groups``: :func:`pearl.experiments.tables.group_frame` of the trained models; ``cell_of``:
+    ``{model label: (Cell, seed)}``; ``originals``: group_frame of the untrained backbones,
+    ``recipe`` = backbone name."""
+    import pandas as pd
+
+    base = originals.groupby("recipe")[COLUMNS].mean()
+    rows = []
+    for r in groups.to_dict("records"):
+        cell, seed = cell_of[r["model"]]
+        rows.append({"backbone": cell.backbone, "corpus": cell.corpus, "budget": cell.budget, "seed": seed,
+                     "model": r["model"], **{c: r[c] - base.loc[cell.backbone, c] for c in COLUMNS}})
+    return pd.DataFrame(rows)
+
+
+def _t(x: np.ndarray) -> tuple[float, float, float]:
+    """(std, p of a one-sample t-test against 0, smallest detectable mean) of per-seed gains."""
+    from scipy import stats
+
+    from ..claims.rule import mde
+
+    if len(x) < 2:
+        return math.nan, math.nan, math.nan
+    sd = float(x.std(ddof=1))
+    p = float(stats.ttest_1samp(x, 0.0).pvalue) if sd > 0 else math.nan
+    return sd, p, mde(sd / math.sqrt(len(x)), len(x) - 1)
+
+
+def summary(gains):
+    """The study's table: backbone, corpus, budget, seeds, mean gain per group, average gain, std, p, mde."""
+    import pandas as pd
+
+    rows = []
+    for (b, c, g), sub in gains.groupby(["backbone", "corpus", "budget"], sort=False):
+        sd, p, m = _t(sub["average"].to_numpy(float))
+        rows.append({"backbone": b, "corpus": c, "budget": g, "seeds": len(sub),
+                     **{col: float(sub[col].mean()) for col in GROUPS}, "average_gain": float(sub["average"].mean()),
+                     "std": sd, "p": p, "mde": m})
+    return pd.DataFrame(rows)
+
+
+def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
+    """(b - a, its standard error, p); a one-seed side contributes the other side's variance
+    (the seed noise is the same process), and p is left out unless both sides have 2 seeds."""
+    from scipy import stats
+
+    va = a.var(ddof=1) if len(a) > 1 else (b.var(ddof=1) if len(b) > 1 else math.nan)
+    vb = b.var(ddof=1) if len(b) > 1 else va
+    se = math.sqrt(va / len(a) + vb / len(b))
+    p = float(stats.ttest_ind(b, a, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else math.nan
+    return float(b.mean() - a.mean()), se, p
+
+
+def factors(gains, reference: dict | None = None):
+    """How each factor moves the average gain: one row per pair of cells that differ only in
+    that factor (``from`` -> ``to``, the reference level first), then per factor the mean of
+    those differences with the standard error of that mean (independent pairs assumed)."""
+    import pandas as pd
+
+    reference = reference or {"backbone": "minilm", "corpus": "wikitext2", "budget": "cpu"}
+    levels = {"backbone": list(BACKBONES), "corpus": list(CORPORA), "budget": list(BUDGETS)}
+    by_cell = {k: sub["average"].to_numpy(float) for k, sub in gains.groupby(["backbone", "corpus", "budget"])}
+    rows = []
+    for factor, values in levels.items():
+        others = [f for f in levels if f != factor]
+        for ctx in itertools.product(*(levels[f] for f in others)):
+            fixed = dict(zip(others, ctx))
+            key = lambda v: tuple({**fixed, factor: v}[f] for f in ("backbone", "corpus", "budget"))  # noqa: E731
+            ref = reference[factor]
+            for to in values:
+                if to == ref or key(ref) not in by_cell or key(to) not in by_cell:
+                    continue
+                delta, se, p = _welch(by_cell[key(ref)], by_cell[key(to)])
+                rows.append({"factor": factor, "from": ref, "to": to, **fixed, "n_from": len(by_cell[key(ref)]),
+                             "n_to": len(by_cell[key(to)]), "delta_gain": delta, "se": se, "p": p})
+    pairs = pd.DataFrame(rows)
+    if pairs.empty:
+        return pairs, pairs
+    pooled = (pairs.groupby(["factor", "to"], sort=False)
+              .agg(pairs=("delta_gain", "size"), delta_gain=("delta_gain", "mean"),
+                   se=("se", lambda s: float(np.sqrt((s ** 2).sum())) / len(s)))
+              .reset_index())
+    pooled["from"] = pooled["factor"].map(reference)
+    pooled = pooled[["factor", "from", "to", "pairs", "delta_gain", "se"]]
+    return pairs, pooled.sort_values("delta_gain", key=abs, ascending=False, ignore_index=True)
+
+
+def budget_config(budget: str) -> dict:
+    """TrainConfig overrides of a budget; a SMOKE run keeps the smoke profile's tiny batch and
+    doubles its steps for ``10x`` (every code path, in seconds)."""
+    from .. import paths
+
+    if budget not in BUDGETS:
+        raise ValueError(f"unknown budget {budget!r}; choose from {', '.join(BUDGETS)}")
+    return ({"steps": 8} if budget == "10x" else {}) if paths.smoke() else dict(BUDGETS[budget])
+
+
+def smoke_cells() -> list[Cell]:
+    """SMOKE: every code path (two seeds, a Wikipedia corpus, the 10x budget) on MiniLM."""
+    return [Cell("minilm", "wikitext2", "cpu", (0, 1)), Cell("minilm", "wikipedia-1x", "cpu", (0,)),
+            Cell("minilm", "wikitext2", "10x", (0,))]
+
+
+def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print):
+    """Prepare the corpora, train (or reuse) every cell's seeds, score them and their untrained
+    backbones; ``(gains_frame, trained group_frame, originals group_frame)``."""
+    from ..corpus import variants
+    from .runner import score_models, train_models
+    from .tables import group_frame
+
+    for corpus in dict.fromkeys(c.corpus for c in design_cells):
+        variants.prepare(corpus, n_process=max(workers, 1), log=log)
+    by_seeds: dict = {}
+    for c in design_cells:  # one call per seed list: its models train side by side
+        by_seeds.setdefault(c.seeds, []).append(c)
+    for seeds, group in by_seeds.items():
+        train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log)
+    folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
+    cell_of = {}
+    for c in design_cells:
+        for s, f in zip(c.seeds, folders[c.key()]):
+            cell_of[models.label(f)] = (c, s)
+    scored = score_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
+    backbones = list(dict.fromkeys(c.backbone for c in design_cells))
+    originals = group_frame(score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log))
+    groups = group_frame(scored)
+    return gains_frame(groups, cell_of, originals), groups, originals
+
+
+#: the paper's Table 1 column of each dataset
+_PAPER_COLUMNS = {"ppdb": "PPDB", "ppdb_filtered": "PPDB filtered", "turney": "Turney", "bird": "BIRD", "yago": "YAGO",
+                  "umls": "UMLS", "conll": "CoNLL", "bc5cdr": "BC5CDR", "autofj": "AutoFJ"}
+
+
+def paper_gains(pearl: str = "PEARL-small", backbone: str = "E5-small") -> dict:
+    """The paper's gain of ``pearl`` over ``backbone`` from its Table 1 rows: per task group, on
+    the five groups' average (our "average"), and on its printed nine-dataset average ("Avg")."""
+    from ..benchmark import paper
+
+    t = paper.wide(1)
+    diff = {d: float(t.at[pearl, col] - t.at[backbone, col]) for d, col in _PAPER_COLUMNS.items()}
+    out = {g: float(np.mean([diff[d] for d in names])) for g, names in GROUPS.items()}
+    out["average"] = float(np.mean([out[g] for g in GROUPS]))
+    out["printed Avg"] = round(float(t.at[pearl, "Avg"] - t.at[backbone, "Avg"]), 10)
+    return out
+
+
+def gpu_point(path) -> dict | None:
+    """The one GPU run (``results/gpu/table1_gpu_profile_seed0.json``: MiniLM and PEARL seed 0 at
+    the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group, or None if absent."""
+    import json
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        return None
+    rows = json.loads(path.read_text())["rows"]
+    score = {(r["model"], r["dataset"]): r["score"] for r in rows}
+    trained = next(m for m, _ in score if m != "minilm")
+    diff = {d: score[(trained, d)] - score[("minilm", d)] for names in GROUPS.values() for d in names}
+    out = {g: float(np.mean([diff[d] for d in names])) for g, names in GROUPS.items()}
+    out["average"] = float(np.mean([out[g] for g in GROUPS]))
+    return {"label": "GPU run: MiniLM · WikiText-2 · gpu profile, 214K views (n=1, exact Table 1 suite)", **out}
+
+
+def design_frame(design_cells: list[Cell]):
+    """The configurations to run, with their model folders' names."""
+    import pandas as pd
+
+    return pd.DataFrame([{"backbone": c.backbone, "corpus": c.corpus, "budget": c.budget, "seeds": len(c.seeds),
+                          "folder (seed 0)": c.recipe().folder(c.seeds[0]).name} for c in design_cells])
+
+
+def corpora_frame(design_cells: list[Cell]):
+    """What each corpus of the design holds (its ``corpus.json``)."""
+    import pandas as pd
+
+    from ..corpus import variants
+
+    rows = []
+    for name in dict.fromkeys(c.corpus for c in design_cells):
+        about = variants.about(name)
+        rows.append({"corpus": name, "description": about.get("description", variants.CORPORA[name].description),
+                     "tokens": about.get("tokens"), "phrases kept": about.get("kept"),
+                     "hard-negative anchors": len(__import__("json").loads(variants.files(name)["hard_negatives"].read_text()))})
+    return pd.DataFrame(rows)
+
+
+def _fmt(v, digits: int = 2) -> str:
+    return "–" if v is None or v != v else f"{v:+.{digits}f}"
+
+
+def markdown(table, size: str, profile: str) -> str:
+    """The study's table as Markdown, with how to read it."""
+    t = table.copy()
+    for col in [*GROUPS, "average_gain"]:
+        t[col] = t[col].map(_fmt)
+    t["std"] = t["std"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    t["p"] = t["p"].map(lambda v: "–" if v != v else f"{v:.3f}")
+    t["mde"] = t["mde"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    return (f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
+            "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
+            "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
+            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False))
+
+
+def factors_markdown(factors, pairs) -> str:
+    f = factors.copy()
+    f["delta_gain"] = f["delta_gain"].map(_fmt)
+    f["se"] = f["se"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    return ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
+            "(the other two fixed); delta_gain is the mean of their differences, se its standard error (per pair, "
+            "Welch; a one-seed side borrows the other side's seed variance).\n\n" + f.to_markdown(index=False)
+            + f"\n\n{len(pairs)} pairs in all.")
+
+
+def largest(factors) -> dict | None:
+    """The factor level that moves the average gain most (by absolute size), with its se."""
+    if factors.empty:
+        return None
+    top = factors.iloc[0]
+    return {"factor": top["factor"], "from": top["from"], "to": top["to"], "delta_gain": float(top["delta_gain"]),
+            "se": float(top["se"]), "pairs": int(top["pairs"])}
