@@ -41,14 +41,14 @@ from IPython.display import Markdown, display
 
 from pearl import paths
 from pearl.corpus import variants
-from pearl.display.discrepancy import plot_gains
+from pearl.display import discrepancy as show
 from pearl.experiments import discrepancy
 from pearl.provenance import Run, save_figure, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
 cells = discrepancy.smoke_cells() if paths.smoke() else discrepancy.cells(DESIGN)
 run = Run("13_discrepancy", dict(SMOKE=SMOKE, PROFILE=profile, DESIGN=DESIGN, SIZE=size, WORKERS=WORKERS))
-discrepancy.design_frame(cells)
+show.design_frame(cells)
 
 # %% [markdown]
 # ## Train (or reuse) every configuration's seeds, score them and their backbones
@@ -56,7 +56,7 @@ discrepancy.design_frame(cells)
 # %%
 with run.timer("train_and_score"):
     gains, trained, originals = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS)
-corpora = discrepancy.corpora_frame(cells)
+corpora = show.corpora_frame(cells)
 corpora
 
 # %% [markdown]
@@ -64,7 +64,7 @@ corpora
 
 # %%
 table = discrepancy.summary(gains)
-md = discrepancy.markdown(table, size, profile)
+md = show.markdown(table, size, profile)
 save_table(table, "discrepancy", markdown=md)
 display(Markdown(md))
 
@@ -73,7 +73,7 @@ display(Markdown(md))
 
 # %%
 pairs, factors = discrepancy.factors(gains)
-fmd = discrepancy.factors_markdown(factors, pairs)
+fmd = show.factors_markdown(factors, pairs)
 save_table(factors, "discrepancy_factors", markdown=fmd)
 display(Markdown(fmd))
 
@@ -83,7 +83,7 @@ display(Markdown(fmd))
 # %%
 paper = discrepancy.paper_gains()
 gpu = discrepancy.gpu_point(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
-fig = plot_gains(table, gains, paper, extra=[gpu] if gpu else [])
+fig = show.plot_gains(table, gains, paper, extra=[gpu] if gpu else [])
 save_figure(fig, "discrepancy")
 
 # %%

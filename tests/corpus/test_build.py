@@ -104,3 +104,12 @@ def test_counter_of_a_chunk_round_trips(tmp_path):
     build._write_chunk(path, counts, {"articles": [], "paragraphs": 1, "tokens": 5})
     assert Counter({(p, lab): n for p, lab, n in build._chunk_lines(path)}) == counts
     assert build.read_header(path)["tokens"] == 5
+
+
+def test_disjoint_samples_merge_as_one_corpus(corpus, reference, tmp_path):
+    """Two interleaved samples (even and odd articles) merged give the whole corpus's counts."""
+    halves = [build.build(wikipedia.Sample(stride=2, offset=o), chunk_articles=2, batch_size=4, folder=corpus,
+                          build_dir=tmp_path / str(o), progress=False) for o in (0, 1)]
+    rows, stats = build.merge(halves, min_freq=2)
+    whole, whole_stats = build.merge(reference, min_freq=2)
+    assert rows == whole and stats["articles"] == 10 and stats["tokens"] == whole_stats["tokens"]

@@ -1,10 +1,18 @@
-"""The discrepancy study's figure: PEARL's gain over its backbone per task group, one bar per
-configuration (mean over its seeds; bars: std over seeds, none for one seed), the paper's gain of
-PEARL-small over E5-small per group as black ticks, and its printed +6.1 as a dashed line.
+"""The discrepancy study on the page: its figure and its tables as text.
 
-Left out: training, scoring and the tables (:mod:`pearl.experiments.discrepancy`).
+- :func:`plot_gains`: PEARL's gain over its backbone per task group, one bar per configuration
+  (mean over its seeds; bars: std over seeds, none for one seed), the paper's gain of
+  PEARL-small over E5-small per group as black ticks, and its printed +6.1 as a dashed line;
+- :func:`design_frame`, :func:`corpora_frame`: what is run, on what;
+- :func:`markdown`, :func:`factors_markdown`: the study's two tables with how to read them.
+
+Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`).
 """
 from __future__ import annotations
+
+import json
+
+from ..benchmark.tasks import GROUPS
 
 
 def config_label(row) -> str:
@@ -24,7 +32,7 @@ def plot_gains(summary, gains, paper: dict, extra: list | None = None):
     from ..experiments.discrepancy import COLUMNS
 
     n = len(summary)
-    fig, ax = plt.subplots(figsize=(11, 4.4))
+    fig, ax = plt.subplots(figsize=(10, 6.2))
     width = 0.8 / max(n, 1)
     x = np.arange(len(COLUMNS))
     for i, row in enumerate(summary.to_dict("records")):
@@ -44,9 +52,61 @@ def plot_gains(summary, gains, paper: dict, extra: list | None = None):
     ax.annotate(f"paper's printed +{paper['printed Avg']:.1f} (nine-dataset average)", (len(COLUMNS) - 0.5, paper["printed Avg"]),
                 textcoords="offset points", xytext=(0, 4), ha="right", fontsize=8)
     ax.axhline(0, color="0.5", lw=0.6)
-    ax.set_xticks(x, [c if c != "average" else "average of the groups" for c in COLUMNS], fontsize=8)
+    ax.set_xticks(x, [c.replace(" ", "\n") if c != "average" else "average of\nthe groups" for c in COLUMNS], fontsize=8)
     ax.set_ylabel("PEARL − its untrained backbone (points)")
-    ax.set_title("Where the gain comes from: backbone × corpus × budget (hatched: 10x budget)")
-    ax.legend(fontsize=7, ncol=2, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.set_title("Where the gain comes from: backbone × corpus × budget (hatched: 10x budget)", fontsize=10)
+    ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     fig.tight_layout()
     return fig
+
+
+def design_frame(design_cells: list):
+    """The configurations to run, with their model folders' names."""
+    import pandas as pd
+
+    return pd.DataFrame([{"backbone": c.backbone, "corpus": c.corpus, "budget": c.budget, "seeds": len(c.seeds),
+                          "folder (seed 0)": c.recipe().folder(c.seeds[0]).name} for c in design_cells])
+
+
+def corpora_frame(design_cells: list):
+    """What each corpus of the design holds (its ``corpus.json``)."""
+    import pandas as pd
+
+    from ..corpus import variants
+
+    rows = []
+    for name in dict.fromkeys(c.corpus for c in design_cells):
+        about = variants.about(name)
+        rows.append({"corpus": name, "description": about.get("description", variants.CORPORA[name].description),
+                     "tokens": about.get("tokens"), "phrases kept": about.get("kept"),
+                     "hard-negative anchors": len(json.loads(variants.files(name)["hard_negatives"].read_text()))})
+    return pd.DataFrame(rows)
+
+
+def _fmt(v, digits: int = 2) -> str:
+    return "–" if v is None or v != v else f"{v:+.{digits}f}"
+
+
+def markdown(table, size: str, profile: str) -> str:
+    """The study's table as Markdown, with how to read it."""
+    t = table.copy()
+    for col in [*GROUPS, "average_gain"]:
+        t[col] = t[col].map(_fmt)
+    t["std"] = t["std"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    t["p"] = t["p"].map(lambda v: "–" if v != v else f"{v:.3f}")
+    t["mde"] = t["mde"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    return (f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
+            "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
+            "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
+            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False))
+
+
+def factors_markdown(factors, pairs) -> str:
+    f = factors.copy()
+    f["delta_gain"] = f["delta_gain"].map(_fmt)
+    f["se"] = f["se"].map(lambda v: "–" if v != v else f"{v:.2f}")
+    return ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
+            "(the other two fixed); delta_gain is the mean of their differences, se its standard error (per pair, "
+            "Welch; a one-seed side borrows the other side's seed variance).\n\n" + f.to_markdown(index=False)
+            + f"\n\n{len(pairs)} pairs in all.")
+

@@ -243,57 +243,6 @@ def gpu_point(path) -> dict | None:
     return {"label": "GPU run: MiniLM · WikiText-2 · gpu profile, 214K views (n=1, exact Table 1 suite)", **out}
 
 
-def design_frame(design_cells: list[Cell]):
-    """The configurations to run, with their model folders' names."""
-    import pandas as pd
-
-    return pd.DataFrame([{"backbone": c.backbone, "corpus": c.corpus, "budget": c.budget, "seeds": len(c.seeds),
-                          "folder (seed 0)": c.recipe().folder(c.seeds[0]).name} for c in design_cells])
-
-
-def corpora_frame(design_cells: list[Cell]):
-    """What each corpus of the design holds (its ``corpus.json``)."""
-    import pandas as pd
-
-    from ..corpus import variants
-
-    rows = []
-    for name in dict.fromkeys(c.corpus for c in design_cells):
-        about = variants.about(name)
-        rows.append({"corpus": name, "description": about.get("description", variants.CORPORA[name].description),
-                     "tokens": about.get("tokens"), "phrases kept": about.get("kept"),
-                     "hard-negative anchors": len(__import__("json").loads(variants.files(name)["hard_negatives"].read_text()))})
-    return pd.DataFrame(rows)
-
-
-def _fmt(v, digits: int = 2) -> str:
-    return "–" if v is None or v != v else f"{v:+.{digits}f}"
-
-
-def markdown(table, size: str, profile: str) -> str:
-    """The study's table as Markdown, with how to read it."""
-    t = table.copy()
-    for col in [*GROUPS, "average_gain"]:
-        t[col] = t[col].map(_fmt)
-    t["std"] = t["std"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    t["p"] = t["p"].map(lambda v: "–" if v != v else f"{v:.3f}")
-    t["mde"] = t["mde"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    return (f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
-            "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
-            "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
-            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False))
-
-
-def factors_markdown(factors, pairs) -> str:
-    f = factors.copy()
-    f["delta_gain"] = f["delta_gain"].map(_fmt)
-    f["se"] = f["se"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    return ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
-            "(the other two fixed); delta_gain is the mean of their differences, se its standard error (per pair, "
-            "Welch; a one-seed side borrows the other side's seed variance).\n\n" + f.to_markdown(index=False)
-            + f"\n\n{len(pairs)} pairs in all.")
-
-
 def largest(factors) -> dict | None:
     """The factor level that moves the average gain most (by absolute size), with its se."""
     if factors.empty:

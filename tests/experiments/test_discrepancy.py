@@ -1,0 +1,92 @@
+"""The discrepancy study's arithmetic on hand-computed cases, and its design."""
+import math
+
+import pandas as pd
+import pytest
+
+from pearl import paths
+from pearl.experiments import discrepancy as d
+from pearl.experiments.discrepancy import COLUMNS, Cell
+
+
+def _gains(cells: dict) -> pd.DataFrame:
+    """Per-seed gain rows with the same gain in every column: ``{(backbone, corpus, budget): [gains]}``."""
+    rows = [{"backbone": b, "corpus": c, "budget": g, "seed": s, "model": f"{b}/{c}/{g}/{s}", **{col: x for col in COLUMNS}}
+            for (b, c, g), xs in cells.items() for s, x in enumerate(xs)]
+    return pd.DataFrame(rows)
+
+
+def test_gain_is_trained_minus_its_own_backbone():
+    cell_a, cell_b = Cell("minilm", "wikitext2", "cpu"), Cell("me5-small", "wikitext2", "cpu")
+    groups = pd.DataFrame([{"recipe": "x", "model": "m0", **{c: 60.0 for c in COLUMNS}},
+                           {"recipe": "y", "model": "e0", **{c: 55.0 for c in COLUMNS}}])
+    originals = pd.DataFrame([{"recipe": "minilm", **{c: 58.0 for c in COLUMNS}},
+                              {"recipe": "me5-small", **{c: 50.0 for c in COLUMNS}}])
+    g = d.gains_frame(groups, {"m0": (cell_a, 0), "e0": (cell_b, 0)}, originals).set_index("model")
+    assert g.loc["m0", "average"] == 2.0 and g.loc["e0", "average"] == 5.0
+    assert g.loc["e0", "backbone"] == "me5-small" and g.loc["e0", "seed"] == 0
+
+
+def test_summary_mean_std_t_test_and_mde():
+    # gains 1, 2, 3: mean 2, std 1, t = 2 / (1 / sqrt 3) = 3.464 on 2 dof -> p = 0.0742
+    t = d.summary(_gains({("minilm", "wikitext2", "cpu"): [1.0, 2.0, 3.0],
+                          ("minilm", "wikitext2", "10x"): [4.0]})).set_index("budget")
+    assert t.loc["cpu", "average_gain"] == 2 and t.loc["cpu", "std"] == 1 and t.loc["cpu", "seeds"] == 3
+    assert t.loc["cpu", "p"] == pytest.approx(0.0742, abs=1e-4)
+    # mde > the t critical value times the se (2 dof: 4.303 / sqrt 3 = 2.48), below 3x it
+    assert 2.48 < t.loc["cpu", "mde"] < 3 * 2.48
+    assert t.loc["10x", "seeds"] == 1 and math.isnan(t.loc["10x", "std"]) and math.isnan(t.loc["10x", "p"])
+
+
+def test_factor_pairs_differ_in_one_factor_only():
+    gains = _gains({("minilm", "wikitext2", "cpu"): [1.0, 2.0, 3.0],   # mean 2, var 1
+                    ("me5-small", "wikitext2", "cpu"): [5.0, 6.0, 7.0],  # mean 6, var 1
+                    ("minilm", "wikitext2", "10x"): [3.0],
+                    ("me5-small", "wikipedia-1x", "10x"): [9.0]})  # differs from every other cell in two factors
+    pairs, pooled = d.factors(gains)
+    assert set(zip(pairs["factor"], pairs["to"])) == {("backbone", "me5-small"), ("budget", "10x")}
+    b = pairs.set_index("factor").loc["backbone"]
+    assert b["delta_gain"] == 4 and b["se"] == pytest.approx(math.sqrt(1 / 3 + 1 / 3))
+    # Welch t = 4 / 0.8165 = 4.899, 4 dof -> p = 0.0080
+    assert b["p"] == pytest.approx(0.0080, abs=1e-4)
+    u = pairs.set_index("factor").loc["budget"]  # one seed: it borrows the 3-seed side's variance
+    assert u["delta_gain"] == 1 and u["se"] == pytest.approx(math.sqrt(1 / 3 + 1)) and math.isnan(u["p"])
+    assert pooled.iloc[0]["factor"] == "backbone"  # the largest move first
+    assert d.largest(pooled) == {"factor": "backbone", "from": "minilm", "to": "me5-small", "delta_gain": 4.0,
+                                 "se": pytest.approx(math.sqrt(2 / 3)), "pairs": 1}
+
+
+def test_pooled_factor_is_the_mean_of_its_pairs():
+    gains = _gains({("minilm", "wikitext2", "cpu"): [1.0, 3.0], ("me5-small", "wikitext2", "cpu"): [3.0, 5.0],
+                    ("minilm", "wikitext2", "10x"): [2.0, 4.0], ("me5-small", "wikitext2", "10x"): [8.0, 10.0]})
+    _, pooled = d.factors(gains)
+    row = pooled[(pooled["factor"] == "backbone")].iloc[0]
+    # pairs: cpu 2 -> 4 (+2), 10x 3 -> 9 (+6); each se = sqrt(2/2 + 2/2) = sqrt 2; pooled se = sqrt(2 + 2) / 2
+    assert row["pairs"] == 2 and row["delta_gain"] == 4 and row["se"] == pytest.approx(1.0)
+
+
+def test_paper_gain_is_the_papers_printed_difference():
+    p = d.paper_gains()
+    assert p["printed Avg"] == pytest.approx(6.1)  # 63.1 - 57.0 in the paper's Table 1
+    # entity clustering: CoNLL 48.7 - 27.6 and BC5CDR 61.0 - 53.7, averaged
+    assert p["entity clustering"] == pytest.approx((21.1 + 7.3) / 2)
+    assert p["fuzzy join"] == pytest.approx(74.6 - 74.8)
+
+
+def test_designs_and_their_folders():
+    whole, reduced = d.cells("whole"), d.cells("reduced")
+    assert len(whole) == 12 and len(reduced) == 8 and {c.key() for c in reduced} <= {c.key() for c in whole}
+    names = {c.recipe().folder(0).name for c in whole}
+    assert len(names) == 12  # no two configurations share a model folder
+    # WikiText-2 at the cpu budget is notebook 03's recipe: its models are shared
+    assert Cell("minilm", "wikitext2", "cpu").recipe().folder(1).name == "pearl-minilm-seed1"
+    assert Cell("minilm", "wikipedia-10x", "10x").recipe().config == {"batch_size": 128, "steps": 375}
+    with pytest.raises(ValueError, match="choose 'reduced' or 'whole'"):
+        d.cells("all")
+
+
+def test_smoke_budget_stays_tiny(monkeypatch):
+    monkeypatch.setattr(paths, "smoke", lambda: True)
+    assert d.budget_config("10x") == {"steps": 8} and d.budget_config("cpu") == {}
+    with pytest.raises(ValueError, match="choose from cpu, 10x"):
+        d.budget_config("huge")
