@@ -34,7 +34,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 # the batch run, in dependency order; later issues' notebooks join this list
 NOTEBOOKS := $(shell cat notebooks/ORDER)
 
-.PHONY: setup test test-all reproduce html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all reproduce study html site lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -79,6 +79,18 @@ reproduce: $(STAMP) sysdeps
 	done
 	$(MAKE) --no-print-directory html
 	$(MAKE) --no-print-directory site
+
+# The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
+# DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the
+# corpus and tables of notebooks 01 and 02 (a make reproduce first); models already trained are reused.
+DESIGN ?= reduced
+study: $(STAMP) sysdeps
+	@mkdir -p results/executed
+	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
+	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
+	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
+	$(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/13_discrepancy.ipynb \
+	  results/executed/13_discrepancy_$(DESIGN).ipynb -p PROFILE $(PROFILE) -p DESIGN $(DESIGN)
 
 # every executed notebook as HTML beside it (results/executed/NN_*.html, git-ignored)
 html: $(STAMP)

@@ -148,8 +148,9 @@ class Run:
         finally:
             self.time(key, time.perf_counter() - start)
 
-    def save(self, metrics: dict, undefined: dict | None = None, **extra) -> Path:
-        """Write ``results/<name>.json``. A non-finite number anywhere in the record becomes
+    def save(self, metrics: dict, undefined: dict | None = None, also: str | None = None, **extra) -> Path:
+        """Write ``results/<name>.json`` (and the same record to ``results/<also>.json``: a
+        notebook whose outputs are named by a parameter). A non-finite number anywhere in the record becomes
         ``null`` and is listed under ``"undefined"`` (key: its path, e.g. ``"f1"`` for
         ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
         reason) or a generic one."""
@@ -179,6 +180,8 @@ class Run:
         if found:
             reasons = undefined or {}
             record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
+        if also:
+            write_json(paths.results_dir(f"{also}.json"), record)
         return write_json(path, record)
 
 

@@ -81,7 +81,7 @@ def test_designs_and_their_folders():
     # WikiText-2 at the cpu budget is notebook 03's recipe: its models are shared
     assert Cell("minilm", "wikitext2", "cpu").recipe().folder(1).name == "pearl-minilm-seed1"
     assert Cell("minilm", "wikipedia-10x", "10x").recipe().config == {"batch_size": 128, "steps": 375}
-    with pytest.raises(ValueError, match="choose 'reduced' or 'whole'"):
+    with pytest.raises(ValueError, match="choose from core, reduced, whole"):
         d.cells("all")
 
 

@@ -59,6 +59,8 @@ class Cell:
 def cells(design: str = "reduced") -> list[Cell]:
     """The configurations of a design, cheapest and most telling first (a run cut short keeps them).
 
+    ``core`` (what ``make reproduce`` runs): the backbone factor alone, on models notebooks 03
+    and 09 train anyway (MiniLM and me5-small on WikiText-2 at the cpu budget, 3 seeds each).
     ``whole``: 2 backbones x 3 corpora x 2 budgets; 3 seeds, except me5-small at the 10x budget
     (one seed: about 75 minutes a model on 2 cores). ``reduced``: the 8 cells measured on the
     2-core machine, seeds where cheap: MiniLM on every corpus at the cpu budget (3 seeds each),
@@ -68,12 +70,26 @@ def cells(design: str = "reduced") -> list[Cell]:
     if design == "whole":
         return [Cell(b, c, g, (0,) if (b, g) == ("me5-small", "10x") else (0, 1, 2))
                 for g in BUDGETS for b in BACKBONES for c in CORPORA]
+    if design == "core":
+        return [Cell("minilm", "wikitext2", "cpu"), Cell("me5-small", "wikitext2", "cpu")]
     if design == "reduced":
         return [Cell("minilm", "wikitext2", "cpu"), Cell("me5-small", "wikitext2", "cpu"),
                 Cell("minilm", "wikipedia-1x", "cpu"), Cell("minilm", "wikipedia-10x", "cpu"),
                 Cell("minilm", "wikitext2", "10x", (0,)), Cell("minilm", "wikipedia-10x", "10x", (0,)),
                 Cell("me5-small", "wikipedia-10x", "cpu", (0,)), Cell("me5-small", "wikipedia-1x", "cpu", (0,))]
-    raise ValueError(f"unknown design {design!r}; choose 'reduced' or 'whole'")
+    raise ValueError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
+
+
+#: the designs, and the name of the files each writes (``results/<name>.{csv,md,tex,json}``)
+DESIGNS = {"core": "discrepancy_core", "reduced": "discrepancy", "whole": "discrepancy_whole"}
+
+
+def output_name(design: str) -> str:
+    """``results/<name>.*`` of a design: the 8-cell study is ``discrepancy``; ``make reproduce``'s
+    ``core`` run writes apart, so it never replaces the study's files."""
+    if design not in DESIGNS:
+        raise ValueError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
+    return DESIGNS[design]
 
 
 def gains_frame(groups, cell_of: dict, originals):
