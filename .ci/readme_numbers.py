@@ -26,7 +26,8 @@ NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram
          "Table 1", "Table-1", "Table 2", "Table 3", "Table 4", "Figure 5", "Figure 1", "Figure 4", "Figure A1", "Figure 3", "E5",
          "Tables 1–4", "80 % of the time at α = 0.05")
 #: results tables whose rows the README may copy verbatim
-TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity", "me5_small_untrained")
+TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity", "me5_small_untrained",
+          "discrepancy", "discrepancy_factors")
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -334,6 +335,31 @@ def paper_side_claims() -> list[tuple[str, str]]:
     return out
 
 
+def discrepancy_claims() -> list[tuple[str, str]]:
+    """The discrepancy study's headline (notebook 13, ``make study``): the factor that moves the gain most."""
+    if not (R / "discrepancy.json").is_file():
+        return []
+    d = _json("discrepancy.json")
+    m, src = d["metrics"], "results/discrepancy.json"
+    top = m["largest_factor"]
+    out = [(f"the factor that moves the gain most is the {top['factor']} ({top['from']} → {top['to']}): "
+            f"{top['delta_gain']:+.2f} ± {top['se']:.2f} points on the average gain "
+            f"({top['pairs']} pair{'s' if top['pairs'] != 1 else ''} of configurations)", src)]
+    t = {(r["backbone"], r["corpus"], r["budget"]): r for r in m["table"]}
+    best = max(m["table"], key=lambda r: r["average_gain"])
+    out.append((f"The largest average gain, {best['average_gain']:+.2f} ({best['backbone']}, {best['corpus']}, "
+                f"{best['budget']} budget, {best['seeds']} seed{'s' if best['seeds'] != 1 else ''}), is "
+                f"{100 * best['average_gain'] / m['paper_gains']['average']:.0f} % of the paper's "
+                f"{m['paper_gains']['average']:+.2f} on the same five-group average", src))
+    base = t.get(("minilm", "wikitext2", "cpu"))
+    if base:
+        out.append((f"the cpu profile's own configuration (MiniLM, WikiText-2) gains {base['average_gain']:+.2f} "
+                    f"(std {base['std']:.2f}, p = {base['p']:.3f}, {base['seeds']} seeds)", src))
+    out.append((f"{len(m['table'])} configurations, {len(m['per_seed'])} trained models; their training took "
+                f"{m['train_s_total'] / 60:.0f} minutes in one-thread processes", src))
+    return out
+
+
 def quotes() -> list[tuple[str, str]]:
     """``(README text, text file)``: every number of the text must occur in the file."""
     return [
@@ -383,7 +409,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
     for text, source in claims() + probe_claims() + experiment_claims() + methods_claims() + ledger_claims() + \
-            paper_side_claims():
+            paper_side_claims() + discrepancy_claims():
         if text in section:
             rest = rest.replace(text, " ")
         else:

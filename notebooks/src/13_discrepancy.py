@@ -99,6 +99,7 @@ save_figure(fig, name)
 path = run.save(metrics={"table": table.to_dict("records"), "factors": factors.to_dict("records"),
                          "pairs": pairs.to_dict("records"), "per_seed": gains.to_dict("records"),
                          "originals": originals.to_dict("records"), "paper_gains": paper, "gpu_point": gpu,
-                         "largest_factor": discrepancy.largest(factors), "corpora": corpora.to_dict("records")},
+                         "largest_factor": discrepancy.largest(factors), "corpora": corpora.to_dict("records"),
+                         "train_s_total": float(gains["train_s"].sum())},
                also=name)
 print("wrote", path)

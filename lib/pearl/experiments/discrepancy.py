@@ -203,6 +203,9 @@ def smoke_cells() -> list[Cell]:
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print):
     """Prepare the corpora, train (or reuse) every cell's seeds, score them and their untrained
     backbones; ``(gains_frame, trained group_frame, originals group_frame)``."""
+    import json
+    from pathlib import Path
+
     from ..corpus import variants
     from .runner import score_models, train_models
     from .tables import group_frame
@@ -220,12 +223,15 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
         for s, f in zip(c.seeds, folders[c.key()]):
             cell_of[models.label(f)] = (c, s)
     views = {models.label(f): phrase_views(f) for fs in folders.values() for f in fs}
+    train_s = {models.label(f): json.loads((Path(f) / "pearl.json").read_text())["train_seconds"]
+               for fs in folders.values() for f in fs}  # measured by each training, whichever run did it
     scored = score_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
     backbones = list(dict.fromkeys(c.backbone for c in design_cells))
     originals = group_frame(score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log))
     groups = group_frame(scored)
     gains = gains_frame(groups, cell_of, originals)
     gains.insert(4, "views", gains["model"].map(views))
+    gains.insert(5, "train_s", gains["model"].map(train_s))
     return gains, groups, originals
 
 
