@@ -54,7 +54,7 @@ from pearl.experiments import discrepancy
 from pearl.provenance import Run, save_figure, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
-cells = discrepancy.smoke_cells() if paths.smoke() else discrepancy.cells(DESIGN)
+cells = discrepancy.design(DESIGN)  # SMOKE: three tiny MiniLM configurations
 name = discrepancy.output_name(DESIGN)  # results/<name>.*: each design has its own files
 run = Run("13_discrepancy", dict(SMOKE=SMOKE, PROFILE=profile, DESIGN=DESIGN, SIZE=size, WORKERS=WORKERS))
 show.design_frame(cells)
@@ -91,8 +91,8 @@ display(Markdown(fmd))
 
 # %%
 paper = discrepancy.paper_gains()
-gpu = discrepancy.gpu_point(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
-fig = show.plot_gains(table, gains, paper, extra=[gpu] if gpu else [])
+gpu = discrepancy.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
+fig = show.plot_gains(table, gains, paper, extra=gpu)
 save_figure(fig, name)
 
 # %%

@@ -89,6 +89,20 @@ def test_designs_and_their_folders():
 
 def test_smoke_budget_stays_tiny(monkeypatch):
     monkeypatch.setattr(paths, "smoke", lambda: True)
+    assert d.design("reduced") == d.smoke_cells()
+    with pytest.raises(ValueError, match="unknown design"):
+        d.design("big")
     assert d.budget_config("10x") == {"steps": 8} and d.budget_config("cpu") == {}
     with pytest.raises(ValueError, match="choose from cpu, 10x"):
         d.budget_config("huge")
+
+
+def test_the_gpu_run_joins_as_gains_per_group(tmp_path):
+    rows = [{"model": m, "dataset": ds, "score": base + (2.0 if m != "minilm" else 0.0)}
+            for m in ("minilm", "pearl-minilm-seed0") for ds, base in
+            [("ppdb", 90), ("ppdb_filtered", 60), ("turney", 50), ("bird", 60), ("yago", 60), ("umls", 70),
+             ("conll", 40), ("bc5cdr", 50), ("autofj", 70)]]
+    (tmp_path / "gpu.json").write_text(__import__("json").dumps({"rows": rows}))
+    (point,) = d.gpu_points(tmp_path / "gpu.json")
+    assert all(point[c] == pytest.approx(2.0) for c in COLUMNS)
+    assert d.gpu_points(tmp_path / "absent.json") == []

@@ -94,6 +94,14 @@ def output_name(design: str) -> str:
     return DESIGNS[design]
 
 
+def design(name: str) -> list[Cell]:
+    """The configurations a notebook run trains: design ``name``, or :func:`smoke_cells` in a SMOKE run."""
+    from .. import paths
+
+    output_name(name)  # an unknown design fails here, at any scale
+    return smoke_cells() if paths.smoke() else cells(name)
+
+
 def gains_frame(groups, cell_of: dict, originals):
     """One row per trained model: its cell, seed and gain per column over its untrained backbone.
 
@@ -264,22 +272,22 @@ def paper_gains(pearl: str = "PEARL-small", backbone: str = "E5-small") -> dict:
     return out
 
 
-def gpu_point(path) -> dict | None:
+def gpu_points(path) -> list[dict]:
     """The one GPU run (``results/gpu/table1_gpu_profile_seed0.json``: MiniLM and PEARL seed 0 at
-    the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group, or None if absent."""
+    the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group; [] if absent."""
     import json
     from pathlib import Path
 
     path = Path(path)
     if not path.is_file():
-        return None
+        return []
     rows = json.loads(path.read_text())["rows"]
     score = {(r["model"], r["dataset"]): r["score"] for r in rows}
     trained = next(m for m, _ in score if m != "minilm")
     diff = {d: score[(trained, d)] - score[("minilm", d)] for names in GROUPS.values() for d in names}
     out = {g: float(np.mean([diff[d] for d in names])) for g, names in GROUPS.items()}
     out["average"] = float(np.mean([out[g] for g in GROUPS]))
-    return {"label": "GPU run: MiniLM · WikiText-2 · gpu profile, 214K views (n=1, exact Table 1 suite)", **out}
+    return [{"label": "GPU run: MiniLM · WikiText-2 · gpu profile, 214K views (n=1, exact Table 1 suite)", **out}]
 
 
 def largest(factors) -> dict | None:
