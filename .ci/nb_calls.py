@@ -12,8 +12,8 @@ notebooks). A code cell is **plain** when every statement in it is one of:
   tuples of those, and whose value is a plain expression;
 - an expression statement whose value is a plain expression (a ``print``/``display`` call, a
   library call, a name shown as the cell's output);
-- a ``with`` block whose context expressions are plain calls (``with run.timer("x"):``) and whose
-  body is plain statements; ``del`` and ``pass``.
+- a ``with`` block timing a step, ``with run.timer("x"):`` (its context a plain call of a method
+  named ``timer``, bound to no name), whose body is plain statements; ``del`` and ``pass``.
 
 A **plain expression** is a name, a literal (numbers, strings, ``None``, ``True``, ``...``), an
 f-string of plain expressions, a tuple/list/set/dict display of plain expressions, an attribute
@@ -22,7 +22,8 @@ or an arithmetic, boolean, comparison or unary operator over plain expressions.
 
 Anything else makes a cell **logic**: ``for``, ``while``, ``if``, ``try``, ``def``, ``class``,
 ``lambda``, a comprehension or generator expression, a conditional expression (``a if c else b``),
-``:=``, ``assert``, ``raise``, ``global``, ``return``, ``yield``, ``await``, ``match``. The
+``:=``, ``assert``, ``raise``, ``global``, ``return``, ``yield``, ``await``, ``match``, and any
+other ``with`` (``with open(path) as f:`` reads a file in the notebook: that belongs in the library). The
 ``parameters`` cell and the first cell (``check_params`` and the imports) count like any other.
 Markdown cells are prose and are not counted.
 """
@@ -73,6 +74,12 @@ def _target(node: ast.AST) -> bool:
     return isinstance(node, ast.Name) or (isinstance(node, (ast.Attribute, ast.Subscript)) and plain_expression(node))
 
 
+def _timer(item: ast.withitem) -> bool:
+    call = item.context_expr
+    return (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "timer"
+            and plain_expression(call) and item.optional_vars is None)
+
+
 def plain_statement(node: ast.stmt) -> bool:
     """True when statement ``node`` is an import, a plain assignment or expression, or a plain ``with``."""
     if isinstance(node, (ast.Import, ast.ImportFrom, ast.Pass)):
@@ -86,9 +93,7 @@ def plain_statement(node: ast.stmt) -> bool:
     if isinstance(node, ast.Delete):
         return all(map(_target, node.targets))
     if isinstance(node, ast.With):
-        return (all(isinstance(i.context_expr, ast.Call) and plain_expression(i.context_expr)
-                    and (i.optional_vars is None or _target(i.optional_vars)) for i in node.items)
-                and all(map(plain_statement, node.body)))
+        return all(map(_timer, node.items)) and all(map(plain_statement, node.body))
     return False
 
 

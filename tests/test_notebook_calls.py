@@ -43,6 +43,8 @@ def test_plain_cells(source):
     "raise ValueError('x')",
     "x = g(h(y, key=lambda a: a))",
     "with lock:\n    y = 1",  # a context that is not a call
+    "with open(p) as f:\n    y = f.read()",  # only run.timer(...) blocks are plain
+    "with run.timer('x'):\n    if a:\n        y = 1",
 ])
 def test_logic_cells(source):
     assert not nb_calls.plain_cell(source)
