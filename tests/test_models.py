@@ -63,3 +63,20 @@ def test_a_folder_names_its_loader_and_only_pearl_code_runs(tmp_path):
     (tmp_path / "pearl.json").write_text(json.dumps({"loader": "os:system"}))
     with pytest.raises(ModelNotFound, match="only 'pearl.<module>:<function>'"):
         folder_loader(tmp_path)
+
+
+def test_named_folders_display_names_and_labels(tmp_path, monkeypatch):
+    import json
+
+    from pearl import models, paths
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    folder = paths.models_dir("pearl-minilm-seed0")
+    (folder / "pearl.json").write_text(json.dumps({}))
+    assert models.named_folders("") == [] and models.named_folders("pearl-*") == [folder]
+    assert models.folder_names([folder, "x/y"]) == ["pearl-minilm-seed0", "y"]
+    assert models.display_names(["glove", "minilm"], [folder]) == \
+        {"glove": "glove", "minilm": "minilm", "pearl-minilm-seed0": str(folder)}
+    assert models.method_labels(["pause", "pearl"]) == {"pause": "PAUSE", "pearl": "PEARL"}
+    loaded = models.load_labelled(["char3gram-jaccard"])
+    assert list(loaded) == [models.label("char3gram-jaccard")]

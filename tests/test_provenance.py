@@ -311,3 +311,16 @@ def test_one_switch_scales_sizes_profiles_subsets_and_writers(scratch_output, mo
         ("smoke", "smoke", [3, 1], ["a"])
     csv, md, tex = save_table(pd.DataFrame({"x": [1]}), "scale_switch_test")
     assert md.read_text().startswith("**SMOKE") and "smoke" in csv.read_text().splitlines()[0] and "SMOKE" in tex.read_text()
+
+
+def test_smoke_or_and_times_measured_elsewhere(scratch_output, monkeypatch):
+    from pearl import paths
+    from pearl.provenance import Run
+
+    monkeypatch.setenv(paths.SMOKE_ENV, "")
+    assert paths.smoke_or(300_000, 300) == 300_000
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    assert paths.smoke_or(300_000, 300) == 300 and paths.smoke_or([0, 1, 2], [2]) == [2]
+    run = Run("time_all_test")
+    run.time_all({"train_seed0": 1.23456, "train_seed1": 2})
+    assert run.timings == {"train_seed0": 1.235, "train_seed1": 2.0}

@@ -106,6 +106,34 @@ def trained_folders(pattern: str | None = None) -> list[Path]:
     return sorted(p for p in paths.models_dir().glob(pattern) if (p / "pearl.json").is_file())
 
 
+def named_folders(pattern: str) -> list[Path]:
+    """:func:`trained_folders` for ``pattern``; none for an empty pattern (a notebook's ``""``
+    turns PEARL models off, where :func:`trained_folders` would take its default)."""
+    return trained_folders(pattern) if pattern else []
+
+
+def method_labels(methods) -> dict[str, str]:
+    """``{method: its display name}`` (:data:`METHODS`) for ``methods``, in order."""
+    return {m: METHODS[m] for m in methods}
+
+
+def folder_names(folders) -> list[str]:
+    """The folder name of each of ``folders`` (paths), in order."""
+    return [Path(f).name for f in folders]
+
+
+def display_names(names, folders=()) -> dict[str, str]:
+    """Display name -> what to load, for model ``names`` and trained ``folders``: a trained
+    folder is shown by its folder name, anything else by the name given."""
+    given = [*names, *map(str, folders)]
+    return {(Path(n).name if parse_folder_name(n) else n): n for n in given}
+
+
+def load_labelled(names) -> dict:
+    """:func:`label` -> loaded model, for each of ``names`` (in order)."""
+    return {label(n): load_model(n) for n in names}
+
+
 def label(name: str | os.PathLike) -> str:
     """The display label of a model name or folder, the same in every table and figure."""
     name = str(name)

@@ -91,6 +91,12 @@ def smoke_subset(values, n: int = 2) -> list:
     return list(values)[:n] if smoke() else list(values)
 
 
+def smoke_or(value, smoke_value):
+    """``smoke_value`` in a SMOKE run (:func:`smoke`), else ``value``: a notebook's smaller
+    setting at smoke size (``MAX_PHRASES = paths.smoke_or(MAX_PHRASES, 300)``), without an ``if``."""
+    return smoke_value if smoke() else value
+
+
 def derived_dir(*parts: str) -> Path:
     """Derived data (phrase corpora, augmentation tables, hard negatives)."""
     return _made(output_root() / "data" / "derived", *parts)

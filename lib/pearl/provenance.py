@@ -139,6 +139,11 @@ class Run:
     def time(self, key: str, seconds: float) -> None:
         self.timings[key] = round(float(seconds), 3)
 
+    def time_all(self, seconds: dict) -> None:
+        """:meth:`time` each ``{key: seconds}`` (times measured elsewhere, e.g. in worker processes)."""
+        for key, value in seconds.items():
+            self.time(key, value)
+
     @contextmanager
     def timer(self, key: str):
         """Time the block into ``timings_s[key]``: ``with run.timer("train/seed0"): ...``."""

@@ -26,6 +26,7 @@ check_params(globals(), __annotations__)
 
 import pandas as pd
 
+from pearl.display.similarity import mean_offdiagonal
 from pearl.encode import encode
 
 from pearl.models import load_model
@@ -46,10 +47,6 @@ cosine
 
 # %%
 n = len(PHRASES)
-if n >= 2:
-    mean_offdiagonal = float((cosine.values.sum() - n) / (n * n - n))
-else:
-    mean_offdiagonal = float("nan")
-path = run.save(metrics={"mean_offdiagonal_cosine": mean_offdiagonal},
+path = run.save(metrics={"mean_offdiagonal_cosine": mean_offdiagonal(cosine.values)},
                 undefined={"mean_offdiagonal_cosine": f"needs at least two phrases (got {n})"})
 print("wrote", path)

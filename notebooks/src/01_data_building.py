@@ -48,20 +48,18 @@ check_params(globals(), __annotations__)
 import pandas as pd
 
 from pearl import paths
-from pearl.corpus import build, wikipedia
+from pearl.corpus import build, summary, wikipedia
 from pearl.data import wikitext2_lines
 from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
-from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp, select
+from pearl.display.data_tables import filter_table
+from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
 from pearl.provenance import Run, save_figure
 
-if CORPUS not in ("wikitext2", "wikipedia"):
-    raise ValueError(f"CORPUS={CORPUS!r}: use 'wikitext2' or 'wikipedia'")
-if SMOKE:
-    MAX_LINES, N_PROCESS, WORDNET, CHUNK_ARTICLES = 300, 1, False, 1
-sample = build.PROFILE_SAMPLES[paths.scaled(PROFILE)]  # "smoke" in a SMOKE run
-if WIKI_STRIDE or WIKI_MAX_ARTICLES:
-    sample = wikipedia.Sample(stride=WIKI_STRIDE or sample.stride, max_articles=WIKI_MAX_ARTICLES)
+summary.check_corpus(CORPUS)
+MAX_LINES, N_PROCESS, WORDNET, CHUNK_ARTICLES = paths.smoke_or((MAX_LINES, N_PROCESS, WORDNET, CHUNK_ARTICLES),
+                                                               (300, 1, False, 1))
+sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES)  # the profile's ("smoke" in a SMOKE run) unless given
 run = Run("01_data_building", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_LINES=MAX_LINES, MAX_TOKENS=MAX_TOKENS,
                                    MIN_FREQ=MIN_FREQ, N_PROCESS=N_PROCESS, BATCH_SIZE=BATCH_SIZE, WORDNET=WORDNET,
                                    WORDNET_COMMON_NOUNS=WORDNET_COMMON_NOUNS, SPACY_MODEL=SPACY_MODEL, CORPUS=CORPUS,
@@ -75,12 +73,11 @@ print("Wikipedia sample:", sample.describe())
 # generator over a Wikipedia dump.
 
 # %%
-lines = wikitext2_lines()
-lines = lines[:MAX_LINES] if MAX_LINES else lines
-n_tokens = sum(len(line.split()) for line in lines)
+lines = summary.first(wikitext2_lines(), MAX_LINES)
+n_tokens = summary.token_count(lines)
 nlp = load_nlp(SPACY_MODEL)
 with run.timer("parse_and_count"):
-    counts = count_phrases((clean_wikitext(line) for line in lines), nlp, max_tokens=MAX_TOKENS,
+    counts = count_phrases(map(clean_wikitext, lines), nlp, max_tokens=MAX_TOKENS,
                            n_process=N_PROCESS, batch_size=BATCH_SIZE, total=len(lines))
 parse_s = run.timings["parse_and_count"]
 occurrences = sum(counts.values())
@@ -94,11 +91,8 @@ print(f"{len(lines):,} lines, {n_tokens:,} tokens parsed in {parse_s:.0f}s "
 # `MIN_FREQ` decides.
 
 # %%
-by_min_freq = {mf: select(counts, mf) for mf in (1, 2, 3)}
-filter_table = pd.DataFrame([{"min_freq": mf, "distinct phrases": len(rows),
-                              **{c: s for c, s in class_shares([r[1] for r in rows]).items()}}
-                             for mf, rows in by_min_freq.items()])
-filter_table
+by_min_freq = summary.by_min_freq(counts, (1, 2, 3))
+filter_table(by_min_freq)
 
 # %% [markdown]
 # ## The Wikipedia sample: the same pipeline at scale
@@ -116,17 +110,15 @@ with run.timer("wikipedia_merge"):
     wiki_rows, wiki = build.merge(build_dir, min_freq=WIKI_MIN_FREQ)
 build_s = run.timings["wikipedia_build"]
 # every build call that parsed chunks of this folder (this run's, or an earlier one that this run resumed)
-build_runs = [r for r in build.runs(build_dir) if r["tokens_parsed"]]
-parse_rate = sum(r["tokens_parsed"] for r in build_runs) / max(sum(r["seconds"] for r in build_runs), 1e-9)
+build_runs = summary.parsing_runs(build_dir)
+parse_rate = summary.parse_rate(build_runs)
 rss = build.peak_rss_mb()
-sample_labels = [r[1] for r in wiki_rows]
+sample_labels = summary.labels(wiki_rows)
 wiki_shares = pd.DataFrame({"paper": PAPER_CLASS_SHARES, f"Wikipedia, freq >= {WIKI_MIN_FREQ}": class_shares(sample_labels),
                             "Wikipedia, every phrase": wiki["class_shares_all_pct"]})
 wiki_types = sorted(set(sample_labels))
 print(f"{sample.describe()}: {wiki['articles']:,} articles, {wiki['tokens']:,} tokens in {wiki['chunks']} chunks; "
-      f"this run took {build_s:.0f} s; the build calls that parsed it: " +
-      "; ".join(f"{r['tokens_parsed']:,} tokens in {r['seconds']:.0f} s with {r['n_process']} processes "
-                f"(load average {r['load_average_end'][0]:.1f} on {r['cpu_count']} cores at the end)" for r in build_runs))
+      f"this run took {build_s:.0f} s; the build calls that parsed it: " + summary.describe_runs(build_runs))
 print(f"{wiki['distinct']:,} distinct phrases, {wiki['kept']:,} ({100 * wiki['kept'] / wiki['distinct']:.1f} %) "
       f"seen at least {WIKI_MIN_FREQ} times; {len(wiki_types)} of the {len(LABELS)} phrase types occur among them")
 wiki_shares
@@ -155,27 +147,18 @@ by_size
 # to the parse-only rate). The whole corpus's count is measured only by such a run.
 
 # %%
-per_process = sum(r["tokens_parsed"] for r in build_runs) / max(sum(r["seconds"] * r["n_process"] for r in build_runs), 1e-9)
+per_process = summary.per_process_rate(build_runs)
 whole_tokens = wikipedia.N_TOKENS
 print(f"at the build's {per_process:,.0f} tokens/s per process (on this machine, at its load): the whole corpus takes about "
       f"{whole_tokens / per_process / 16 / 60:.0f} minutes on 16 processes, {whole_tokens / per_process / 2 / 3600:.1f} hours on 2")
 
 # %%
-corpus_rows = select(counts, MIN_FREQ) if CORPUS == "wikitext2" else wiki_rows
-wordnet_rows = []
-if WORDNET:
-    from pearl.corpus.lexicon import wordnet_phrases
-
-    with run.timer("wordnet_phrases"):
-        wordnet_rows = wordnet_phrases(common_nouns=WORDNET_COMMON_NOUNS)
+corpus_rows = summary.training_rows(CORPUS, counts, MIN_FREQ, wiki_rows)
+wordnet_rows = summary.wordnet_rows(WORDNET, WORDNET_COMMON_NOUNS, run.timer)  # none without WORDNET
 rows = merge_sources(corpus_rows, wordnet_rows, corpus=CORPUS)
-corpus_about = {"corpus": CORPUS, "wordnet": WORDNET, "smoke": SMOKE,
-                "description": (f"WikiText-2 valid + test, min freq {MIN_FREQ}" if CORPUS == "wikitext2"
-                                else f"{sample.describe()}, min freq {WIKI_MIN_FREQ}")
-                               + (" + WordNet multi-word lemmas" if WORDNET else ""),
-                "sample": sample.as_dict() if CORPUS == "wikipedia" else None}
+corpus_about = summary.corpus_about(CORPUS, WORDNET, SMOKE, MIN_FREQ, WIKI_MIN_FREQ, sample)
 path = write_corpus(rows, about=corpus_about)
-sources = pd.Series([r[3] for r in rows]).value_counts()
+sources = summary.source_counts(rows)
 print(f"wrote {len(rows):,} phrases to {path}")
 sources
 
@@ -183,8 +166,8 @@ sources
 # ## Phrase types: Figure A1 and the lexical-class shares beside the paper's
 
 # %%
-corpus_labels = [r[1] for r in corpus_rows]
-all_labels = [r[1] for r in rows]
+corpus_labels = summary.labels(corpus_rows)
+all_labels = summary.labels(rows)
 corpus_title = {"wikitext2": "WikiText-2", "wikipedia": "Wikipedia"}[CORPUS]
 shares = pd.DataFrame({"paper": PAPER_CLASS_SHARES, corpus_title: class_shares(corpus_labels),
                        f"{corpus_title} + WordNet": class_shares(all_labels)})
@@ -219,7 +202,7 @@ label_counts.head(20)
 run.save(
     metrics={
         "lines": len(lines), "tokens": n_tokens, "phrase_occurrences": occurrences,
-        "distinct_phrases_by_min_freq": {str(mf): len(r) for mf, r in by_min_freq.items()},
+        "distinct_phrases_by_min_freq": summary.distinct_counts(by_min_freq),
         "training_corpus": CORPUS, f"corpus_phrases_{CORPUS}": len(corpus_rows), "wordnet_phrases": len(wordnet_rows),
         "corpus_size": len(rows), "sources": sources.to_dict(),
         "class_shares_pct": shares.to_dict(), "paper_class_shares_pct": PAPER_CLASS_SHARES,
@@ -247,6 +230,6 @@ run.save(
     data_sources={"training_corpus": corpus_about,
                   "wikitext2": "corpora/wikitext2/{valid,test}.txt (pearl.data.wikitext2_lines)",
                   "wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz, {sample.describe()} (pearl.corpus.wikipedia)",
-                  "wordnet": "WordNet 3.0 (Debian wordnet-base) via NLTK" if WORDNET else None,
+                  "wordnet": summary.wordnet_source(WORDNET),
                   "benchmark_data_used": False},
 )

@@ -38,31 +38,27 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from collections import Counter
-
 import pandas as pd
 
-from pearl.corpus.augment import Augmenter, AugmentTables, coverage, save_tables
+from pearl import paths
+from pearl.corpus.augment import Augmenter, AugmentTables, coverage, op_summary, save_tables
 from pearl.display.data_figures import plot_figure3
+from pearl.display.data_tables import hard_negative_examples, synonym_examples
 from pearl.models import load_model
-from pearl.corpus.hard_negatives import mine, write_hard_negatives
-from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser
-from pearl.corpus.store import read_about, read_rows
+from pearl.corpus.hard_negatives import mine, profile_anchors, write_hard_negatives
+from pearl.corpus.paraphrase import paraphraser
+from pearl.corpus.store import read_about, read_phrases
 from pearl.provenance import Run, save_figure
-from pearl.corpus.synonyms import glove_neighbours, wordnet_table
+from pearl.corpus.synonyms import glove_neighbours, vocabulary, wordnet_table
 
-if SMOKE:
-    MAX_PHRASES, HN_ANCHORS = 300, 300
-if PROFILE != "cpu" and not SMOKE:
-    HN_ANCHORS = 0  # on a GPU the whole corpus is encoded in seconds
+MAX_PHRASES = paths.smoke_or(MAX_PHRASES, 300)
+HN_ANCHORS = paths.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), 300)  # 0 (all) on a GPU: it encodes the corpus in seconds
 run = Run("02_augmentation", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_PHRASES=MAX_PHRASES, GLOVE_THRESHOLD=GLOVE_THRESHOLD,
                                   GLOVE_VOCAB=GLOVE_VOCAB, PARAPHRASER=PARAPHRASER, P_CHAR=P_CHAR, P_TOKEN=P_TOKEN,
                                   P_PHRASE=P_PHRASE, SEED=SEED, MODEL=MODEL, K_NEGATIVES=K_NEGATIVES,
                                   MAX_DISTANCE=MAX_DISTANCE, HN_ANCHORS=HN_ANCHORS))
-rows = read_rows()  # most frequent first
-rows = rows[:MAX_PHRASES] if MAX_PHRASES else rows
-phrases = [r["phrase"] for r in rows]
-words = sorted({w for p in phrases for w in p.split()})
+phrases = read_phrases(MAX_PHRASES)  # most frequent first
+words = vocabulary(phrases)
 print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 
 # %% [markdown]
@@ -74,8 +70,7 @@ with run.timer("wordnet_table"):
 with run.timer("glove_table"):
     glove_table = glove_neighbours(words, threshold=GLOVE_THRESHOLD, vocab_size=GLOVE_VOCAB)
 with run.timer("paraphrases"):
-    paraphraser = OfflineParaphraser() if PARAPHRASER == "offline" else HFParaphraser(PARAPHRASER)
-    paraphrases = paraphraser.paraphrase_many(phrases)
+    paraphrases = paraphraser(PARAPHRASER).paraphrase_many(phrases)
 tables = AugmentTables(wordnet=wn_table, glove=glove_table, paraphrases=paraphrases,
                        meta={"glove_threshold": GLOVE_THRESHOLD, "glove_vocab": GLOVE_VOCAB,
                              "paraphraser": PARAPHRASER, "phrases": len(phrases)})
@@ -84,9 +79,7 @@ pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},
              index=["WordNet synonyms (words)", "GloVe neighbours (words)", "paraphrases (phrases)"])
 
 # %%
-examples = ["film", "army", "war", "city", "famous", "river"]
-pd.DataFrame({"WordNet": [", ".join(wn_table.get(w, [])[:4]) for w in examples],
-              "GloVe": [", ".join(glove_table.get(w, [])[:4]) for w in examples]}, index=examples)
+synonym_examples(["film", "army", "war", "city", "famous", "river"], {"WordNet": wn_table, "GloVe": glove_table})
 
 # %% [markdown]
 # ## Coverage: share of phrases each level (and sub-operation) can change
@@ -102,10 +95,9 @@ pd.Series(cov, name="share of phrases").round(3).to_frame()
 # %%
 augmenter = Augmenter(P_CHAR, P_TOKEN, P_PHRASE, SEED, tables)
 with run.timer("augment_all"):
-    pairs = [augmenter.augment_with_op(p) for p in phrases]
+    pairs = augmenter.augment_many(phrases)
 augment_s = run.timings["augment_all"]
-ops = Counter(op for op, _ in pairs)
-changed = sum(out != p for (_, out), p in zip(pairs, phrases)) / len(phrases)
+ops, changed = op_summary(pairs, phrases)
 print(f"{len(phrases) / augment_s:,.0f} augmentations/s; {changed:.1%} of phrases changed")
 pd.Series(ops, name="count").sort_values(ascending=False).to_frame()
 
@@ -136,8 +128,7 @@ print(f"{hn_stats['anchors']:,} anchors, {hn_stats['encoded']:,} phrases encoded
 pd.Series(hn_stats).to_frame("value")
 
 # %%
-show = [p for p in ("the war", "the city", "the first time", "in 2008", FIGURE_PHRASE) if p in negatives]
-pd.DataFrame({"hard negatives": [", ".join(negatives[p][:6]) for p in show]}, index=show)
+hard_negative_examples(negatives, ["the war", "the city", "the first time", "in 2008", FIGURE_PHRASE])
 
 # %%
 run.save(

@@ -67,17 +67,18 @@ import pandas as pd
 
 from pearl import paths
 from pearl.display.data_figures import plot_training_loss
-from pearl.experiments.runner import Recipe, run_log, run_summary, train_models
+from pearl.experiments import runs
+from pearl.experiments.runner import Recipe, train_models
 from pearl.provenance import Run, save_figure
-from pearl.training.recipe import config_for, load_training_data
+from pearl.training.recipe import config_for, data_summary, given, load_training_data
 
 profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run: the one switch is SMOKE
 seeds = paths.smoke_subset(SEEDS, 1)
-settings = dict(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
-                use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
-                max_phrases=MAX_PHRASES)
-recipe = Recipe(name=VARIANT, backbone=BACKBONE, config={k: v for k, v in settings.items() if v is not None},
-                augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
+# the settings given here (those left None take the profile's)
+settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
+                 use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
+                 max_phrases=MAX_PHRASES)
+recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
 cfg, data_options = config_for(profile, backbone=BACKBONE, **recipe.config)
 params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, VARIANT=VARIANT, WORKERS=WORKERS, data=data_options,
               CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=vars(cfg))
@@ -90,9 +91,7 @@ cfg
 # %%
 with run.timer("load_data"):
     corpus, hard_negatives, tables = load_training_data(**data_options)
-pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
-           "phrases with hard negatives": sum(p in (hard_negatives or {}) for p, _ in corpus),
-           "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr})
+pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %% [markdown]
 # ## Train one model per seed, export it
@@ -108,10 +107,9 @@ pd.Series({"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
 # %%
 with run.timer("train"):
     folders = train_models([recipe], seeds, profile=profile, workers=WORKERS)[recipe.name]
-summary = pd.DataFrame([run_summary(folder, seed) for folder, seed in zip(folders, seeds)])
-logs = [run_log(folder).assign(seed=seed) for folder, seed in zip(folders, seeds)]
-for row in summary.itertuples():
-    run.time(f"train_seed{row.seed}", row.train_s)
+summary = runs.seed_summaries(folders, seeds)
+logs = runs.seed_logs(folders, seeds)
+run.time_all(runs.train_times(summary))
 summary
 
 # %% [markdown]
@@ -141,7 +139,7 @@ pd.Series(figure2["parts"]).round(4)
 # Total loss and its two parts (contrastive, eq. 2; phrase type, eq. 3–4), smoothed over 20 steps.
 
 # %%
-fig = plot_training_loss(pd.concat(logs))
+fig = plot_training_loss(logs)
 save_figure(fig, "training_loss", formats=("png",))
 
 # %%

@@ -57,8 +57,6 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from pathlib import Path
-
 from IPython.display import Markdown, display
 
 from pearl import models, paths
@@ -68,10 +66,8 @@ from pearl.provenance import Run
 
 run = Run("04_benchmark", dict(SMOKE=SMOKE, PROFILE=PROFILE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, THREADS=THREADS, WORKERS=WORKERS,
                                DATASETS=DATASETS, UPDATE=UPDATE))
-patterns = [PEARL_MODELS] if PEARL_MODELS is not None else \
-    [models.folder_name("pearl", "minilm", seed) for seed in recipe.TABLE1_SEEDS[PROFILE]]
-pearl_dirs = [d for pattern in patterns if pattern for d in models.trained_folders(pattern)]
-print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
+pearl_dirs = recipe.table1_folders(PEARL_MODELS, PROFILE)
+print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %% [markdown]
 # ## Score every model on every dataset
@@ -85,7 +81,7 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 # model on two threads).
 
 # %%
-names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
+names = models.display_names(MODELS, pearl_dirs)
 with run.timer("score"):
     rows = scoring.run_models(names, DATASETS, size=paths.scaled("full"), threads=THREADS, workers=WORKERS)
 
@@ -96,16 +92,10 @@ with run.timer("score"):
 # it replaces only these models' rows in the existing table).
 
 # %%
-tbl, md = table.report(rows, table.TABLE1, [p.name for p in pearl_dirs], update=UPDATE)
-if not SMOKE:  # each trained folder's model card gets its Table-1 row
-    table.update_cards(tbl, pearl_dirs)
+tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE)
+table.update_cards(tbl, pearl_dirs)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
 display(Markdown(md))
 
 # %%
-path = run.save(metrics={f"{r['model']}/{r['dataset']}": r["score"] for r in tbl.to_dict("records")},
-                dictionaries={f"{r['model']}/{r['dataset']}": r["details"]["dictionary"]
-                              for r in rows if "dictionary" in r["details"]},
-                details={f"{r['model']}/{r['dataset']}": {k: v for k, v in r["details"].items() if k != "dictionary"}
-                         for r in rows},
-                seconds={f"{r['model']}/{r['dataset']}": r["seconds"] for r in rows})
+path = run.save(**scoring.table1_record(tbl, rows))
 print("wrote", path)

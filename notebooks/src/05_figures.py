@@ -33,17 +33,17 @@ check_params(globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
+from pearl import paths
 from pearl.display import figures
-from pearl.models import label as model_label, load_model
+from pearl.models import load_labelled
 from pearl.provenance import Run, save_figure, save_table
 
-if SMOKE:
-    N_PER_GROUP = 10
+N_PER_GROUP = paths.smoke_or(N_PER_GROUP, 10)
 run = Run("05_figures", dict(SMOKE=SMOKE, MODELS=MODELS, N_PER_GROUP=N_PER_GROUP, PROJECTIONS=PROJECTIONS, SEED=SEED))
 
 with run.timer("load_models"):
     names = MODELS or figures.default_models()
-    models = {model_label(n): load_model(n) for n in names}
+    models = load_labelled(names)
 print("models:", list(models))
 
 # %% [markdown]
@@ -66,16 +66,13 @@ with run.timer("figure4"):
     sample = figures.type_sample(N_PER_GROUP, seed=SEED)
     fig4_table, projections = figures.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
 save_table(fig4_table.round(4), "figure4")
-fig4 = figures.plot_figure4(projections, [g for _, g in sample], fig4_table)
+fig4 = figures.plot_figure4(projections, figures.sample_groups(sample), fig4_table)
 save_figure(fig4, "figure4")
 fig4_table.round(3)
 
 # %%
-verdicts = fig1_table.groupby(["model", "case"], sort=False)["aliases_first"].first()
 metrics = {
-    "figure1_aliases_first": {m: bool(verdicts[m][cases[0]["case"]]) for m in models},
-    "figure1_cases_with_aliases_first": {m: int(verdicts[m].sum()) for m in models},
-    "figure1_cases": len(cases),
+    **figures.figure1_metrics(fig1_table, cases, models),
     "figure4": fig4_table.round(4).to_dict(orient="records"),
     "figure4_names": len(sample),
 }

@@ -31,27 +31,26 @@ check_params(globals(), __annotations__)
 
 from IPython.display import display
 
+from pearl import paths
 from pearl.display import explorer, figures
-from pearl.models import label as model_label, load_model
+from pearl.models import load_labelled
 from pearl.provenance import Run
 
 STATIC = SMOKE or not INTERACTIVE
-if SMOKE:
-    VOCAB_SIZE = 300
+VOCAB_SIZE = paths.smoke_or(VOCAB_SIZE, 300)
 run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, QUERY=QUERY,
                               VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
 
 with run.timer("build_app"):
     names = MODELS or figures.default_models(with_glove=False)
-    models = {model_label(n): load_model(n) for n in names}
+    models = load_labelled(names)
     vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
     variants = explorer.QueryVariants(seed=SEED)
     app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
-print("models:", list(models), "· vocabulary:", len(vocabulary), "AutoFJ names",
-      "· augmentation tables:", "loaded" if variants.tables is not None else "absent (run 02_augmentation)")
+print(explorer.summary_line(models, vocabulary, variants))
 
 # %%
-display(app.snapshot() if STATIC else app.widget)
+display(app.view(static=STATIC))
 
 # %% [markdown]
 # ## Update latency
@@ -61,17 +60,5 @@ display(app.snapshot() if STATIC else app.widget)
 # The debounce wait (0.25 s) and the browser's drawing come on top. Batch runs only.
 
 # %%
-if STATIC:
-    typed = "Massachusetts Institute of Technology"
-    queries = [typed[:i] for i in range(3, len(typed) + 1, 2)]  # the query as it is being typed
-    bench = explorer.Explorer({"minilm": models.get("minilm") or load_model("minilm")}, queries[0],
-                              vocabulary[:LATENCY_CANDIDATES], augment=variants, debounce_s=0)
-    latency = explorer.measure_latency(bench, queries, repeats=1 if SMOKE else 3)
-    ranking_only = explorer.Explorer({"minilm": bench.caches["minilm"].model}, queries[0],
-                                     vocabulary[:LATENCY_CANDIDATES], debounce_s=0)
-    latency_ranking = explorer.measure_latency(ranking_only, queries, repeats=1 if SMOKE else 3)
-    print("with teaching view:", latency, "\nranking only:      ", latency_ranking)
-    path = run.save({"update_latency_ms": latency, "update_latency_ranking_only_ms": latency_ranking,
-                     "latency_candidates": LATENCY_CANDIDATES, "latency_goal_ms": 200,
-                     "rankings": {m: r[:5] for m, r in app.rankings().items()}})
-    print("wrote", path)
+path = explorer.latency_study(run, app, models, vocabulary, variants, LATENCY_CANDIDATES,
+                              repeats=paths.smoke_or(3, 1), static=STATIC)

@@ -47,8 +47,6 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from pathlib import Path
-
 import pandas as pd
 from IPython.display import Markdown, display
 
@@ -58,8 +56,8 @@ from pearl.benchmark.tasks import SUITES
 from pearl.provenance import Run
 
 run = Run("07_short_text", dict(SMOKE=SMOKE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, WORKERS=WORKERS, THREADS=THREADS))
-pearl_dirs = models.trained_folders(PEARL_MODELS) if PEARL_MODELS else []
-print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
+pearl_dirs = models.named_folders(PEARL_MODELS)
+print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %% [markdown]
 # ## The four sets
@@ -71,9 +69,9 @@ print("PEARL models found:", [p.name for p in pearl_dirs] or "none")
 # %%
 with run.timer("build_sets"):
     sets = short_text.build(paths.scaled("full"))
-summary = [s.summary() for s in sets.values()]
+summary = short_text.summaries(sets)
 display(pd.DataFrame(summary))
-short_atis = sum(short_text.token_count(q) <= 3 for q, _ in short_text.read_atis("train"))
+short_atis = short_text.atis_short_queries(3)
 print(f"ATIS training queries of at most 3 tokens: {short_atis}")
 
 # %% [markdown]
@@ -85,7 +83,7 @@ print(f"ATIS training queries of at most 3 tokens: {short_atis}")
 # reported together as one row, mean ± std over their seeds.
 
 # %%
-names = {(Path(n).name if models.parse_folder_name(n) else n): n for n in MODELS + [str(p) for p in pearl_dirs]}
+names = models.display_names(MODELS, pearl_dirs)
 with run.timer("classify"):
     rows = scoring.run_models(names, SUITES["table2"], size=paths.scaled("full"), threads=THREADS,
                               workers=WORKERS)
@@ -96,15 +94,9 @@ with run.timer("classify"):
 # `table.report` writes `results/table2.{csv,md,tex}`.
 
 # %%
-tbl, md = table.report(rows, table.TABLE2, [p.name for p in pearl_dirs], summary=summary)
+tbl, md = table.report(rows, table.TABLE2, models.folder_names(pearl_dirs), summary=summary)
 display(Markdown(md))
 
 # %%
-path = run.save(metrics={f"{r['model']}/{r['dataset']}": r["score"] for r in tbl.to_dict("records")},
-                std={f"{r['model']}/{r['dataset']}": r["std"] for r in tbl.to_dict("records")},
-                sets=summary, atis_train_queries_up_to_3_tokens=short_atis,
-                runs={f"{r['model']}/{r['dataset']}": r["details"]["runs"] for r in rows},
-                seconds={f"{r['model']}/{r['dataset']}": r["seconds"] for r in rows},
-                encode_s={r["model"]: r["details"]["encode_all_s"] for r in rows if "encode_all_s" in r["details"]},
-                fingerprints={r["model"]: r["details"]["fingerprint"] for r in rows})
+path = run.save(**scoring.table2_record(tbl, rows, summary, short_atis))
 print("wrote", path)

@@ -42,8 +42,8 @@ check_params(globals(), __annotations__)
 from IPython.display import Markdown, display
 
 from pearl import paths
-from pearl.experiments import paper_beside, tables
-from pearl.experiments.runner import ABLATION_LABELS, ablation, score_models, train_models
+from pearl.experiments import paper_beside, runs, tables
+from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, score_models, train_models
 from pearl.provenance import Run, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
@@ -57,8 +57,8 @@ run = Run("08_ablations", dict(SMOKE=SMOKE, PROFILE=profile, SEEDS=seeds, ABLATI
 
 # %%
 with run.timer("train"):
-    folders = train_models([ablation(name) for name in ["", *ablations]], seeds, profile=profile, workers=WORKERS)
-{name or "full": [f.name for f in fs] for name, fs in folders.items()}
+    folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS)
+runs.trained_names(folders)
 
 # %% [markdown]
 # ## Score every model, then compare each variant with the full recipe

@@ -41,21 +41,18 @@ check_params(globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
-from pearl import models, paths
-from pearl.experiments import paper_beside, tables
-from pearl.experiments.backbones import backbone
-from pearl.experiments.runner import Recipe, score_models, train_models
+from pearl import paths
+from pearl.experiments import backbones as table4, paper_beside, runs, tables
+from pearl.experiments.runner import score_models, train_models
 from pearl.provenance import Run, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
 seeds = paths.smoke_subset(SEEDS)
-backbones = BACKBONES[-1:] if paths.smoke() else BACKBONES  # SMOKE: the cheapest one (the last)
-share = PHRASE_SHARE or (0.3 if profile == "gpu" else 1.0)
+backbones = paths.smoke_or(BACKBONES, BACKBONES[-1:])  # SMOKE: the cheapest one (the last)
+share = table4.phrase_share(PHRASE_SHARE, profile)
 run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, SEEDS=seeds, PHRASE_SHARE=share,
                                SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
-sources = {name: backbone(name) for name in backbones}  # offline backbones are cut from MiniLM on first use
-recipes = {name: Recipe(name="" if share == 1 else f"share{round(share * 100)}", backbone=src, phrase_share=share)
-           for name, src in sources.items()}
+sources, recipes = table4.recipes(backbones, share)  # offline backbones are cut from MiniLM on first use
 
 # %% [markdown]
 # ## Train PEARL on each backbone (reused when already trained), score originals and trained models
@@ -63,9 +60,9 @@ recipes = {name: Recipe(name="" if share == 1 else f"share{round(share * 100)}",
 # %%
 with run.timer("train"):
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # every recipe is named ""
-    trained = {name: [r.folder(s) for s in seeds] for name, r in recipes.items()}
+    trained = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
-    originals = tables.group_frame(score_models({n: [src] for n, src in sources.items()}, size=size, threads=THREADS,
+    originals = tables.group_frame(score_models(runs.as_groups(sources), size=size, threads=THREADS,
                                                 workers=WORKERS))
     after = tables.group_frame(score_models(trained, size=size, threads=THREADS, workers=WORKERS))
 
@@ -73,8 +70,7 @@ with run.timer("score"):
 # ## Table 4: original vs + PEARL, averaged over the five task groups
 
 # %%
-table = tables.gains(after, originals)
-table.insert(1, "label", [models.backbone_label(b) for b in table["backbone"]])
+table = table4.with_labels(tables.gains(after, originals))
 md = paper_beside.table4_markdown(table, header=f"Table 4 re-run ({profile} profile, {len(seeds)} seeds, {size} "
                                   "benchmark; average of the five task groups)")
 save_table(table, "table4", markdown=md)

@@ -30,22 +30,20 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-import pandas as pd
-
 from pearl import paths
 from pearl.display.figure5 import plot_hyperparameters, untrained_bird
+from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, score_models, train_models
 from pearl.provenance import Run, save_figure, save_table
 
 profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run
 # SMOKE: two points of each curve (the hard-negative counts from the end: 2, the full recipe's, is among them)
-lrs, negatives = paths.smoke_subset(LRS), HARD_NEGATIVES[-2:] if paths.smoke() else HARD_NEGATIVES
+lrs, negatives = paths.smoke_subset(LRS), paths.smoke_or(HARD_NEGATIVES, HARD_NEGATIVES[-2:])
 seeds, noise_seeds = paths.smoke_subset(SEEDS, 1), paths.smoke_subset(NOISE_SEEDS)
 run = Run("10_hyperparameters", dict(SMOKE=SMOKE, PROFILE=profile, LRS=lrs, HARD_NEGATIVES=negatives,
                                      CHOSEN_LR=CHOSEN_LR, SEEDS=seeds, NOISE_SEEDS=noise_seeds, THREADS=THREADS,
                                      WORKERS=WORKERS))
-grid = [("lr", lr, hyperparameter_recipe(lr=lr, hard_negatives=2)) for lr in lrs] + \
-       [("hard_negatives", k, hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=k)) for k in negatives]
+grid = curves.hyperparameter_grid(lrs, negatives, CHOSEN_LR)  # (parameter, value, recipe)
 full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
 # %% [markdown]
@@ -53,15 +51,13 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
 # %%
 with run.timer("train"):
-    folders = train_models(list({r.name: r for _, _, r in grid}.values()), seeds, profile=profile, workers=WORKERS)
+    folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS)
     noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS)[full.name]
 with run.timer("score"):
     bird = score_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"], threads=THREADS,
                         workers=WORKERS)
 bird = bird[bird["dataset"] == "bird"]
-points = pd.DataFrame([{"parameter": p, "value": v, "recipe": r.name, "seed": s, "score": float(
-    bird.loc[(bird["group"] == r.name) & (bird["folder"] == str(f)), "score"].iloc[0])}
-    for p, v, r in grid for s, f in zip(seeds, folders[r.name])])
+points = curves.grid_points(bird, grid, seeds, folders)
 noise = float(bird.loc[bird["group"] == "noise", "score"].std(ddof=1))
 points
 
@@ -71,7 +67,6 @@ save_figure(fig, "figure5")
 save_table(points, "figure5")
 
 # %%
-best = points.groupby(["parameter", "value"])["score"].mean().groupby("parameter").idxmax().to_dict()
 path = run.save(metrics={"points": points.to_dict("records"), "bird_seed_std": noise,
-                         "best": {k: v[1] for k, v in best.items()}})
+                         "best": curves.best_values(points)})
 print("wrote", path)

@@ -44,18 +44,14 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-import numpy as np
-import pandas as pd
-
 from pearl import models, paths
+from pearl.corpus import diversity as lexical
 from pearl.corpus.augment import load_tables
-from pearl.corpus.diversity import lexical_diversity
 from pearl.corpus.store import read_corpus
 from pearl.provenance import Run, save_figure, save_table
-from pearl.training.methods import PEARL_LEVELS, positive_samples
+from pearl.training.methods import positive_kinds, positive_samples
 
-if SMOKE:
-    DIVERSITY_PHRASES = 300
+DIVERSITY_PHRASES = paths.smoke_or(DIVERSITY_PHRASES, 300)
 run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
                              LABEL_SEEDS=LABEL_SEEDS, WORKERS=WORKERS,
                              DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
@@ -74,14 +70,10 @@ run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=
 with run.timer("positives"):
     corpus = read_corpus()
     tables = load_tables()
-    pick = np.random.default_rng(SEED).choice(len(corpus), min(DIVERSITY_PHRASES, len(corpus)), replace=False)
-    phrases = [corpus[i][0] for i in sorted(pick)]
-    names = [n for n in PEARL_LEVELS if n != "pearl"] + METHODS
-    samples = positive_samples(phrases, tables, seed=SEED, methods=names)
+    phrases = lexical.sample_phrases(corpus, DIVERSITY_PHRASES, seed=SEED)
+    samples = positive_samples(phrases, tables, seed=SEED, methods=positive_kinds(METHODS))
 with run.timer("diversity"):
-    diversity = pd.DataFrame({name: lexical_diversity(pairs) for name, pairs in samples.items()}).T
-diversity.index.name = "positives"
-diversity["pairs"] = diversity["pairs"].astype(int)
+    diversity = lexical.diversity_table(samples)
 save_table(diversity.round(3).reset_index(), "methods_lexical_diversity")
 diversity.round(3)
 
@@ -90,9 +82,7 @@ diversity.round(3)
 # keep, i.e. that have a paraphrase or synonym):
 
 # %%
-kept = dict(samples[METHODS[-1]]) if METHODS[-1] in ("phrase_bert", "pause") else {}
-show = [p for p in phrases if p in kept][:8] or phrases[:8]
-pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in samples.items()}, index=show)
+lexical.examples(samples, phrases, last=METHODS[-1])
 
 # %% [markdown]
 # ## 2 · Four methods, one trainer, one benchmark
@@ -110,23 +100,23 @@ pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in sa
 # %%
 from IPython.display import Markdown, display
 
-from pearl.experiments import tables
+from pearl.experiments import curves, runs, tables
 from pearl.benchmark.tasks import SUITES
-from pearl.experiments.runner import method_recipe, score_models, train_models
+from pearl.experiments.runner import recipes_for_methods, score_models, train_models
 
 profile, size = paths.scaled(PROFILE), paths.scaled("sweep")  # "smoke" in a SMOKE run
 seeds, methods = paths.smoke_subset(SEEDS), paths.smoke_subset(METHODS)
-recipes = {m: method_recipe(m) for m in methods}
+recipes = recipes_for_methods(methods)
 with run.timer("train"):
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # several recipes named ""
-    folders = {m: [r.folder(s) for s in seeds] for m, r in recipes.items()}
+    folders = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
     scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
 with run.timer("short_text"):
     short = score_models({"backbone": ["minilm"], **folders}, size=size, datasets=SUITES["table2"], workers=WORKERS)
 groups = tables.add_short_text(tables.group_frame(scores), short)
 comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS, tables.SHORT_TEXT])
-labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **{m: models.METHODS[m] for m in methods}}
+labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **models.method_labels(methods)}
 md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({profile} profile, MiniLM backbone, "
                           f"{len(seeds)} seeds; the five groups and their Average on the {size} benchmark, "
                           f"short text = mean accuracy over Table 2's four sets at {size} size; "
@@ -145,16 +135,15 @@ display(Markdown(md))
 # %%
 from pearl.display.figure5 import plot_label_efficiency
 
-shares = paths.smoke_subset([s for s in LABEL_SHARES if s < 1], 1)
-label_seeds = seeds[:1] if paths.smoke() else LABEL_SEEDS
+shares = curves.label_shares(LABEL_SHARES)
+label_seeds = paths.smoke_or(LABEL_SEEDS, seeds[:1])
 with run.timer("train_labels"):
-    pause = {s: method_recipe("pause", s) for s in shares}
+    pause = curves.pause_recipes(shares)
     trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS)
-    label_folders = {s: trained[r.name] for s, r in pause.items()}
+    label_folders = curves.by_share(trained, pause)
 with run.timer("score_labels"):
     label_scores = tables.group_frame(score_models(label_folders, size=size, workers=WORKERS))
-full_share = groups[groups["recipe"] == "pause"].assign(share=1.0)  # PAUSE at 100 %: section 2's models
-curve = pd.concat([label_scores.assign(share=label_scores["recipe"].astype(float)), full_share])
+curve = curves.label_curve(label_scores, groups)  # PAUSE at 100 %: section 2's models
 fig = plot_label_efficiency(curve[["share", "average"]])
 save_figure(fig, "figure_pause_labels")
 
@@ -168,4 +157,4 @@ run.save(metrics={"lexical_diversity": diversity.to_dict(orient="index"), **nois
                   "label_efficiency": curve[["share", "model", "average"]].to_dict("records")},
          data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
                        "tables": "data/derived/augment/*.json (02_augmentation)",
-                       "method_labels": {m: models.METHODS[m] for m in METHODS}})
+                       "method_labels": models.method_labels(METHODS)})

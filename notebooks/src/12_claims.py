@@ -56,8 +56,7 @@ ledger[["id", "section", "quantity", "paper", "ours", "std", "n", "p", "mde", "v
 # Why each verdict, in words:
 
 # %%
-for r in ledger.itertuples():
-    print(f"{r.id} [{r.verdict}] {r.reason}")
+print(report.reasons(ledger))
 
 # %% [markdown]
 # ## The paper's effect against ours

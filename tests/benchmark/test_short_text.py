@@ -208,3 +208,10 @@ def test_the_short_text_sets_are_tasks_scored_and_reused_like_table1s(monkeypatc
     fresh = scoring.run_model("glove", glove, sets, reuse_scores=False, **quiet)  # every draw is seeded
     assert [r["score"] for r in fresh] == [r["score"] for r in first]
     assert set(SUITES["table2"]) == set(short_text.SETS)
+
+
+def test_short_atis_queries_are_counted_by_tokens(monkeypatch):
+    monkeypatch.setattr(short_text, "read_atis", lambda split: [("to boston", "a"), ("from a to b c", "b"), ("x y z", "c")])
+    assert short_text.atis_short_queries(3) == 2 and short_text.atis_short_queries(5) == 3
+    made = short_text.ShortTextSet("atis_s", {p: (["a b"], ["x"]) for p in ("train", "valid", "test")}, (1, 3))
+    assert short_text.summaries({"atis_s": made}) == [made.summary()]

@@ -166,3 +166,11 @@ def test_one_cell_formatter_for_every_table():
     """± 0.0 means the seeds agreed and is shown; no std (one deterministic score) shows none."""
     assert table.cell(94.786, 0.0) == "94.8 ± 0.0" and table.cell(67.25, float("nan")) == "67.2"
     assert table.cell(None, 1.0) == "n/a" and table.cell(61.04, 1.44) == "61.0 ± 1.4"
+
+
+def test_a_smoke_run_leaves_model_cards_alone(tmp_path, monkeypatch):
+    folder = tmp_path / "pearl-minilm-seed0"
+    folder.mkdir()
+    monkeypatch.setenv("PEARL_SMOKE", "1")
+    table.update_cards(table.tidy(_rows("pearl-minilm-seed0", 61.25)), [folder])
+    assert not (folder / "README.md").exists()

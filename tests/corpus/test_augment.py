@@ -186,3 +186,17 @@ def test_figure3_lists_every_operation():
     texts = [t.get_text() for t in fig.axes[0].texts]
     assert any(t == "paraphrase: " + variants["phrase_paraphrase"] for t in texts)
     assert any(t == "glove: -" for t in texts)  # names get no synonym: shown as not applicable
+
+
+def test_augment_many_draws_as_one_by_one_and_the_summary_counts_ops():
+    one, two = au.Augmenter(1, 1, 1, 5, TABLES), au.Augmenter(1, 1, 1, 5, TABLES)
+    assert one.augment_many(PHRASES) == [two.augment_with_op(p) for p in PHRASES]
+    ops, changed = au.op_summary([("char_swap", "ab"), ("none", "x"), ("char_swap", "cd")], ["ba", "x", "dc"])
+    assert ops == {"char_swap": 2, "none": 1} and changed == 2 / 3
+
+
+def test_paraphraser_by_name():
+    from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser, paraphraser
+
+    assert isinstance(paraphraser("offline"), OfflineParaphraser)
+    assert isinstance(paraphraser("some/model"), HFParaphraser) and paraphraser("some/model").model_name == "some/model"

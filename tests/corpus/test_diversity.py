@@ -68,3 +68,21 @@ def test_paraphrase_augmenter_draws_a_positive_seeded():
     assert set(draws) == set(paraphrase_positives("big house", TABLES))  # each positive can be drawn
     assert draws == [make(np.random.default_rng(s))("big house") for s in range(40)]  # and seeded
     assert make(np.random.default_rng(0))("New York") == "New York"  # no positive: the phrase itself
+
+
+def test_sample_table_and_examples_of_positives():
+    from pearl.corpus import diversity
+
+    corpus = [(f"p{i}", "NP") for i in range(10)]
+    picked = diversity.sample_phrases(corpus, 4, seed=1)
+    assert len(set(picked)) == 4 and picked == sorted(picked, key=lambda p: int(p[1:]))  # in corpus order
+    assert picked == diversity.sample_phrases(corpus, 4, seed=1) and diversity.sample_phrases(corpus, 50) == \
+        [p for p, _ in corpus]
+    samples = {"simcse": [("big house", "big house"), ("a b", "a b")], "pause": [("big house", "big home")]}
+    table = diversity.diversity_table(samples)
+    assert table.index.name == "positives" and table["pairs"].tolist() == [2, 1] and table["pairs"].dtype == int
+    assert table.loc["pause", "levenshtein"] == pytest.approx(2 / 9)
+    shown = diversity.examples(samples, ["a b", "big house"], last="pause")
+    assert shown.index.tolist() == ["big house"] and shown.loc["big house", "pause"] == "big home"
+    assert diversity.examples(samples, ["a b", "big house"], last="simcse", n=1).to_dict("index") == \
+        {"a b": {"simcse": "a b", "pause": ""}}

@@ -71,3 +71,9 @@ def test_mine_on_anchors_only_encodes_what_it_needs():
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
     negs, stats = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs, anchors=2)
     assert set(negs) <= {"the war", "The War"} and stats["anchors"] == 2
+
+
+def test_profile_anchors_mine_every_phrase_off_the_cpu_profile():
+    from pearl.corpus.hard_negatives import profile_anchors
+
+    assert (profile_anchors("cpu", 10_000), profile_anchors("gpu", 10_000)) == (10_000, 0)

@@ -20,3 +20,9 @@ def test_corpus_round_trip_and_missing_file(tmp_path):
         store.write_corpus([("x", "NP-BOGUS", 1, "wikitext2")], tmp_path / "bad.tsv")
     with pytest.raises(FileNotFoundError, match="01_data_building"):
         store.read_corpus(tmp_path / "nope.tsv")
+
+
+def test_read_phrases_keeps_the_most_frequent_first(tmp_path):
+    path = store.write_corpus([("a b", "NP-OTHER", 5, "wikitext2"), ("c", "NP-OTHER", 2, "wikitext2"),
+                               ("d", "NP-OTHER", 1, "wikitext2")], tmp_path / "phrases.tsv")
+    assert store.read_phrases(2, path) == ["a b", "c"] and store.read_phrases(0, path) == ["a b", "c", "d"]

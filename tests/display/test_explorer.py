@@ -209,3 +209,19 @@ def test_keystrokes_bypass_the_disk_cache(tmp_path):
     np.testing.assert_array_equal(cache(["The New York Times", "NYTimes"]), first)
     assert model.extra["vectors"].encoded == 0 and model.extra["vectors"].store.count() == 0
     assert cache.misses == 4
+
+
+def test_views_summary_and_no_latency_study_in_a_live_session(minilm):
+    from pearl.display import explorer
+
+    app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES)
+    assert "New York Post" in app.view(static=True).data and app.view(static=False) is not None
+    variants = explorer.QueryVariants(tables=None)
+    line = explorer.summary_line({"minilm": minilm}, ["a", "b"], variants)
+    assert line.startswith("models: ['minilm'] · vocabulary: 2 AutoFJ names · augmentation tables: ")
+
+    class NoRun:
+        def save(self, *_):
+            raise AssertionError("a live session saves nothing")
+
+    assert explorer.latency_study(NoRun(), app, {"minilm": minilm}, ["a"], variants, 1, repeats=1, static=False) is None

@@ -164,3 +164,15 @@ def test_figure5_marks_the_papers_choice_and_the_untrained_backbone():
     labels = [t.get_text() for ax in fig.axes for t in ax.get_legend().get_texts()]
     assert "paper's choice (3e-05)" in labels and "paper's choice (2)" in labels
     assert labels.count("untrained backbone (67.3)") == 2
+
+
+def test_figure1_metrics_and_sample_groups_from_a_hand_made_table():
+    import pandas as pd
+
+    table = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"], "case": ["figure1", "figure1", "typo"] * 2,
+                          "aliases_first": [True, True, False, False, False, True]})
+    cases = [{"case": "figure1"}, {"case": "typo"}]
+    assert figures.figure1_metrics(table, cases, ["a", "b"]) == {
+        "figure1_aliases_first": {"a": True, "b": False}, "figure1_cases_with_aliases_first": {"a": 1, "b": 1},
+        "figure1_cases": 2}
+    assert figures.sample_groups([("Paris", "place"), ("Bach", "person")]) == ["place", "person"]

@@ -21,3 +21,18 @@ def test_truncated_minilm_keeps_the_first_layers(minilm):
 def test_out_of_range_layers():
     with pytest.raises(ValueError, match="keep 0 to 5"):
         truncated_minilm(6)
+
+
+def test_table4_share_recipes_and_labels():
+    import pandas as pd
+    from pearl.experiments import backbones
+
+    assert (backbones.phrase_share(None, "cpu"), backbones.phrase_share(None, "gpu"), backbones.phrase_share(0.5, "gpu")) == \
+        (1.0, 0.3, 0.5)
+    sources, recipes = backbones.recipes(["minilm", "me5-small"], 0.3)
+    assert sources == {"minilm": "minilm", "me5-small": "me5-small"}
+    assert [(r.name, r.backbone, r.phrase_share) for r in recipes.values()] == \
+        [("share30", "minilm", 0.3), ("share30", "me5-small", 0.3)]
+    assert {r.name for r in backbones.recipes(["minilm"], 1.0)[1].values()} == {""}
+    table = backbones.with_labels(pd.DataFrame({"backbone": ["minilm"], "gain": [1.0]}))
+    assert table.columns.tolist() == ["backbone", "label", "gain"] and table["label"][0] == models.backbone_label("minilm")

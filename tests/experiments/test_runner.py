@@ -162,3 +162,9 @@ def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):
     with pytest.raises(RuntimeError, match=f"would write {paths.ROOT / paths.SMOKE_ROOT}/models/pearl-minilm-seed0"):
         train_models([ablation("")], [0], profile="smoke", log=lambda _: None)
     assert roots and all(f.is_relative_to(paths.ROOT / paths.SMOKE_ROOT) for f in roots) and not paths.smoke()
+
+
+def test_recipe_lists_of_the_ablation_and_method_notebooks():
+    assert [r.name for r in runner.ablation_recipes(["no-char-aug"])] == ["", "no-char-aug"]
+    recipes = runner.recipes_for_methods(["pearl", "simcse"])
+    assert list(recipes) == ["pearl", "simcse"] and recipes["simcse"] == runner.method_recipe("simcse")

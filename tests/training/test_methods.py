@@ -66,3 +66,9 @@ def test_recipes_name_one_run_per_method_and_labelled_share():
                                             "pause-labels-5pct", "pause-labels-10pct", "pause-labels-30pct"]
     assert recipes[-1] == {"name": "pause-labels-30pct", "objective": "pause", "label_share": 0.3}
     assert [r["name"] for r in method_recipes(["pearl"], [0.05])] == ["pearl"]  # no PAUSE, no share runs
+
+
+def test_positive_kinds_are_the_pearl_levels_then_the_methods():
+    from pearl.training.methods import positive_kinds
+
+    assert positive_kinds(["pearl", "pause"]) == ["pearl:char", "pearl:token", "pearl:phrase", "pearl", "pause"]

@@ -22,3 +22,24 @@ def test_all_augmentation_levels_off_is_the_identity():
     from rapidfuzz.distance import OSA
 
     assert out != "The New York Times" and OSA.distance(out, "The New York Times") == 1  # one character edit
+
+
+def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
+    import json
+
+    from pearl import paths
+    from pearl.training import recipe
+
+    assert recipe.given(steps=None, lr=1e-4, use_char=False) == {"lr": 1e-4, "use_char": False}
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    for name in ("pearl-minilm-seed0", "pearl-minilm-seed1", "pearl-minilm-no-char-aug-seed0"):
+        (paths.models_dir(name) / "pearl.json").write_text(json.dumps({}))
+    assert [p.name for p in recipe.table1_folders(None, "cpu")] == ["pearl-minilm-seed0"]
+    assert [p.name for p in recipe.table1_folders(None, "gpu")] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
+    assert [p.name for p in recipe.table1_folders("*no-char*", "cpu")] == ["pearl-minilm-no-char-aug-seed0"]
+    assert recipe.table1_folders("", "gpu") == []
+    cfg, _ = config_for("smoke")
+    summary = recipe.data_summary([("a", "NP"), ("b", "NP"), ("c", "VP")], {"a": ["b"], "c": []}, cfg)
+    assert summary == {"phrases": 3, "labels used": 2, "phrases with hard negatives": 2, "steps per seed": 4,
+                       "batch size": 8, "lr": 1e-4}
+    assert recipe.data_summary([("a", "NP")], None, cfg)["phrases with hard negatives"] == 0

@@ -121,3 +121,30 @@ def _score(name, model, dataset, size, inputs, log) -> dict:
                    gold_only_score=result.get("gold_only_score", math.nan))
     log(f"{name:>24} {dataset:<14} {result['score']:6.2f}  ({seconds:.1f} s)")
     return row
+
+
+def _key(row: dict) -> str:
+    return f"{row['model']}/{row['dataset']}"
+
+
+def table1_record(table, rows: list[dict]) -> dict:
+    """What notebook 04 saves of Table 1, keyed ``model/dataset``: the table's scores (``metrics``)
+    and, from the scored ``rows``, the retrieval ``dictionaries``, the other ``details`` and the ``seconds``."""
+    return {"metrics": {_key(r): r["score"] for r in table.to_dict("records")},
+            "dictionaries": {_key(r): r["details"]["dictionary"] for r in rows if "dictionary" in r["details"]},
+            "details": {_key(r): {k: v for k, v in r["details"].items() if k != "dictionary"} for r in rows},
+            "seconds": {_key(r): r["seconds"] for r in rows}}
+
+
+def table2_record(table, rows: list[dict], sets: list[dict], short_queries: int) -> dict:
+    """What notebook 07 saves of Table 2, keyed ``model/dataset``: the table's scores (``metrics``)
+    and ``std``; the ``sets``' summaries and the count of short ATIS training queries; from the scored
+    ``rows`` the ``runs`` and ``seconds``; per model, the encoding seconds (``encode_s``, where
+    recorded) and the vectors' ``fingerprints``."""
+    records = table.to_dict("records")
+    return {"metrics": {_key(r): r["score"] for r in records}, "std": {_key(r): r["std"] for r in records},
+            "sets": sets, "atis_train_queries_up_to_3_tokens": short_queries,
+            "runs": {_key(r): r["details"]["runs"] for r in rows},
+            "seconds": {_key(r): r["seconds"] for r in rows},
+            "encode_s": {r["model"]: r["details"]["encode_all_s"] for r in rows if "encode_all_s" in r["details"]},
+            "fingerprints": {r["model"]: r["details"]["fingerprint"] for r in rows}}

@@ -218,3 +218,13 @@ def shrink(s: ShortTextSet, seed: int, size: str = "smoke") -> ShortTextSet:
         keep = np.sort(rng.permutation(len(texts))[: sizes[part]])
         parts[part] = ([texts[i] for i in keep], [labels[i] for i in keep])
     return ShortTextSet(s.name, parts, s.band, {**s.info, size: True})
+
+
+def summaries(sets: dict[str, ShortTextSet]) -> list[dict]:
+    """:meth:`ShortTextSet.summary` of each set, in order."""
+    return [s.summary() for s in sets.values()]
+
+
+def atis_short_queries(max_tokens: int = 3) -> int:
+    """How many ATIS training queries have at most ``max_tokens`` tokens (:func:`token_count`)."""
+    return sum(token_count(q) <= max_tokens for q, _ in read_atis("train"))

@@ -264,8 +264,9 @@ def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None 
 
 
 def update_cards(table, folders: Sequence[Path]) -> None:
-    """Write each trained folder's Table-1 row into its model card (``README.md``)."""
-    for folder in folders:
+    """Write each trained folder's Table-1 row into its model card (``README.md``); a SMOKE run
+    (:func:`pearl.paths.smoke`) leaves the cards alone: its scores are not results."""
+    for folder in [] if paths.smoke() else folders:
         rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
         if len(rows):
             write_card(folder, {COLUMNS.get(d, "Avg"): float(rows.get(d, math.nan)) for d in (*SUITES["table1"], "average")})

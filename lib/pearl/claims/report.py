@@ -54,6 +54,11 @@ def counts(table) -> dict:
     return {v: found.get(v, 0) for v in rule.VERDICTS}
 
 
+def reasons(table) -> str:
+    """One line per claim: its id, ``[verdict]`` and the reason for it."""
+    return "\n".join(f"{r.id} [{r.verdict}] {r.reason}" for r in table.itertuples())
+
+
 def _num(x, fmt: str = "{:.2f}") -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import json
 import string
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -237,6 +238,10 @@ class Augmenter:
         """One augmented copy of ``phrase`` (the phrase itself only when nothing applies)."""
         return self.augment_with_op(phrase)[1]
 
+    def augment_many(self, phrases: list[str]) -> list[tuple[str, str]]:
+        """:meth:`augment_with_op` of each phrase, in order (one draw each from this sampler)."""
+        return [self.augment_with_op(p) for p in phrases]
+
     def variants(self, phrase: str) -> dict[str, str]:
         """One example per sub-operation that applies to ``phrase`` (all levels, whatever
         their weights), in the order of :data:`LEVELS`."""
@@ -246,6 +251,12 @@ class Augmenter:
             if res is not None and res != phrase:
                 out[name] = res
         return out
+
+
+def op_summary(pairs: list[tuple[str, str]], phrases: list[str]) -> tuple[Counter, float]:
+    """(operations drawn, counted; share of ``phrases`` whose copy differs) of :meth:`Augmenter.augment_many`."""
+    changed = sum(out != p for (_, out), p in zip(pairs, phrases)) / len(phrases)
+    return Counter(op for op, _ in pairs), changed
 
 
 def coverage(phrases: list[str], tables: AugmentTables | None) -> dict[str, float]:

@@ -50,3 +50,33 @@ def lexical_diversity(pairs: Iterable[tuple[str, str]]) -> dict[str, float]:
     out = {"pairs": n, "identical": sum(r["levenshtein"] == 0 for r in rows) / n}
     out.update({m: sum(r[m] for r in rows) / n for m in MEASURES})
     return out
+
+
+def sample_phrases(corpus: list, n: int, seed: int = 0) -> list[str]:
+    """``n`` phrases of ``corpus`` (rows whose first field is the phrase) drawn without replacement
+    with ``seed``, in corpus order; every phrase when the corpus has fewer."""
+    import numpy as np
+
+    pick = np.random.default_rng(seed).choice(len(corpus), min(n, len(corpus)), replace=False)
+    return [corpus[i][0] for i in sorted(pick)]
+
+
+def diversity_table(samples: dict[str, list[tuple[str, str]]]):
+    """One row per kind of positives (index ``positives``): :func:`lexical_diversity` of its pairs."""
+    import pandas as pd
+
+    table = pd.DataFrame({name: lexical_diversity(pairs) for name, pairs in samples.items()}).T
+    table.index.name = "positives"
+    table["pairs"] = table["pairs"].astype(int)
+    return table
+
+
+def examples(samples: dict[str, list[tuple[str, str]]], phrases: list[str], last: str, n: int = 8):
+    """The positive of each kind for ``n`` phrases: those that method ``last`` keeps when it keeps only
+    some (Phrase-BERT, PAUSE: phrases with a paraphrase or synonym), else the first ``n``; "" where a
+    kind has none."""
+    import pandas as pd
+
+    kept = dict(samples[last]) if last in ("phrase_bert", "pause") else {}
+    show = [p for p in phrases if p in kept][:n] or phrases[:n]
+    return pd.DataFrame({name: [dict(pairs).get(p, "") for p in show] for name, pairs in samples.items()}, index=show)

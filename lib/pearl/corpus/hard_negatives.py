@@ -123,6 +123,12 @@ def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
     return False
 
 
+def profile_anchors(profile: str, anchors: int) -> int:
+    """How many of the most frequent phrases to mine for: ``anchors`` on the cpu profile; 0 (every
+    phrase) on the others, where a GPU encodes the whole corpus in seconds."""
+    return anchors if profile == "cpu" else 0
+
+
 def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 32,
          max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
          progress: bool = False):

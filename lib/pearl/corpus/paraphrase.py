@@ -157,6 +157,11 @@ class OfflineParaphraser:
         return {p: out for p in phrases if (out := self.paraphrase(p))}
 
 
+def paraphraser(name: str = "offline"):
+    """The rule-based :class:`OfflineParaphraser` for ``"offline"``, else :class:`HFParaphraser` for that model."""
+    return OfflineParaphraser() if name == "offline" else HFParaphraser(name)
+
+
 class HFParaphraser:
     """A Hugging Face text2text paraphraser loaded by name (lazily, on first use)."""
 

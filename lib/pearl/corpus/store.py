@@ -56,6 +56,12 @@ def read_rows(path: Path | None = None) -> list[dict]:
         return [{**row, "freq": int(row["freq"])} for row in reader]
 
 
+def read_phrases(max_phrases: int = 0, path: Path | None = None) -> list[str]:
+    """The corpus phrases, most frequent first; the first ``max_phrases`` of them (0: all)."""
+    rows = read_rows(path)
+    return [r["phrase"] for r in (rows[:max_phrases] if max_phrases else rows)]
+
+
 def read_corpus(path: Path | None = None) -> list[tuple[str, str]]:
     """``(phrase, label)`` rows of the corpus written by the data-building notebook."""
     return [(r["phrase"], r["label"]) for r in read_rows(path)]

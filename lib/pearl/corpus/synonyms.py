@@ -44,6 +44,15 @@ def _antonyms(word: str) -> set[str]:
     return {a.name().lower() for s in wn.synsets(word) for lem in s.lemmas() for a in lem.antonyms()}
 
 
+def vocabulary(phrases: list[str]) -> list[str]:
+    """The distinct whitespace tokens of ``phrases``, sorted: the words the synonym tables cover.
+
+    >>> vocabulary(["big city", "the city"])
+    ['big', 'city', 'the']
+    """
+    return sorted({w for p in phrases for w in p.split()})
+
+
 def glove_neighbours(words: list[str], threshold: float = 0.85, k: int = 10,
                      vocab_size: int = 100_000, antonyms: bool = True) -> dict[str, list[str]]:
     """``{word: [neighbour, ...]}`` for the lower-cased ``words`` GloVe knows (best first).

@@ -133,12 +133,51 @@ class Explorer:
         tabs.set_title(1, "augmentations")
         return w.VBox(controls + [tabs])
 
+    def view(self, static: bool):
+        """:meth:`snapshot` when ``static`` (papermill, SMOKE), else the live :attr:`widget`."""
+        return self.snapshot() if static else self.widget
+
     def snapshot(self):
         """Static HTML of the current state: what papermill (``INTERACTIVE=False``) shows."""
         from IPython.display import HTML
 
         return HTML(f"<p><b>query:</b> {html.escape(self.query.value)}</p>{self.ranking.value}"
                     f"<h4>augmentations of the query</h4>{self.teaching.value}")
+
+
+def summary_line(models: Mapping, vocabulary: Sequence[str], variants: QueryVariants) -> str:
+    """One line on what the explorer runs on: its models, its vocabulary, whether notebook 02's tables were found."""
+    tables = "loaded" if variants.tables is not None else "absent (run 02_augmentation)"
+    return f"models: {list(models)} · vocabulary: {len(vocabulary)} AutoFJ names · augmentation tables: {tables}"
+
+
+#: the query "typed" one character pair at a time by :func:`latency_study`
+TYPED = "Massachusetts Institute of Technology"
+
+
+def latency_study(run, app: Explorer, models: Mapping, vocabulary: Sequence[str], variants: QueryVariants,
+                  candidates: int, repeats: int, static: bool):
+    """Notebook 06's latency measurement, printed and saved with ``run`` (a
+    :class:`pearl.provenance.Run`): MiniLM ranking ``candidates`` names of the ``vocabulary`` as
+    :data:`TYPED` is typed, with the teaching view and without it, plus ``app``'s top five per model.
+    Returns the results path; ``None`` and nothing measured in a live session (``static`` False),
+    where the user's typing shares the kernel."""
+    if not static:
+        return None
+    from ..models import load_model
+
+    queries = [TYPED[:i] for i in range(3, len(TYPED) + 1, 2)]  # the query as it is being typed
+    minilm = models.get("minilm") or load_model("minilm")
+    bench = Explorer({"minilm": minilm}, queries[0], vocabulary[:candidates], augment=variants, debounce_s=0)
+    latency = measure_latency(bench, queries, repeats=repeats)
+    ranking_only = Explorer({"minilm": bench.caches["minilm"].model}, queries[0], vocabulary[:candidates], debounce_s=0)
+    latency_ranking = measure_latency(ranking_only, queries, repeats=repeats)
+    print("with teaching view:", latency, "\nranking only:      ", latency_ranking)
+    path = run.save({"update_latency_ms": latency, "update_latency_ranking_only_ms": latency_ranking,
+                     "latency_candidates": candidates, "latency_goal_ms": 200,
+                     "rankings": {m: r[:5] for m, r in app.rankings().items()}})
+    print("wrote", path)
+    return path
 
 
 def measure_latency(app: Explorer, queries: Sequence[str], repeats: int = 1) -> dict:

@@ -79,6 +79,11 @@ def type_sample(n_per_group: int = 100, seed: int = 0) -> list[tuple[str, str]]:
     return out
 
 
+def sample_groups(sample: Sequence[tuple[str, str]]) -> list[str]:
+    """The group of each name of a :func:`type_sample`, in order (Figure 4's colours)."""
+    return [group for _, group in sample]
+
+
 def project(vectors: np.ndarray, method: str, seed: int = 0) -> np.ndarray:
     """2-D projection by ``"tsne"`` (scikit-learn) or ``"umap"`` (umap-learn), cosine metric, seeded."""
     n = len(vectors)

@@ -157,5 +157,14 @@ def plot_figure1(table):
     return fig
 
 
+def figure1_metrics(table, cases: Sequence[dict], models) -> dict:
+    """Notebook 05's Figure-1 numbers per model: whether all aliases rank first in the paper's case
+    (the first of ``cases``), in how many of the cases they do, and how many cases there are."""
+    verdicts = table.groupby(["model", "case"], sort=False)["aliases_first"].first()
+    return {"figure1_aliases_first": {m: bool(verdicts[m][cases[0]["case"]]) for m in models},
+            "figure1_cases_with_aliases_first": {m: int(verdicts[m].sum()) for m in models},
+            "figure1_cases": len(cases)}
+
+
 # Figure 4 lives in pearl.display.figure4; its names are re-exported here for the notebooks
-from .figure4 import YAGO_GROUPS, _wrap, figure4_data, plot_figure4, project, separation, type_sample  # noqa: E402,F401
+from .figure4 import YAGO_GROUPS, _wrap, figure4_data, plot_figure4, project, sample_groups, separation, type_sample  # noqa: E402,F401

@@ -114,6 +114,17 @@ class NeighbourIndex:
         return [self.vocabulary[i] for i in ids[0] if i >= 0 and self.vocabulary[i] != query][:k]
 
 
+def mean_offdiagonal(cosine) -> float:
+    """The mean cosine over pairs of distinct phrases of a square cosine matrix whose diagonal is 1
+    (unit vectors); NaN for fewer than two phrases (a mean over no pair).
+
+    >>> mean_offdiagonal(np.array([[1.0, 0.5], [0.5, 1.0]]))
+    0.5
+    """
+    n = len(cosine)
+    return float((np.asarray(cosine).sum() - n) / (n * n - n)) if n >= 2 else float("nan")
+
+
 def check_query(query: str) -> str | None:
     """The cleaned query, or None when there is nothing to rank (empty/whitespace)."""
     if not isinstance(query, str):

@@ -53,3 +53,25 @@ def backbone(name: str) -> str:
         layers = OFFLINE_BACKBONES[name]
         return name if layers is None else str(truncated_minilm(layers))
     return name  # a hub id: needs a connected machine
+
+
+def phrase_share(given: float | None, profile: str) -> float:
+    """The share of the training phrases each Table-4 model trains on: ``given``, else the paper's
+    0.3 on the gpu profile and every phrase (1.0) on the others (a cpu-profile run sees few phrases)."""
+    return given or (0.3 if profile == "gpu" else 1.0)
+
+
+def recipes(names, share: float) -> tuple[dict, dict]:
+    """(``{backbone: what to train from}``, ``{backbone: Recipe}``) for Table-4 backbones ``names``;
+    a share below 1 tags the folder name (``share30``), so those models are not taken for full ones."""
+    from .runner import Recipe
+
+    sources = {name: backbone(name) for name in names}  # offline backbones are cut from MiniLM on first use
+    tag = "" if share == 1 else f"share{round(share * 100)}"
+    return sources, {name: Recipe(name=tag, backbone=src, phrase_share=share) for name, src in sources.items()}
+
+
+def with_labels(table):
+    """Table 4 (:func:`pearl.experiments.tables.gains`) with each backbone's display label as its second column."""
+    table.insert(1, "label", [models.backbone_label(b) for b in table["backbone"]])
+    return table

@@ -80,6 +80,11 @@ def ablation(name: str) -> Recipe:
     return Recipe(name=name, **ABLATIONS.get(name, {}))
 
 
+def ablation_recipes(names: Sequence[str]) -> list[Recipe]:
+    """The full recipe, then the Table-3 ablation of each of ``names``."""
+    return [ablation(name) for name in ["", *names]]
+
+
 def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
     """A Figure-5 point; the full recipe's settings and the no-hard-negatives ablation keep
     their own names, so their models are shared with notebooks 03 and 08."""
@@ -107,6 +112,11 @@ def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm
     variant = variant_for(SimpleNamespace(objective=method, label_share=label_share))
     return Recipe(name=variant or "", method=method, backbone=backbone,
                   config={"label_share": label_share} if label_share != 1 else {})
+
+
+def recipes_for_methods(methods: Sequence[str]) -> dict[str, Recipe]:
+    """``{method: its recipe}`` (:func:`method_recipe`, every pair labelled)."""
+    return {m: method_recipe(m) for m in methods}
 
 
 def _training_files(corpus: str = "") -> dict:

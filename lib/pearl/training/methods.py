@@ -128,6 +128,11 @@ def method_recipes(methods: Sequence[str] = tuple(METHOD_DEFAULTS),
     return recipes
 
 
+def positive_kinds(methods: Sequence[str]) -> list[str]:
+    """The kinds of positives to compare: PEARL's augmentation levels one at a time, then ``methods``."""
+    return [name for name in PEARL_LEVELS if name != "pearl"] + list(methods)
+
+
 def positive_samples(phrases: Sequence[str], tables, seed: int = 0,
                      methods: Sequence[str] = ("pearl:char", "pearl:token", "pearl:phrase", "pearl",
                                                "simcse", "phrase_bert", "pause")) -> dict[str, list[tuple[str, str]]]:

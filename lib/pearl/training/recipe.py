@@ -60,6 +60,31 @@ PROFILES = {
 TABLE1_SEEDS = {"smoke": [0], "cpu": [0], "gpu": [0, 1, 2]}
 
 
+def given(**settings) -> dict:
+    """The ``settings`` a notebook sets, without those left ``None`` (they take the profile's value).
+
+    >>> given(steps=None, lr=3e-5)
+    {'lr': 3e-05}
+    """
+    return {k: v for k, v in settings.items() if v is not None}
+
+
+def table1_folders(pattern: str | None, profile: str) -> list:
+    """The trained PEARL folders Table 1 scores: those matching the glob ``pattern`` under
+    ``models/``; for ``None``, the MiniLM seeds of :data:`TABLE1_SEEDS` for ``profile``; none for ``""``."""
+    patterns = [pattern] if pattern is not None else [models.folder_name("pearl", "minilm", s) for s in TABLE1_SEEDS[profile]]
+    return [d for p in patterns for d in models.named_folders(p)]
+
+
+def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) -> dict:
+    """What a run trains on, in numbers: phrases, phrase types used, phrases with hard negatives,
+    and the config's steps, batch size and learning rate."""
+    negatives = hard_negatives or {}
+    return {"phrases": len(corpus), "labels used": len({t for _, t in corpus}),
+            "phrases with hard negatives": sum(p in negatives for p, _ in corpus),
+            "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr}
+
+
 def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
     (``None`` values are ignored). With an ``objective`` override, that method's defaults

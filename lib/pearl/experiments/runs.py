@@ -1,0 +1,46 @@
+"""What the notebooks show of the runner's trainings (:mod:`pearl.experiments.runner`): per-seed
+summaries, logs and timings, the folders of recipes per seed, and their names.
+
+It trains and scores nothing itself; it reads the folders the runner wrote.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from .runner import Recipe, run_log, run_summary
+
+
+def seed_summaries(folders: Sequence[str | Path], seeds: Sequence[int]):
+    """One row per trained folder (:func:`pearl.experiments.runner.run_summary`), seeds paired in order."""
+    import pandas as pd
+
+    return pd.DataFrame([run_summary(folder, seed) for folder, seed in zip(folders, seeds)])
+
+
+def seed_logs(folders: Sequence[str | Path], seeds: Sequence[int]):
+    """The training logs of ``folders`` in one frame, with a ``seed`` column."""
+    import pandas as pd
+
+    return pd.concat([run_log(folder).assign(seed=seed) for folder, seed in zip(folders, seeds)])
+
+
+def train_times(summary) -> dict[str, float]:
+    """``{"train_seed<N>": seconds}`` from :func:`seed_summaries` (for :meth:`pearl.provenance.Run.time_all`)."""
+    return {f"train_seed{row.seed}": row.train_s for row in summary.itertuples()}
+
+
+def recipe_folders(recipes: Mapping[str, Recipe], seeds: Sequence[int]) -> dict[str, list[Path]]:
+    """``{key: [folder of each seed]}`` for ``{key: recipe}`` (several recipes may share a folder name
+    across methods or backbones, so the key, not the recipe's name, labels them)."""
+    return {key: [recipe.folder(s) for s in seeds] for key, recipe in recipes.items()}
+
+
+def trained_names(folders: Mapping[str, Sequence[str | Path]]) -> dict[str, list[str]]:
+    """``{recipe name ("full" for ""): [folder names]}`` of :func:`pearl.experiments.runner.train_models`' answer."""
+    return {name or "full": [Path(f).name for f in fs] for name, fs in folders.items()}
+
+
+def as_groups(names: Mapping[str, object]) -> dict[str, list]:
+    """``{group: [model]}`` from ``{group: model}``: one model per group, for :func:`pearl.experiments.runner.score_models`."""
+    return {group: [model] for group, model in names.items()}
