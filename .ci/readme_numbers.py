@@ -345,6 +345,12 @@ def discrepancy_claims() -> list[tuple[str, str]]:
     out = [(f"the factor that moves the gain most is the {top['factor']} ({top['from']} → {top['to']}): "
             f"{top['delta_gain']:+.2f} ± {top['se']:.2f} points on the average gain "
             f"({top['pairs']} pair{'s' if top['pairs'] != 1 else ''} of configurations)", src)]
+    def _pair(q):
+        fixed = ", ".join(str(q[c]) for c in ("backbone", "corpus", "budget") if c != q["factor"] and q.get(c))
+        p = "" if q["p"] is None else f", p = {q['p']:.3f}"
+        return f"{fixed} {q['delta_gain']:+.2f} ± {q['se']:.2f} ({q['n_from']} → {q['n_to']} seeds{p})"
+    mine = [q for q in m["pairs"] if q["factor"] == top["factor"] and q["to"] == top["to"]]
+    out.append(("pair by pair: " + "; ".join(_pair(q) for q in mine), src))
     t = {(r["backbone"], r["corpus"], r["budget"]): r for r in m["table"]}
     best = max(m["table"], key=lambda r: r["average_gain"])
     out.append((f"The largest average gain, {best['average_gain']:+.2f} ({best['backbone']}, {best['corpus']}, "

@@ -61,8 +61,18 @@ def test_pooled_factor_is_the_mean_of_its_pairs():
                     ("minilm", "wikitext2", "10x"): [2.0, 4.0], ("me5-small", "wikitext2", "10x"): [8.0, 10.0]})
     _, pooled = d.factors(gains)
     row = pooled[(pooled["factor"] == "backbone")].iloc[0]
-    # pairs: cpu 2 -> 4 (+2), 10x 3 -> 9 (+6); each se = sqrt(2/2 + 2/2) = sqrt 2; pooled se = sqrt(2 + 2) / 2
-    assert row["pairs"] == 2 and row["delta_gain"] == 4 and row["se"] == pytest.approx(1.0)
+    # pairs: cpu 2 -> 4 (+2), 10x 3 -> 9 (+6); each se = sqrt(2/2 + 2/2) = sqrt 2, carried: sqrt(2 + 2) / 2 = 1;
+    # but the pairs disagree: their spread std(+2, +6) / sqrt 2 = 2.83 / 1.41 = 2 is the larger, and wins
+    assert row["pairs"] == 2 and row["delta_gain"] == 4 and row["se"] == pytest.approx(2.0)
+
+
+def test_pooled_factor_keeps_the_seed_noise_when_its_pairs_agree():
+    gains = _gains({("minilm", "wikitext2", "cpu"): [1.0, 3.0], ("me5-small", "wikitext2", "cpu"): [3.0, 5.0],
+                    ("minilm", "wikitext2", "10x"): [2.0, 4.0], ("me5-small", "wikitext2", "10x"): [4.0, 6.0]})
+    _, pooled = d.factors(gains)
+    row = pooled[(pooled["factor"] == "backbone")].iloc[0]
+    # pairs +2 and +2: no spread, so the carried seed noise sqrt(2 + 2) / 2 = 1 is the se
+    assert row["delta_gain"] == 2 and row["se"] == pytest.approx(1.0)
 
 
 def test_paper_gain_is_the_papers_printed_difference():

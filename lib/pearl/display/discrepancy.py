@@ -102,11 +102,25 @@ def markdown(table, size: str, profile: str) -> str:
 
 
 def factors_markdown(factors, pairs) -> str:
+    """The pooled factors, then every pair behind them: a factor that helps one backbone and hurts
+    the other shows there, not in its mean."""
     f = factors.copy()
     f["delta_gain"] = f["delta_gain"].map(_fmt)
     f["se"] = f["se"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    return ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
-            "(the other two fixed); delta_gain is the mean of their differences, se its standard error (per pair, "
-            "Welch; a one-seed side borrows the other side's seed variance).\n\n" + f.to_markdown(index=False)
-            + f"\n\n{len(pairs)} pairs in all.")
+    text = ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
+            "(the other two fixed); delta_gain is the mean of their differences, se its standard error: the larger "
+            "of the seeds' noise carried through (per pair, Welch; a one-seed side borrows the other side's seed "
+            "variance) and the pairs' own spread (std / √pairs).\n\n" + f.to_markdown(index=False))
+    if pairs.empty:
+        return text
+    q = pairs.copy()
+    q["fixed"] = [", ".join(str(r[c]) for c in ("backbone", "corpus", "budget") if c != r["factor"] and r[c] == r[c]
+                            and r[c] is not None) for r in q.to_dict("records")]
+    q["seeds"] = q["n_from"].astype(int).astype(str) + " → " + q["n_to"].astype(int).astype(str)
+    q["delta_gain"] = q["delta_gain"].map(_fmt)
+    for c in ("se", "p"):
+        q[c] = q[c].map(lambda v: "–" if v is None or v != v else (f"{v:.3f}" if c == "p" else f"{v:.2f}"))
+    q = q[["factor", "from", "to", "fixed", "seeds", "delta_gain", "se", "p"]]
+    return (text + f"\n\nThe {len(pairs)} pairs (p: Welch's t-test, where both sides have two seeds or more):\n\n"
+            + q.to_markdown(index=False))
 

@@ -12,9 +12,8 @@ cache). Its gain is PEARL's score minus the backbone's, per task group and on th
 - :func:`gains_frame` / :func:`summary`: per seed, then per cell: mean gain per group, the
   average's std over seeds, a one-sample t-test against 0 and the smallest gain it could see
   (80 % power, :func:`pearl.claims.rule.mde`);
-- :func:`factors`: how much each factor moves the average gain: every pair of cells that differ
-  in that factor alone, the difference of their mean gains with its standard error (Welch), and
-  the pooled mean over such pairs.
+- :func:`factors`: every pair of cells that differ in one factor alone (Welch), and per factor
+  their mean, with an se no smaller than the pairs' spread.
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner`), the figure
 (:mod:`pearl.display.discrepancy`).
@@ -135,7 +134,6 @@ def _t(x: np.ndarray) -> tuple[float, float, float]:
 def summary(gains):
     """The study's table: backbone, corpus, budget, seeds, mean gain per group, average gain, std, p, mde."""
     import pandas as pd
-
     rows = []
     for (b, c, g), sub in gains.groupby(["backbone", "corpus", "budget"], sort=False):
         sd, p, m = _t(sub["average"].to_numpy(float))
@@ -147,8 +145,7 @@ def summary(gains):
 
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
-    """(b - a, its standard error, p); a one-seed side contributes the other side's variance
-    (the seed noise is the same process), and p is left out unless both sides have 2 seeds."""
+    """(b - a, its se, p); a one-seed side borrows the other side's variance (same seed noise); p needs 2 seeds a side."""
     from scipy import stats
 
     va = a.var(ddof=1) if len(a) > 1 else (b.var(ddof=1) if len(b) > 1 else math.nan)
@@ -161,7 +158,8 @@ def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
 def factors(gains, reference: dict | None = None):
     """How each factor moves the average gain: one row per pair of cells that differ only in
     that factor (``from`` -> ``to``, the reference level first), then per factor the mean of
-    those differences with the standard error of that mean (independent pairs assumed)."""
+    those differences with its standard error: the larger of the seed noise carried through
+    (independent pairs) and the pairs' own spread, std / sqrt(pairs), where there are two or more."""
     import pandas as pd
 
     reference = reference or {"backbone": "minilm", "corpus": "wikitext2", "budget": "cpu"}
@@ -185,8 +183,11 @@ def factors(gains, reference: dict | None = None):
         return pairs, pairs
     pooled = (pairs.groupby(["factor", "to"], sort=False)
               .agg(pairs=("delta_gain", "size"), delta_gain=("delta_gain", "mean"),
-                   se=("se", lambda s: float(np.sqrt((s ** 2).sum())) / len(s)))
+                   within=("se", lambda s: float(np.sqrt((s ** 2).sum())) / len(s)),
+                   between=("delta_gain", lambda d: float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0))
               .reset_index())
+    # pairs that disagree (a factor helps one backbone, hurts another): seed noise alone understates it
+    pooled["se"] = pooled[["within", "between"]].max(axis=1)
     pooled["from"] = pooled["factor"].map(reference)
     pooled = pooled[["factor", "from", "to", "pairs", "delta_gain", "se"]]
     return pairs, pooled.sort_values("delta_gain", key=abs, ascending=False, ignore_index=True)
