@@ -13,7 +13,9 @@
 #   backbone cosine, never the phrase's own augmentations or synonyms.
 #
 # It reads the corpus of `01_data_building` and writes `data/derived/augment/*.json` and
-# `data/derived/hard_negatives.json`.
+# `data/derived/hard_negatives.json`, through the one function that builds them for every training
+# corpus (`pearl.corpus.training_tables.build_training_tables`; the discrepancy study's Wikipedia
+# corpora are made by it too, with this notebook's defaults).
 
 # %% parameters
 SMOKE: bool = False
@@ -41,15 +43,14 @@ check_params(globals(), __annotations__)
 import pandas as pd
 
 from pearl import paths
-from pearl.corpus.augment import Augmenter, AugmentTables, coverage, op_summary, save_tables
+from pearl.corpus.augment import Augmenter, coverage, op_summary
+from pearl.corpus.hard_negatives import profile_anchors
+from pearl.corpus.store import read_about, read_phrases
+from pearl.corpus.synonyms import vocabulary
+from pearl.corpus.training_tables import TableSettings, build_training_tables
 from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
-from pearl.models import load_model
-from pearl.corpus.hard_negatives import mine, profile_anchors, write_hard_negatives
-from pearl.corpus.paraphrase import paraphraser
-from pearl.corpus.store import read_about, read_phrases
 from pearl.provenance import Run, save_figure
-from pearl.corpus.synonyms import glove_neighbours, vocabulary, wordnet_table
 
 MAX_PHRASES = paths.smoke_or(MAX_PHRASES, 300)
 HN_ANCHORS = paths.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), 300)  # 0 (all) on a GPU: it encodes the corpus in seconds
@@ -62,19 +63,18 @@ words = vocabulary(phrases)
 print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 
 # %% [markdown]
-# ## Synonym and paraphrase tables (cached)
+# ## Synonym and paraphrase tables, and hard negatives (cached)
+#
+# One call builds both: the token and phrase tables first, then the hard negatives, the `k`
+# lowest-cosine phrases among the lexically close ones (it needs the tables, to leave out a
+# phrase's own augmentations and synonyms). Each step is timed apart.
 
 # %%
-with run.timer("wordnet_table"):
-    wn_table = wordnet_table(words)
-with run.timer("glove_table"):
-    glove_table = glove_neighbours(words, threshold=GLOVE_THRESHOLD, vocab_size=GLOVE_VOCAB)
-with run.timer("paraphrases"):
-    paraphrases = paraphraser(PARAPHRASER).paraphrase_many(phrases)
-tables = AugmentTables(wordnet=wn_table, glove=glove_table, paraphrases=paraphrases,
-                       meta={"glove_threshold": GLOVE_THRESHOLD, "glove_vocab": GLOVE_VOCAB,
-                             "paraphraser": PARAPHRASER, "phrases": len(phrases)})
-print("tables in", save_tables(tables))
+settings = TableSettings(glove_threshold=GLOVE_THRESHOLD, glove_vocab=GLOVE_VOCAB, paraphraser=PARAPHRASER,
+                         model=MODEL, k=K_NEGATIVES, max_distance=MAX_DISTANCE, anchors=HN_ANCHORS)
+tables, negatives, hn_stats = build_training_tables(phrases, settings=settings, timer=run.timer, progress=not SMOKE)
+wn_table, glove_table, paraphrases = tables.wordnet, tables.glove, tables.paraphrases
+print("tables in", paths.derived_dir("augment"), "and", paths.derived_dir("hard_negatives.json"))
 pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},
              index=["WordNet synonyms (words)", "GloVe neighbours (words)", "paraphrases (phrases)"])
 
@@ -116,12 +116,7 @@ variants
 # ## Hard negatives (k lowest-cosine phrases among the lexically close ones)
 
 # %%
-model = load_model(MODEL)
-with run.timer("hard_negatives"):
-    negatives, hn_stats = mine(phrases, model, k=K_NEGATIVES, tables=tables, max_distance=MAX_DISTANCE,
-                               anchors=HN_ANCHORS or None, progress=not SMOKE)
 hn_s = run.timings["hard_negatives"]
-write_hard_negatives(negatives)
 hn_stats["anchors_per_s"] = hn_stats["anchors"] / hn_s
 print(f"{hn_stats['anchors']:,} anchors, {hn_stats['encoded']:,} phrases encoded in {hn_stats['encode_s']:.0f}s "
       f"({hn_stats['encode_phrases_per_s']:.0f} phrases/s); {hn_s:.0f}s in all")

@@ -116,3 +116,20 @@ def test_the_gpu_run_joins_as_gains_per_group(tmp_path):
     (point,) = d.gpu_points(tmp_path / "gpu.json")
     assert all(point[c] == pytest.approx(2.0) for c in COLUMNS)
     assert d.gpu_points(tmp_path / "absent.json") == []
+
+
+def test_views_and_seconds_come_from_each_trained_folder(tmp_path, monkeypatch):
+    import json
+
+    from pearl import models
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    cell = Cell("minilm", "wikitext2", "10x", (0,))
+    folder = cell.recipe().folder(0)
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pearl.json").write_text(json.dumps({"train_seconds": 12.5, "train_config": {"batch_size": 128}}))
+    paths.models_dir("runs", folder.name, "log.csv").write_text("step,loss\n" + "".join(f"{i},1.0\n" for i in range(7)))
+    (label,) = d.trained([cell])
+    got_cell, seed, row = d.trained([cell])[label]
+    assert label == models.label(folder) and (got_cell, seed) == (cell, 0)
+    assert (row["views"], row["train_s"]) == (7 * 128, 12.5)  # 7 steps done (not the 375 asked) x 128

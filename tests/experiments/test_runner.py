@@ -168,3 +168,16 @@ def test_recipe_lists_of_the_ablation_and_method_notebooks():
     assert [r.name for r in runner.ablation_recipes(["no-char-aug"])] == ["", "no-char-aug"]
     recipes = runner.recipes_for_methods(["pearl", "simcse"])
     assert list(recipes) == ["pearl", "simcse"] and recipes["simcse"] == runner.method_recipe("simcse")
+
+
+def test_run_summary_reads_steps_seconds_batch_and_views(tmp_path, monkeypatch):
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    folder = paths.models_dir("pearl-minilm-seed0")
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pearl.json").write_text(json.dumps({"train_seconds": 6.0, "train_config": {"batch_size": 4}}))
+    log = paths.models_dir("runs", "pearl-minilm-seed0", "log.csv")
+    log.write_text("step,loss\n0,3.0\n1,2.0\n2,1.0\n")  # 3 steps done
+    row = runner.run_summary(folder, 0)
+    # 3 steps x 4 phrases = 12 views in 6 s: 2 phrases/s; last loss is the mean of the (3) last 20
+    assert row == {"seed": 0, "folder": str(folder), "steps": 3, "train_s": 6.0, "phrases_per_s": 2.0,
+                   "first_loss": 3.0, "last_loss": 2.0, "batch_size": 4, "views": 12}

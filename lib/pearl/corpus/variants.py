@@ -5,7 +5,8 @@ default). The discrepancy study (notebook 13) trains on several at once, so each
 of :data:`CORPORA` other than that one gets a folder ``data/derived/corpora/<name>/`` holding
 what training reads: ``phrases.tsv`` (:mod:`pearl.corpus.store`), ``augment/``
 (:mod:`pearl.corpus.augment`) and ``hard_negatives.json`` (:mod:`pearl.corpus.hard_negatives`),
-made with notebook 02's default settings (:data:`SETTINGS`).
+made by notebook 02's own function with its defaults
+(:func:`pearl.corpus.training_tables.build_training_tables`, :data:`pearl.corpus.training_tables.DEFAULTS`).
 
 - ``wikitext2``: the data notebooks' own files (WikiText-2 valid + test, 455K tokens, min
   freq 1, + WordNet lemmas); checked to be WikiText-2, never rebuilt here;
@@ -23,16 +24,11 @@ What it leaves out: training (:func:`pearl.training.recipe.load_training_data` t
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import paths
 from . import build, wikipedia
-
-#: notebook 02's defaults: GloVe threshold and vocabulary, hard negatives per anchor, edit
-#: distance of a candidate, anchors mined (the most frequent phrases; the cpu profile's budget)
-SETTINGS = dict(glove_threshold=0.85, glove_vocab=100_000, k=12, max_distance=0.5, anchors=10_000, model="minilm")
-
 
 @dataclass(frozen=True)
 class Corpus:
@@ -109,12 +105,8 @@ def _rows(name: str, corpus: Corpus, n_process: int, log) -> tuple[list, dict]:
 
 def prepare(name: str, n_process: int = 2, log=print) -> dict:
     """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``."""
-    from ..models import load_model
-    from .augment import AugmentTables, save_tables
-    from .hard_negatives import mine, write_hard_negatives
-    from .paraphrase import OfflineParaphraser
     from .store import read_about, read_rows, write_corpus
-    from .synonyms import glove_neighbours, wordnet_table
+    from .training_tables import DEFAULTS, build_training_tables
 
     corpus, out = _check(name), files(name)
     if name == "wikitext2":
@@ -132,19 +124,10 @@ def prepare(name: str, n_process: int = 2, log=print) -> dict:
         rows, about = _rows(name, corpus, n_process, log)
         write_corpus(rows, out["corpus"], about=about)
     phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
-    words = sorted({w for p in phrases for w in p.split()})
-    log(f"{name}: {len(phrases):,} phrases; augmentation tables")
-    tables = AugmentTables(wordnet=wordnet_table(words),
-                           glove=glove_neighbours(words, threshold=SETTINGS["glove_threshold"],
-                                                  vocab_size=SETTINGS["glove_vocab"]),
-                           paraphrases=OfflineParaphraser().paraphrase_many(phrases),
-                           meta={"glove_threshold": SETTINGS["glove_threshold"], "glove_vocab": SETTINGS["glove_vocab"],
-                                 "paraphraser": "offline", "phrases": len(phrases)})
-    save_tables(tables, out["augment"])
-    log(f"{name}: hard negatives for the {SETTINGS['anchors']:,} most frequent phrases")
-    negatives, _ = mine(phrases, load_model(SETTINGS["model"]), k=SETTINGS["k"], tables=tables,
-                        max_distance=SETTINGS["max_distance"], anchors=300 if paths.smoke() else SETTINGS["anchors"])
-    write_hard_negatives(negatives, out["hard_negatives"])
+    settings = replace(DEFAULTS, anchors=paths.smoke_or(DEFAULTS.anchors, 300))  # notebook 02's SMOKE size
+    log(f"{name}: {len(phrases):,} phrases; augmentation tables, hard negatives for the {settings.anchors:,} most "
+        "frequent phrases")
+    build_training_tables(phrases, folder(name), settings)
     log(f"{name}: ready in {time.perf_counter() - t0:.0f} s ({read_about(out['corpus']).get('tokens', '?')} tokens)")
     return out
 

@@ -212,9 +212,6 @@ def smoke_cells() -> list[Cell]:
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print):
     """Prepare the corpora, train (or reuse) every cell's seeds, score them and their untrained
     backbones; ``(gains_frame, trained group_frame, originals group_frame)``."""
-    import json
-    from pathlib import Path
-
     from ..corpus import variants
     from .runner import score_models, train_models
     from .tables import group_frame
@@ -227,32 +224,26 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
     for seeds, group in by_seeds.items():
         train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log)
     folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
-    cell_of = {}
-    for c in design_cells:
-        for s, f in zip(c.seeds, folders[c.key()]):
-            cell_of[models.label(f)] = (c, s)
-    views = {models.label(f): phrase_views(f) for fs in folders.values() for f in fs}
-    train_s = {models.label(f): json.loads((Path(f) / "pearl.json").read_text())["train_seconds"]
-               for fs in folders.values() for f in fs}  # measured by each training, whichever run did it
+    done = trained(design_cells)
+    cell_of = {m: (c, s) for m, (c, s, _) in done.items()}
     scored = score_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
     backbones = list(dict.fromkeys(c.backbone for c in design_cells))
     originals = group_frame(score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log))
     groups = group_frame(scored)
     gains = gains_frame(groups, cell_of, originals)
-    gains.insert(4, "views", gains["model"].map(views))
-    gains.insert(5, "train_s", gains["model"].map(train_s))
+    gains.insert(4, "views", gains["model"].map({m: r["views"] for m, (_, _, r) in done.items()}))
+    gains.insert(5, "train_s", gains["model"].map({m: r["train_s"] for m, (_, _, r) in done.items()}))
     return gains, groups, originals
 
 
-def phrase_views(folder) -> int:
-    """Phrases a trained folder saw: the steps its training log holds x its batch size."""
-    import json
-    from pathlib import Path
+def trained(design_cells: list[Cell]) -> dict:
+    """``{model label: (Cell, seed, run summary)}`` of every cell's trained folders; the summary
+    (:func:`pearl.experiments.runner.run_summary`) holds the phrase views (steps done x batch
+    size) and the seconds each training measured, whichever run did it."""
+    from .runner import run_summary
 
-    from .runner import run_log
-
-    batch = json.loads((Path(folder) / "pearl.json").read_text())["train_config"]["batch_size"]
-    return int(len(run_log(folder)) * batch)
+    return {models.label(c.recipe().folder(s)): (c, s, run_summary(c.recipe().folder(s), s))
+            for c in design_cells for s in c.seeds}
 
 
 #: the paper's Table 1 column of each dataset

@@ -237,15 +237,19 @@ def run_log(folder: str | Path):
 
 
 def run_summary(folder: str | Path, seed: int) -> dict:
-    """One row per trained folder: steps, training seconds, phrases/s, first and last (20-step mean) loss."""
+    """One row per trained folder, from its ``pearl.json`` and training log (read once each):
+    steps done (the log's rows), training seconds, phrases/s, first and last (20-step mean)
+    loss, the batch size and the phrase views (steps done x batch size)."""
     info = json.loads((Path(folder) / "pearl.json").read_text())
     log = run_log(folder)
     steps, seconds = len(log), info.get("train_seconds", float("nan"))
     batch = info["train_config"]["batch_size"]
+    views = int(steps * batch)
     return {"seed": seed, "folder": str(folder), "steps": steps, "train_s": seconds,
-            "phrases_per_s": round(steps * batch / max(seconds, 1e-9), 1),
+            "phrases_per_s": round(views / max(seconds, 1e-9), 1),
             "first_loss": round(float(log["loss"].iloc[0]), 3),
-            "last_loss": round(float(log["loss"].tail(20).mean()), 3)}
+            "last_loss": round(float(log["loss"].tail(20).mean()), 3),
+            "batch_size": int(batch), "views": views}
 
 
 def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=print):

@@ -11,11 +11,17 @@ from pathlib import Path
 from .runner import Recipe, run_log, run_summary
 
 
+#: the columns of :func:`seed_summaries` (notebook 03's table and its ``results/03_training.json``)
+SUMMARY_COLUMNS = ["seed", "folder", "steps", "train_s", "phrases_per_s", "first_loss", "last_loss"]
+
+
 def seed_summaries(folders: Sequence[str | Path], seeds: Sequence[int]):
-    """One row per trained folder (:func:`pearl.experiments.runner.run_summary`), seeds paired in order."""
+    """One row per trained folder (:func:`pearl.experiments.runner.run_summary`), seeds paired in
+    order, in :data:`SUMMARY_COLUMNS` (the batch size and phrase views are left to the studies
+    that compare budgets)."""
     import pandas as pd
 
-    return pd.DataFrame([run_summary(folder, seed) for folder, seed in zip(folders, seeds)])
+    return pd.DataFrame([run_summary(folder, seed) for folder, seed in zip(folders, seeds)], columns=SUMMARY_COLUMNS)
 
 
 def seed_logs(folders: Sequence[str | Path], seeds: Sequence[int]):
