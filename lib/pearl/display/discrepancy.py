@@ -98,7 +98,7 @@ def markdown(table, size: str, profile: str) -> str:
     return (f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
             "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
             "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
-            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False))
+            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False, disable_numparse=True))
 
 
 def factors_markdown(factors, pairs) -> str:
@@ -110,7 +110,7 @@ def factors_markdown(factors, pairs) -> str:
     text = ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
             "(the other two fixed); delta_gain is the mean of their differences, se its standard error: the larger "
             "of the seeds' noise carried through (per pair, Welch; a one-seed side borrows the other side's seed "
-            "variance) and the pairs' own spread (std / √pairs).\n\n" + f.to_markdown(index=False))
+            "variance) and the pairs' own spread (std / √pairs).\n\n" + f.to_markdown(index=False, disable_numparse=True))
     if pairs.empty:
         return text
     q = pairs.copy()
@@ -122,5 +122,19 @@ def factors_markdown(factors, pairs) -> str:
         q[c] = q[c].map(lambda v: "–" if v is None or v != v else (f"{v:.3f}" if c == "p" else f"{v:.2f}"))
     q = q[["factor", "from", "to", "fixed", "seeds", "delta_gain", "se", "p"]]
     return (text + f"\n\nThe {len(pairs)} pairs (p: Welch's t-test, where both sides have two seeds or more):\n\n"
-            + q.to_markdown(index=False))
+            + q.to_markdown(index=False, disable_numparse=True))
 
+
+
+def datasets_markdown(datasets) -> str:
+    """The untrained backbones' score per dataset, then each configuration's mean gain per dataset."""
+    wide = datasets.pivot_table(index=["backbone", "corpus", "budget", "seeds"], columns="dataset", values="gain",
+                                sort=False).reset_index()
+    order = list(dict.fromkeys(datasets["dataset"]))
+    base = datasets.drop_duplicates(["backbone", "dataset"]).pivot(index="backbone", columns="dataset",
+                                                                   values="backbone_score")[order].reset_index()
+    for col in order:
+        wide[col], base[col] = wide[col].map(lambda v: _fmt(v, 1)), base[col].map(lambda v: f"{v:.1f}")
+    return ("Untrained backbones, score per dataset (sweep suite):\n\n" + base.to_markdown(index=False, disable_numparse=True)
+            + "\n\nPEARL − its untrained backbone per dataset, mean over seeds:\n\n"
+            + wide[["backbone", "corpus", "budget", "seeds", *order]].to_markdown(index=False, disable_numparse=True))

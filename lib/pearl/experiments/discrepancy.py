@@ -28,6 +28,7 @@ import numpy as np
 
 from .. import models
 from ..benchmark.tasks import GROUPS
+from .references import gpu_points, paper_gains  # noqa: F401  (the study's references, re-exported)
 from .runner import Recipe
 
 COLUMNS = [*GROUPS, "average"]
@@ -211,7 +212,7 @@ def smoke_cells() -> list[Cell]:
 
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print):
     """Prepare the corpora, train (or reuse) every cell's seeds, score them and their untrained
-    backbones; ``(gains_frame, trained group_frame, originals group_frame)``."""
+    backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
     from ..corpus import variants
     from .runner import score_models, train_models
     from .tables import group_frame
@@ -228,12 +229,29 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
     cell_of = {m: (c, s) for m, (c, s, _) in done.items()}
     scored = score_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
     backbones = list(dict.fromkeys(c.backbone for c in design_cells))
-    originals = group_frame(score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log))
-    groups = group_frame(scored)
+    base = score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log)
+    originals, groups = group_frame(base), group_frame(scored)
     gains = gains_frame(groups, cell_of, originals)
     gains.insert(4, "views", gains["model"].map({m: r["views"] for m, (_, _, r) in done.items()}))
     gains.insert(5, "train_s", gains["model"].map({m: r["train_s"] for m, (_, _, r) in done.items()}))
-    return gains, groups, originals
+    return gains, groups, originals, dataset_gains(scored, base, cell_of)
+
+
+def dataset_gains(scored, base, cell_of: dict):
+    """Per cell and dataset: the untrained backbone's score, PEARL's mean over seeds and the gain
+    (one score can carry a group's mean: a 2-cluster NMI swings far)."""
+    import pandas as pd
+
+    scored, base = scored[scored["dataset"] != "average"], base[base["dataset"] != "average"]
+    ref = base.set_index(["group", "dataset"])["score"]
+    rows = [{"backbone": c.backbone, "corpus": c.corpus, "budget": c.budget, "dataset": r["dataset"],
+             "backbone_score": float(ref[(c.backbone, r["dataset"])]), "score": r["score"]}
+            for r in scored.to_dict("records") for c, _ in [cell_of[r["model"]]]]
+    out = (pd.DataFrame(rows).groupby(["backbone", "corpus", "budget", "dataset"], sort=False)
+           .agg(seeds=("score", "size"), backbone_score=("backbone_score", "first"), pearl=("score", "mean"))
+           .reset_index())
+    out["gain"] = out["pearl"] - out["backbone_score"]
+    return out
 
 
 def trained(design_cells: list[Cell]) -> dict:
@@ -244,42 +262,6 @@ def trained(design_cells: list[Cell]) -> dict:
 
     return {models.label(c.recipe().folder(s)): (c, s, run_summary(c.recipe().folder(s), s))
             for c in design_cells for s in c.seeds}
-
-
-#: the paper's Table 1 column of each dataset
-_PAPER_COLUMNS = {"ppdb": "PPDB", "ppdb_filtered": "PPDB filtered", "turney": "Turney", "bird": "BIRD", "yago": "YAGO",
-                  "umls": "UMLS", "conll": "CoNLL", "bc5cdr": "BC5CDR", "autofj": "AutoFJ"}
-
-
-def paper_gains(pearl: str = "PEARL-small", backbone: str = "E5-small") -> dict:
-    """The paper's gain of ``pearl`` over ``backbone`` from its Table 1 rows: per task group, on
-    the five groups' average (our "average"), and on its printed nine-dataset average ("Avg")."""
-    from ..benchmark import paper
-
-    t = paper.wide(1)
-    diff = {d: float(t.at[pearl, col] - t.at[backbone, col]) for d, col in _PAPER_COLUMNS.items()}
-    out = {g: float(np.mean([diff[d] for d in names])) for g, names in GROUPS.items()}
-    out["average"] = float(np.mean([out[g] for g in GROUPS]))
-    out["printed Avg"] = round(float(t.at[pearl, "Avg"] - t.at[backbone, "Avg"]), 10)
-    return out
-
-
-def gpu_points(path) -> list[dict]:
-    """The one GPU run (``results/gpu/table1_gpu_profile_seed0.json``: MiniLM and PEARL seed 0 at
-    the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group; [] if absent."""
-    import json
-    from pathlib import Path
-
-    path = Path(path)
-    if not path.is_file():
-        return []
-    rows = json.loads(path.read_text())["rows"]
-    score = {(r["model"], r["dataset"]): r["score"] for r in rows}
-    trained = next(m for m, _ in score if m != "minilm")
-    diff = {d: score[(trained, d)] - score[("minilm", d)] for names in GROUPS.values() for d in names}
-    out = {g: float(np.mean([diff[d] for d in names])) for g, names in GROUPS.items()}
-    out["average"] = float(np.mean([out[g] for g in GROUPS]))
-    return [{"label": "GPU run: MiniLM · WikiText-2 · gpu profile, 214K views (n=1, exact Table 1 suite)", **out}]
 
 
 def largest(factors) -> dict | None:
