@@ -28,6 +28,9 @@ NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram
 #: results tables whose rows the README may copy verbatim
 TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity", "me5_small_untrained",
           "discrepancy", "discrepancy_factors", "discrepancy_datasets")
+#: display names of the benchmark's datasets (the keys results files use)
+DATASET_NAMES = {"ppdb": "PPDB", "ppdb_filtered": "PPDB filtered", "turney": "Turney", "bird": "BIRD", "yago": "YAGO",
+                 "umls": "UMLS", "conll": "CoNLL", "bc5cdr": "BC5CDR", "autofj": "AutoFJ"}
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -361,6 +364,18 @@ def discrepancy_claims() -> list[tuple[str, str]]:
     if base:
         out.append((f"the cpu profile's own configuration (MiniLM, WikiText-2) gains {base['average_gain']:+.2f} "
                     f"(std {base['std']:.2f}, p = {base['p']:.3f}, {base['seeds']} seeds)", src))
+    for b in dict.fromkeys(r["backbone"] for r in m["table"]):
+        rows = [r for r in m["table"] if r["backbone"] == b]
+        lo, hi = min(rows, key=lambda r: r["average_gain"]), max(rows, key=lambda r: r["average_gain"])
+        out.append((f"{b}'s average gain runs from {lo['average_gain']:+.2f} ({lo['corpus']}, {lo['budget']}) to "
+                    f"{hi['average_gain']:+.2f} ({hi['corpus']}, {hi['budget']}) over its {len(rows)} configurations", src))
+    if m.get("datasets"):
+        w = min(m["datasets"], key=lambda r: r["gain"])
+        out.append((f"the largest move of any single dataset: {DATASET_NAMES.get(w['dataset'], w['dataset'])} for "
+                    f"{w['backbone']} trained on {w['corpus']} ({w['budget']} budget), {w['backbone_score']:.1f} untrained "
+                    f"→ {w['pearl']:.1f} trained ({w['gain']:+.1f}, mean of {w['seeds']} seed{'s' if w['seeds'] != 1 else ''})", src))
+    for g in m.get("gpu_point") or []:
+        out.append((f"{g['label']}: {g['average']:+.2f} on the average", src))
     out.append((f"{len(m['table'])} configurations, {len(m['per_seed'])} trained models; their training took "
                 f"{m['train_s_total'] / 60:.0f} minutes in one-thread processes", src))
     return out
