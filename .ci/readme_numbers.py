@@ -374,9 +374,10 @@ def discrepancy_claims() -> list[tuple[str, str]]:
                     f"{hi['average_gain']:+.2f} ({hi['corpus']}, {hi['budget']}) over its {len(rows)} configurations", src))
     if m.get("datasets"):
         w = min(m["datasets"], key=lambda r: r["gain"])
-        out.append((f"the largest move of any single dataset: {DATASET_NAMES.get(w['dataset'], w['dataset'])} for "
-                    f"{w['backbone']} trained on {w['corpus']} ({w['budget']} budget), {w['backbone_score']:.1f} untrained "
-                    f"→ {w['pearl']:.1f} trained ({w['gain']:+.1f}, mean of {w['seeds']} seed{'s' if w['seeds'] != 1 else ''})", src))
+        out.append((f"{DATASET_NAMES.get(w['dataset'], w['dataset'])} for {w['backbone']} trained on {w['corpus']} "
+                    f"({w['budget']} budget) {'falls' if w['gain'] < 0 else 'rises'} from {w['backbone_score']:.1f} "
+                    f"untrained to {w['pearl']:.1f} trained ({w['gain']:+.1f}, mean of {w['seeds']} "
+                    f"seed{'s' if w['seeds'] != 1 else ''}), the largest move of any single dataset", src))
     for g in m.get("gpu_point") or []:
         out.append((f"{g['label']}: {g['average']:+.2f} on the average", src))
     out.append((f"{len(m['table'])} configurations, {len(m['per_seed'])} trained models; their training took "
