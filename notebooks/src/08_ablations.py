@@ -70,8 +70,8 @@ groups = tables.group_frame(scores)
 comparison = tables.compare(groups, reference="")
 md = paper_beside.table3_markdown(comparison, ABLATION_LABELS,
                                   header=f"Table 3 re-run ({profile} profile, {len(seeds)} seeds, {size} benchmark)")
-save_table(comparison, "table3", markdown=md, latex=tables.wide_latex(comparison, ABLATION_LABELS,
-           caption="Ablations: mean ± std over seeds; * beyond the seed noise (t-test, p < 0.05)."))
+save_table(comparison, "table3", markdown=md,
+           latex=paper_beside.table3_latex(comparison, ABLATION_LABELS, caption=paper_beside.TABLE3_CAPTION))
 display(Markdown(md))
 
 # %% [markdown]

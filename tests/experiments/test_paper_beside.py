@@ -28,6 +28,16 @@ def test_table3_puts_the_papers_row_under_ours():
     assert "nine-dataset average" in md
 
 
+def test_table3_latex_has_the_same_rows_as_the_markdown():
+    comparison = tables.compare(_groups(), "")
+    tex = paper_beside.table3_latex(comparison, ABLATION_LABELS, caption="C")
+    assert "\\toprule" in tex and "\\caption{C}" in tex
+    # our two recipes and the paper's row under each: 4 body rows, the paper's printed under ours
+    body = [line for line in tex.splitlines() if line.endswith("\\\\") and "&" in line][1:]
+    assert [line.split(" & ")[1] for line in body] == ["this run", "paper", "this run", "paper"]
+    assert body[3].startswith("- Entity Type & paper & 82.9 ± 1.0 ↓")
+
+
 def test_table4_lists_ours_then_the_papers_five_backbones():
     table = pd.DataFrame([{"backbone": "minilm", "label": "MiniLM", "original": 66.08, "pearl": 66.66,
                            "pearl_std": 0.47, "n": 3, "gain": 0.58, "p": 0.164, "beyond_noise": False},

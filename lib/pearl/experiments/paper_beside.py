@@ -19,6 +19,8 @@ TABLE3_NOTE = ("Rows marked *paper* are the paper's Table 3 as printed (PEARL-sm
                "printed, no significance marks); its Avg is Table 1's nine-dataset average, ours the mean of the five "
                "groups. Rows marked *this run*: ↑ / ↓ against our full recipe, * beyond the seed noise (t-test over "
                "seeds, p < 0.05).")
+TABLE3_CAPTION = ("Ablations: mean ± std over seeds, the paper's Table 3 rows (as printed) under ours; "
+                  "* beyond the seed noise (t-test, p < 0.05).")
 TABLE4_NOTE = ("The paper's Table 4 trains BERT, RoBERTa, ALBERT, SpanBERT and LUKE (30 % of its training phrases) and "
                "reports the average over the five phrase tasks; none of these backbones is offline, so its rows stand "
                "beside ours without a counterpart. Ours: `original` the untrained encoder, `pearl` the mean over seeds, "
@@ -30,19 +32,35 @@ def _paper3(row: str, column: str) -> str:
     return paper.cell(3, row, column) + (f" {arrow}" if arrow else "")
 
 
-def table3_markdown(comparison, labels: dict, header: str = "") -> str:
+def table3_frame(comparison, labels: dict):
     """Our Table 3 (``comparison`` of :func:`pearl.experiments.tables.compare`) with, under each
-    recipe, the paper's row for it: one table, a *source* column."""
+    recipe, the paper's row for it: columns recipe, source, the five groups and Average."""
+    import pandas as pd
+
     ours = tables.wide(comparison, labels).set_index("recipe")
     names = {"average": "Average"}
-    lines = ["| recipe | source | " + " | ".join(names.get(c, c) for c in COLUMNS3) + " |", "|---|---|" + "---|" * len(COLUMNS3)]
+    rows = []
     for recipe in dict.fromkeys(comparison["recipe"]):
         label = labels.get(recipe, recipe)
-        lines.append(f"| {label} | this run | " + " | ".join(ours.at[label, names.get(c, c)] for c in COLUMNS3) + " |")
+        rows.append({"recipe": label, "source": "this run", **{names.get(c, c): ours.at[label, names.get(c, c)]
+                                                                for c in COLUMNS3}})
         if recipe in TABLE3_ROWS:
             row = TABLE3_ROWS[recipe]
-            lines.append(f"| {row} | paper | " + " | ".join(_paper3(row, c) for c in COLUMNS3) + " |")
+            rows.append({"recipe": row, "source": "paper", **{names.get(c, c): _paper3(row, c) for c in COLUMNS3}})
+    return pd.DataFrame(rows)
+
+
+def table3_markdown(comparison, labels: dict, header: str = "") -> str:
+    """:func:`table3_frame` as Markdown: one table, a *source* column, the note under it."""
+    frame = table3_frame(comparison, labels)
+    lines = ["| " + " | ".join(frame.columns) + " |", "|---|---|" + "---|" * (len(frame.columns) - 2)]
+    lines += ["| " + " | ".join(r) + " |" for r in frame.astype(str).itertuples(index=False)]
     return (header + "\n\n" if header else "") + "\n".join(lines) + "\n\n" + TABLE3_NOTE
+
+
+def table3_latex(comparison, labels: dict, caption: str = "") -> str:
+    """:func:`table3_frame` as booktabs LaTeX, the paper's rows under ours as in the Markdown."""
+    return table3_frame(comparison, labels).to_latex(index=False, caption=caption or None, escape=True)
 
 
 def table4_markdown(table, header: str = "") -> str:
@@ -64,7 +82,7 @@ def table4_markdown(table, header: str = "") -> str:
 
 
 def rewrite() -> list:
-    """``results/table3.md`` and ``table4.md`` again from the committed CSVs (labels as notebook 08's)."""
+    """``results/table3.{md,tex}`` and ``table4.md`` again from the committed CSVs (labels as notebook 08's)."""
     import pandas as pd
 
     from ..paths import results_dir
@@ -79,4 +97,6 @@ def rewrite() -> list:
     table4 = pd.read_csv(results_dir("table4.csv"))
     old4 = results_dir("table4.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
     md4 = table4_markdown(table4, header=old4)
-    return [write_atomic(results_dir("table3.md"), md3 + "\n"), write_atomic(results_dir("table4.md"), md4 + "\n")]
+    tex3 = table3_latex(comparison, ABLATION_LABELS, caption=TABLE3_CAPTION)
+    return [write_atomic(results_dir("table3.md"), md3 + "\n"), write_atomic(results_dir("table3.tex"), tex3),
+            write_atomic(results_dir("table4.md"), md4 + "\n")]

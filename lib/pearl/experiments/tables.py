@@ -7,7 +7,7 @@ and whether each difference exceeds the seed noise.
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
   reference recipe, a two-sample t-test over seeds (equal variances: the pooled seed std)
   and an arrow (↑ / ↓) that is starred when p < 0.05;
-- :func:`wide_markdown` / :func:`wide_latex`: the paper's layout, one row per recipe.
+- :func:`wide_markdown`: the paper's layout, one row per recipe (with the paper's rows: :mod:`pearl.experiments.paper_beside`).
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner`).
 
@@ -116,11 +116,6 @@ def wide_markdown(comparison, labels: dict | None = None, header: str = "") -> s
     legend = (f"\n\nmean ± std over seeds; ↑ / ↓ against the reference row, * when a two-sample t-test over "
               f"seeds gives p < {ALPHA} (the difference exceeds the seed noise).")
     return (header + "\n\n" if header else "") + wide(comparison, labels).to_markdown(index=False) + legend
-
-
-def wide_latex(comparison, labels: dict | None = None, caption: str = "", label: str = "") -> str:
-    table = wide(comparison, labels)
-    return table.to_latex(index=False, caption=caption or None, label=label or None, escape=True)
 
 
 def beyond_noise(comparison, column: str = "average") -> dict:
