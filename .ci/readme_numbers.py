@@ -406,8 +406,6 @@ def quotes() -> list[tuple[str, str]]:
          "results/benchmarks/me5_encode.txt"),
         ("minilm 1.698 s, floor 0.8623 s, 1.97x; me5-small 7.027 s (Adam 0.205), floor 3.1117 s, 2.26x; with word "
          "embeddings frozen 4.783 s (Adam 0.035), 1.54x", "results/benchmarks/me5_encode.txt"),
-        ("YAGO in the row above: all 10,000 queries against the 10,000 gold names only", "results/me5_small_untrained.md"),
-        ("MiniLM on the same protocol: 83.3 (results/table1.csv, gold_only_score)", "results/me5_small_untrained.md"),
         ("token counts: 0 of 347,120 distinct Table-1 phrases differ from the engine's", "results/benchmarks/me5_encode.txt"),
         ("Twitter-S 4.14 tokens on average (paper: 4.5), Twitter-L 9.46 (9.2), ATIS-S 6.52 (2.7) and ATIS-L 11.87 (12.1)",
          "results/table2.md"),
