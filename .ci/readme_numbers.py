@@ -378,6 +378,15 @@ def discrepancy_claims() -> list[tuple[str, str]]:
                     f"({w['budget']} budget) {'falls' if w['gain'] < 0 else 'rises'} from {w['backbone_score']:.1f} "
                     f"untrained to {w['pearl']:.1f} trained ({w['gain']:+.1f}, mean of {w['seeds']} "
                     f"seed{'s' if w['seeds'] != 1 else ''}), the largest move of any single dataset", src))
+    seeds = [r for r in m["per_seed"] if r["budget"] == "cpu"]
+    worst = min(dict.fromkeys(r["backbone"] for r in seeds),
+                key=lambda b: statistics.mean(r["entity clustering"] for r in seeds if r["backbone"] == b))
+    per = {}
+    for r in seeds:
+        if r["backbone"] == worst:
+            per.setdefault(r["corpus"], []).append(f"{r['entity clustering']:+.1f}")
+    out.append((f"{worst}'s entity-clustering gain seed by seed (cpu budget): "
+                + "; ".join(f"{c} {', '.join(v)}" for c, v in per.items()), src))
     for g in m.get("gpu_point") or []:
         out.append((f"{g['label']}: {g['average']:+.2f} on the average", src))
     out.append((f"{len(m['table'])} configurations, {len(m['per_seed'])} trained models; their training took "

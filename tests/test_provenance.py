@@ -37,6 +37,16 @@ def test_a_clean_record_has_no_undefined_map(scratch_output):
     assert "undefined" not in _strict_load(Run("test_clean").save(metrics={"x": 1.0}))
 
 
+def test_a_run_can_write_only_its_named_record(scratch_output):
+    from pearl import paths
+
+    both = Run("test_own", {}).save(metrics={"x": 1.0}, also="test_own_design")
+    assert both.name == "test_own.json" and paths.results_dir("test_own_design.json").is_file()
+    paths.results_dir("test_own.json").unlink()
+    only = Run("test_own", {}).save(metrics={"x": 2.0}, also="test_own_design", own=False)
+    assert only.name == "test_own_design.json" and not paths.results_dir("test_own.json").exists()
+
+
 def test_write_json_refuses_nan(tmp_path):
     with pytest.raises(ValueError):
         write_json(tmp_path / "x.json", {"x": float("nan")})

@@ -153,9 +153,11 @@ class Run:
         finally:
             self.time(key, time.perf_counter() - start)
 
-    def save(self, metrics: dict, undefined: dict | None = None, also: str | None = None, **extra) -> Path:
+    def save(self, metrics: dict, undefined: dict | None = None, also: str | None = None, own: bool = True,
+             **extra) -> Path:
         """Write ``results/<name>.json`` (and the same record to ``results/<also>.json``: a
-        notebook whose outputs are named by a parameter). A non-finite number anywhere in the record becomes
+        notebook whose outputs are named by a parameter; ``own=False`` writes only that one, for a
+        run outside ``make reproduce`` that must not replace the batch's record). A non-finite number anywhere in the record becomes
         ``null`` and is listed under ``"undefined"`` (key: its path, e.g. ``"f1"`` for
         ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
         reason) or a generic one."""
@@ -186,7 +188,9 @@ class Run:
             reasons = undefined or {}
             record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
         if also:
-            write_json(paths.results_dir(f"{also}.json"), record)
+            written = write_json(paths.results_dir(f"{also}.json"), record)
+            if not own:
+                return written
         return write_json(path, record)
 
 

@@ -113,5 +113,5 @@ path = run.save(metrics={"table": table.to_dict("records"), "factors": factors.t
                          "paper_gains": paper, "gpu_point": gpu,
                          "largest_factor": discrepancy.largest(factors), "corpora": corpora.to_dict("records"),
                          "train_s_total": float(gains["train_s"].sum())},
-               also=name)
+               also=name, own=discrepancy.is_batch_design(DESIGN))
 print("wrote", path)

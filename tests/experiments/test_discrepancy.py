@@ -128,3 +128,7 @@ def test_per_dataset_gain_is_the_seed_mean_minus_the_backbone():
     # wikitext2: mean(10, 20) = 15 against 50 -> -35 over 2 seeds; wikipedia-1x: 60 - 50 = +10, one seed
     assert out[["corpus", "seeds", "backbone_score", "pearl", "gain"]].values.tolist() == [
         ["wikitext2", 2, 50.0, 15.0, -35.0], ["wikipedia-1x", 1, 50.0, 60.0, 10.0]]
+
+
+def test_only_the_core_design_writes_notebook_13s_own_record():
+    assert d.is_batch_design("core") and not d.is_batch_design("reduced") and not d.is_batch_design("whole")

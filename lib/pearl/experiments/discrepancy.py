@@ -94,6 +94,12 @@ def output_name(design: str) -> str:
     return DESIGNS[design]
 
 
+def is_batch_design(name: str) -> bool:
+    """Whether a design's run is ``make reproduce``'s (``core``), whose record is notebook 13's own
+    ``results/13_discrepancy.json``; the others write only ``results/<output_name>.json``."""
+    return output_name(name) == DESIGNS["core"]
+
+
 def design(name: str) -> list[Cell]:
     """The configurations a notebook run trains: design ``name``, or :func:`smoke_cells` in a SMOKE run."""
     from .. import paths
