@@ -350,7 +350,7 @@ def discrepancy_claims() -> list[tuple[str, str]]:
             f"({top['pairs']} pair{'s' if top['pairs'] != 1 else ''} of configurations)", src)]
     def _pair(q):
         fixed = ", ".join(str(q[c]) for c in ("backbone", "corpus", "budget") if c != q["factor"] and q.get(c))
-        p = "" if q["p"] is None else f", p = {q['p']:.3f}"
+        p = "" if q["p"] is None else (", p < 0.001" if q["p"] < 0.001 else f", p = {q['p']:.3f}")
         return f"{fixed} {q['delta_gain']:+.2f} ± {q['se']:.2f} ({q['n_from']} → {q['n_to']} seeds{p})"
     mine = [q for q in m["pairs"] if q["factor"] == top["factor"] and q["to"] == top["to"]]
     out.append(("pair by pair: " + "; ".join(_pair(q) for q in mine), src))
