@@ -1,7 +1,7 @@
 """Hard-negative mining at scale: exact blocking against the faiss n-gram search, then every phrase.
 
-    .venv/bin/python benchmarks/hard_negative_mining.py [--sample 20000] [--encode-sample 1000]
-        [--index ivf --nprobe 16 --probe 64 --dim 256] [--out results/hard_negatives_scale.json]
+    .venv/bin/python benchmarks/hard_negative_mining.py [--sample 5000] [--encode-sample 500] [--scale 1000000]
+        [--index ivf --nlist 2048 --nprobe 16 --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
 
 The pool is every distinct phrase of the ``wikipedia-10x`` corpus's parse (frequency >= 1,
 about 1.6 million; the corpus trains on those seen twice). In one run:
@@ -17,7 +17,8 @@ about 1.6 million; the corpus trains on those seen twice). In one run:
    both methods' candidates are encoded (:func:`pearl.encode.encode` through the embedding
    cache) and each keeps its ``k`` lowest-cosine candidates: recall@k of the approximate hard
    negatives against the exact ones.
-3. **Scale.** The approximate candidates and exclusions for every phrase of the pool: wall time,
+3. **Scale.** The approximate candidates and exclusions for the ``--scale`` most frequent phrases
+   of the pool (0: all of them) against the whole pool: wall time,
    anchors/s and peak resident memory. Selecting the negatives needs every phrase's vector; the
    encode rate is measured here without the cache (``--encode-rate-n`` phrases) and the time to
    encode the whole pool is projected from it, not run (hours on two CPU cores).
@@ -36,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+RECORD = Path(__file__).resolve().parents[1] / "results" / "hard_negatives_scale.json"
 
 
 def pool_phrases(corpus: str) -> list[str]:
@@ -47,12 +49,23 @@ def pool_phrases(corpus: str) -> list[str]:
     return [r[0] for r in rows if r[0].strip()]
 
 
-def recall(approx: list[list], exact: list[list]) -> dict:
-    """Micro recall of ``approx`` lists against ``exact`` ones (anchors with an empty exact list skip)."""
+def recall(approx: list[list], exact: list[list], distance=None) -> dict:
+    """Micro recall of ``approx`` lists against ``exact`` ones (anchors with an empty exact list add
+    nothing). With ``distance(anchor no., item)``, also the tie-aware recall: an approximate item
+    counts if it is no farther than the exact list's farthest (exact mining breaks ties by id, so
+    an equally close phrase is as good a candidate), at most ``len(exact)`` per anchor."""
     hit = sum(len(set(a) & set(e)) for a, e in zip(approx, exact))
     total = sum(len(e) for e in exact)
     same = float(np.mean([a == e for a, e in zip(approx, exact)])) if exact else None
-    return {"recall": hit / total if total else None, "exact_items": total, "share_identical_lists": same}
+    out = {"recall": hit / total if total else None, "exact_items": total, "share_identical_lists": same}
+    if distance is not None and total:
+        tied = 0
+        for r, (a, e) in enumerate(zip(approx, exact)):
+            if e:
+                worst = max(distance(r, j) for j in e)
+                tied += min(len(e), sum(distance(r, j) <= worst + 1e-12 for j in a))
+        out["recall_ties_count"] = tied / total
+    return out
 
 
 def peak_rss_mb() -> float:
@@ -64,20 +77,23 @@ def main() -> None:
     parser.add_argument("--corpus", default="wikipedia-10x")
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--pool", type=int, default=0, help="SMOKE: keep only the most frequent phrases (0: all)")
-    parser.add_argument("--sample", type=int, default=20_000, help="anchors mined both ways")
-    parser.add_argument("--encode-sample", type=int, default=1_000, help="of those, anchors whose negatives are selected")
-    parser.add_argument("--scale", type=int, default=0, help="anchors of the scale run (0: every phrase of the pool)")
-    parser.add_argument("--encode-rate-n", type=int, default=2_000, help="phrases encoded without cache to time encoding")
+    parser.add_argument("--sample", type=int, default=5_000, help="anchors mined both ways")
+    parser.add_argument("--encode-sample", type=int, default=500, help="of those, anchors whose negatives are selected")
+    parser.add_argument("--scale", type=int, default=1_000_000, help="anchors of the scale run, most frequent first (0: every phrase)")
+    parser.add_argument("--slice", type=int, default=100_000, help="anchors per slice of the scale run")
+    parser.add_argument("--encode-rate-n", type=int, default=1_000, help="phrases encoded without cache to time encoding")
     parser.add_argument("--index", default="ivf")
     parser.add_argument("--dim", type=int, default=256)
-    parser.add_argument("--nlist", type=int, default=0)
+    parser.add_argument("--nlist", type=int, default=2048)
     parser.add_argument("--nprobe", type=int, default=16)
-    parser.add_argument("--probe", type=int, default=64)
+    parser.add_argument("--probe", type=int, default=256)
     parser.add_argument("--k", type=int, default=12)
     parser.add_argument("--limit", type=int, default=32)
     parser.add_argument("--max-distance", type=float, default=0.5)
     parser.add_argument("--out", default=None, help="a JSON file for the record")
     args = parser.parse_args()
+    if args.pool and args.out and Path(args.out).resolve() == RECORD.resolve():
+        parser.error(f"a SMOKE run (--pool) never writes {RECORD.name}: pass another --out")
 
     from scoring_floor import matmul_rate
 
@@ -87,7 +103,7 @@ def main() -> None:
     from pearl.corpus.variants import files
     from pearl.encode import encode
     from pearl.models import load_model
-    from pearl.provenance import git_state, hardware, write_json
+    from pearl.provenance import git_state, hardware
 
     t_start = time.perf_counter()
     record = {"hardware": hardware(), **git_state(), "load_average_start": os.getloadavg(), "args": vars(args)}
@@ -105,7 +121,10 @@ def main() -> None:
     record["settings"] = {**vars(settings), "nlist_used": settings.cells(n)}
     kw = dict(max_distance=args.max_distance, limit=args.limit)
 
-    # 1. The sample, both ways
+    # 1. The sample, both ways (imports both share first, so neither timing pays for them)
+    import rapidfuzz.process  # noqa: F401
+    from spacy.lang.en.stop_words import STOP_WORDS  # noqa: F401
+
     sample = sorted(np.random.default_rng(0).choice(n, size=min(args.sample, n), replace=False).tolist())
     t0 = time.perf_counter()
     exact = hn.admissible(phrases, sample, hn.candidate_lists(phrases, sample, "exact", max_block=2000, **kw), tables)
@@ -118,7 +137,9 @@ def main() -> None:
     approx = hn.admissible(phrases, sample, ngram.candidates(sample, **kw), tables)
     search_s = time.perf_counter() - t0
     floor_s = 2 * len(sample) * n * args.dim / rate
-    cand = recall(approx, exact)
+    from rapidfuzz.distance import Levenshtein
+
+    cand = recall(approx, exact, lambda r, j: Levenshtein.normalized_distance(phrases[sample[r]], phrases[j]))
     record["sample"] = {
         "anchors": len(sample), "exact_s": round(exact_s, 1), "ann_build_s": round(build_s, 1),
         "ann_search_s": round(search_s, 1), "exact_over_ann": round(exact_s / (build_s + search_s), 2),
@@ -129,8 +150,10 @@ def main() -> None:
     print(f"ann ({settings.index}, nlist {settings.cells(n)}, nprobe {settings.nprobe}, probe {settings.probe}, "
           f"dim {settings.dim}): build {build_s:.1f} s + search {search_s:.1f} s | exact / ann {exact_s / (build_s + search_s):.2f}x "
           f"(search only {exact_s / search_s:.2f}x) | floor of a flat exact search over the same vectors {floor_s:.1f} s "
-          f"(ann search {search_s / floor_s:.3f}x it) | candidate recall {cand['recall']:.4f}, identical lists "
+          f"(ann search {search_s / floor_s:.3f}x it) | candidate recall {cand['recall']:.4f} "
+          f"({cand.get('recall_ties_count', 0):.4f} counting equally close ones), identical lists "
           f"{cand['share_identical_lists']:.4f}", flush=True)
+    save(record, args)
 
     # 2. Hard negatives on a sub-sample: encode what both need, select k lowest cosine
     sub = min(args.encode_sample, len(sample))
@@ -162,29 +185,42 @@ def main() -> None:
                         "projected_pool_encode_h": round(n / per_s / 3600, 2)}
     print(f"encode without cache: {per_s:.0f} phrases/s -> {n / per_s / 3600:.1f} h to encode the whole pool (projected)",
           flush=True)
+    save(record, args)
 
-    # 3. Scale: every phrase (or --scale of them, most frequent first) as an anchor
-    anchors = list(range(args.scale or n))
+    # 3. Scale: the --scale most frequent phrases as anchors, in slices; the record is written after
+    # each, so a run stopped early still says how far it got (``complete: false``)
+    anchors, done, counts = args.scale or n, 0, []
     t0 = time.perf_counter()
-    scale = hn.admissible(phrases, anchors, ngram.candidates(anchors, progress=True, **kw), tables)
-    scale_s = time.perf_counter() - t0
-    counts = np.array([len(c) for c in scale])
-    record["scale"] = {"anchors": len(anchors), "search_and_exclusions_s": round(scale_s, 1),
-                       "with_build_s": round(scale_s + build_s, 1),
-                       "anchors_per_s": round(len(anchors) / scale_s, 1), "peak_rss_mb": peak_rss_mb(),
-                       "share_with_candidates": float(np.mean(counts > 0)),
-                       "share_with_k_candidates": float(np.mean(counts >= args.k)),
-                       "mean_admissible_candidates": float(counts.mean())}
-    print(f"scale: {len(anchors):,} anchors, candidates and exclusions in {scale_s:.1f} s (+ {build_s:.1f} s index build), "
-          f"{len(anchors) / scale_s:.0f} anchors/s, peak RSS {peak_rss_mb():,.0f} MB; {np.mean(counts > 0):.3f} of anchors "
-          f"have a candidate, {np.mean(counts >= args.k):.3f} at least {args.k}", flush=True)
+    while done < anchors:
+        part = list(range(done, min(done + args.slice, anchors)))
+        counts += [len(c) for c in hn.admissible(phrases, part, ngram.candidates(part, **kw), tables)]
+        done += len(part)
+        scale_s = time.perf_counter() - t0
+        c = np.array(counts)
+        record["scale"] = {"anchors": anchors, "anchors_done": done, "complete": done == anchors,
+                           "search_and_exclusions_s": round(scale_s, 1), "with_build_s": round(scale_s + build_s, 1),
+                           "anchors_per_s": round(done / scale_s, 1), "peak_rss_mb": peak_rss_mb(),
+                           "share_with_candidates": float(np.mean(c > 0)),
+                           "share_with_k_candidates": float(np.mean(c >= args.k)),
+                           "mean_admissible_candidates": float(c.mean()), "load_average": os.getloadavg()}
+        print(f"scale: {done:,} of {anchors:,} anchors, candidates and exclusions in {scale_s:.1f} s "
+              f"(+ {build_s:.1f} s index build), {done / scale_s:.0f} anchors/s, peak RSS {peak_rss_mb():,.0f} MB; "
+              f"{np.mean(c > 0):.3f} of anchors have a candidate, {np.mean(c >= args.k):.3f} at least {args.k}", flush=True)
+        save(record, args)
     record["load_average_end"] = os.getloadavg()
     record["wall_time_s"] = round(time.perf_counter() - t_start, 1)
+    save(record, args)
+    print(f"wrote {args.out}" if args.out else "no --out: nothing written")
+
+
+def save(record: dict, args) -> None:
+    """Write the record so far (atomically); a cut pool is SMOKE and never the default file."""
+    from pearl.provenance import write_json
+
     if args.pool:
         record["smoke"] = "SMOKE: the pool is cut to its most frequent phrases"
     if args.out:
         write_json(Path(args.out), record)
-        print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

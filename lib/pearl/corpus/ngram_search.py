@@ -109,15 +109,29 @@ def build_index(vectors: np.ndarray, settings: AnnSettings):
     return index
 
 
+_NON_WORD = re.compile(r"\W+")
+
+
 def _keys(phrase: str, stop) -> set[str]:
     """The block keys of :func:`pearl.corpus.hard_negatives.blocks`, for one phrase."""
     keys = set()
-    for t in (re.sub(r"\W+", "", w.casefold()) for w in phrase.split()):
+    for t in (_NON_WORD.sub("", w.casefold()) for w in phrase.split()):
         if t and t not in stop:
             keys.add(t)
             if len(t) >= 3:
                 keys.update("~" + t[:j] + t[j + 1:] for j in range(len(t)))
     return keys
+
+
+def _shares_block(phrase: str, own: set[str], stop) -> bool:
+    """Whether one of ``phrase``'s block keys is in ``own`` (:func:`_keys`, stopping at the first)."""
+    for t in (_NON_WORD.sub("", w.casefold()) for w in phrase.split()):
+        if t and t not in stop:
+            if t in own:
+                return True
+            if len(t) >= 3 and any("~" + t[:j] + t[j + 1:] in own for j in range(len(t))):
+                return True
+    return False
 
 
 class NgramIndex:
@@ -160,7 +174,7 @@ class NgramIndex:
                 kept = []
                 for h in hits:  # sorted by distance, then by phrase id: the exact path's order
                     j = near[h[2]]
-                    if own & _keys(phrases[j], stop):
+                    if _shares_block(phrases[j], own, stop):
                         kept.append(j)
                         if len(kept) == limit:
                             break
