@@ -81,6 +81,10 @@ def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
                 f"{hs['matmul_gflops']:.1f} GFLOPS). "
                 f"The approximate candidate lists hold {100 * s['candidate_recall']['recall']:.1f} % of the exact ones "
                 f"({100 * s['candidate_recall']['recall_ties_count']:.1f} % counting equally close phrases)", src))
+    per_exact, per_ann = s["exact_s"] / s["anchors"], s["ann_search_s"] / s["anchors"]
+    out.append((f"{1000 * per_exact:.1f} ms an anchor for exact blocking and {1000 * per_ann:.2f} ms for the approximate "
+                f"search, a million anchors would take {per_exact * 1e6 / 3600:.1f} hours exactly and "
+                f"{(per_ann * 1e6 + s['ann_build_s']) / 60:.0f} minutes approximately, index build included", src))
     if (neg := hs.get("negatives")) is not None:
         out.append((f"recall@{neg['k']} of the hard negatives themselves is "
                     f"{100 * neg['recall_at_k']['recall']:.1f} % on {neg['anchors']:,} of those anchors", src))
