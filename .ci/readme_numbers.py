@@ -72,6 +72,37 @@ def reproduce_time() -> str | None:
             f"{head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")
 
 
+def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
+    """The sentences of ``benchmarks/hard_negative_mining.py``'s record: the sample, then the scale run."""
+    src, out = "results/hard_negatives_scale.json", []
+    s, cfg = hs["sample"], hs["settings"]
+    out.append((f"On {s['anchors']:,} random anchors against all {hs['pool']['phrases']:,} distinct phrases of the "
+                f"parse, exact blocking took {s['exact_s']:,.1f} s and the approximate search "
+                f"{s['ann_build_s'] + s['ann_search_s']:,.1f} s ({s['ann_build_s']:,.1f} s of it building the index; "
+                f"exact / approximate {s['exact_over_ann']:.2f}x, {s['exact_over_ann_search']:.1f}x without the build; "
+                f"a flat exact search over the same vectors has a FLOP floor of {s['flat_search_floor_s']:,.1f} s at "
+                f"{hs['matmul_gflops']:.1f} GFLOPS). "
+                f"The approximate candidate lists hold {100 * s['candidate_recall']['recall']:.1f} % of the exact ones "
+                f"({100 * s['candidate_recall']['recall_ties_count']:.1f} % counting equally close phrases)", src))
+    per_exact, per_ann = s["exact_s"] / s["anchors"], s["ann_search_s"] / s["anchors"]
+    out.append((f"{1000 * per_exact:.1f} ms an anchor for exact blocking and {1000 * per_ann:.2f} ms for the approximate "
+                f"search, a million anchors would take {per_exact * 1e6 / 3600:.1f} hours exactly and "
+                f"{(per_ann * 1e6 + s['ann_build_s']) / 60:.0f} minutes approximately, index build included", src))
+    if (neg := hs.get("negatives")) is not None:
+        out.append((f"recall@{neg['k']} of the hard negatives themselves is "
+                    f"{100 * neg['recall_at_k']['recall']:.1f} % on {neg['anchors']:,} of those anchors", src))
+    if (enc := hs.get("encode")) is not None:
+        out.append((f"{enc['phrases_per_s']:,.0f} phrases/s measured in the same run, "
+                    f"{enc['projected_pool_encode_h']:,.1f} hours for the pool", src))
+    if (sc := hs.get("scale")) is not None:
+        done = f"{sc['anchors_done']:,}" + ("" if sc["complete"] else f" of the {sc['anchors']:,} planned")
+        out.append((f"IVF index of {cfg['nlist_used']:,} cells, {cfg['nprobe']} visited, {cfg['probe']} neighbours a "
+                    f"phrase: {done} anchors in {sc['search_and_exclusions_s']:,.0f} s plus the {s['ann_build_s']:,.0f} s "
+                    f"index build ({sc['anchors_per_s']:,.0f} anchors/s, peak RSS {sc['peak_rss_mb'] / 1024:.1f} GB, "
+                    f"load average {sc['load_average'][0]:.0f} on {hs['hardware']['cpu_count']} cores)", src))
+    return out
+
+
 def claims() -> list[tuple[str, str]]:
     """``(sentence, source)`` pairs, each sentence formatted from its results file."""
     import pandas as pd
@@ -142,6 +173,8 @@ def claims() -> list[tuple[str, str]]:
                 f"average ({hn['with_negatives']:,} phrases get some). Their mean cosine is "
                 f"{hn['mean_cosine_hard_negative']:.2f}, against {hn['mean_cosine_random_pair']:.2f} for a random pair",
                 "results/02_augmentation.json"))
+    if (R / "hard_negatives_scale.json").is_file():
+        out += hard_negatives_scale(_json("hard_negatives_scale.json"))
     lat = _json("06_explorer.json")["metrics"]
     out.append((f"Median update latency is {lat['update_latency_ms']['median_ms']} ms for "
                 f"{lat['latency_candidates']} candidates (p90 {lat['update_latency_ms']['p90_ms']} ms; "

@@ -22,8 +22,9 @@ For each phrase of a corpus:
 A phrase with fewer than ``k`` admissible candidates keeps what it has (the statistics
 report how many have all ``k``). Encoding is the slow step on a CPU (MiniLM: a few
 hundred phrases/s on two cores), so :func:`mine` can work on the ``anchors`` most frequent
-phrases and encode only them and their candidates. Left out: approximate nearest-neighbour search over
-characters (n-gram LSH); blocking is enough for corpora of up to a few million phrases.
+phrases and encode only them and their candidates. ``method="ann"`` finds the candidates of
+step 1 approximately instead (:mod:`pearl.corpus.ngram_search`: faiss over character n-grams,
+then the same filters); exact blocking stays the default and is what every corpus here uses.
 """
 from __future__ import annotations
 
@@ -131,21 +132,25 @@ def profile_anchors(profile: str, anchors: int) -> int:
 
 def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 32,
          max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
-         progress: bool = False):
+         progress: bool = False, method: str = "exact", ann=None):
     """``({phrase: [hard negative, ...]}, stats)`` with up to ``k`` negatives per phrase,
     lowest cosine first.
 
     ``anchors`` mines for the first ``anchors`` phrases only (pass them most frequent
     first), encoding just those and their candidates: the CPU budget. ``vectors``
-    (L2-normalised, one row per phrase) skips encoding.
+    (L2-normalised, one row per phrase) skips encoding. ``method``: ``"exact"`` (blocking) or
+    ``"ann"`` (:func:`pearl.corpus.ngram_search.candidates` with ``ann``, an
+    :class:`~pearl.corpus.ngram_search.AnnSettings`; None: its defaults).
     """
     import time
 
+    if method not in ("exact", "ann"):
+        raise ValueError(f"unknown method {method!r}: use 'exact' (blocking, the default) or 'ann' (faiss)")
     t0 = time.perf_counter()
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
     ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
-    raw = edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=ids)
-    cands = [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(ids, raw)]
+    raw = candidate_lists(phrases, ids, method, max_distance, limit, max_block, ann, progress)
+    cands = admissible(phrases, ids, raw, tables)
     n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
     need = sorted(set(ids) | {j for c in cands for j in c})
     t1 = time.perf_counter()
@@ -154,14 +159,7 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
         vectors = np.zeros((len(phrases), encoded.shape[1]), dtype=np.float32)
         vectors[need] = encoded
     t2 = time.perf_counter()
-    negatives, cosines = {}, []
-    for i, keep in zip(ids, cands):
-        if not keep:
-            continue
-        sims = vectors[keep] @ vectors[i]
-        order = np.argsort(sims, kind="stable")[:k]
-        negatives[phrases[i]] = [phrases[keep[j]] for j in order]
-        cosines.extend(sims[order].tolist())
+    negatives, cosines = select(phrases, ids, cands, vectors, k)
     rng = np.random.default_rng(0)
     pairs = rng.choice(need, size=(2, min(20_000, len(need) ** 2))) if need else np.zeros((2, 0), int)
     counts = [len(v) for v in negatives.values()]
@@ -178,7 +176,40 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
         "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pairs[0]] * vectors[pairs[1]], axis=1)))
         if pairs.size else None,
     }
+    if method != "exact":  # the exact path's statistics keep their keys: results files compare them
+        stats["method"] = method
     return negatives, stats
+
+
+def candidate_lists(phrases: list[str], anchors: list[int], method: str = "exact", max_distance: float = 0.5,
+                    limit: int = 32, max_block: int = 2000, ann=None, progress: bool = False) -> list[list[int]]:
+    """Step 1 for each anchor id, by exact blocking or by the approximate n-gram search."""
+    if method == "ann":
+        from .ngram_search import candidates
+
+        return candidates(phrases, max_distance, limit, max_block, progress, anchors=anchors, settings=ann)
+    if method != "exact":
+        raise ValueError(f"unknown method {method!r}: use 'exact' (blocking, the default) or 'ann' (faiss)")
+    return edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=anchors)
+
+
+def admissible(phrases: list[str], anchors: list[int], raw: list[list[int]], tables=None) -> list[list[int]]:
+    """Step 2: each anchor's candidates less its own augmentations and synonyms."""
+    return [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(anchors, raw)]
+
+
+def select(phrases: list[str], anchors: list[int], cands: list[list[int]], vectors, k: int = 12):
+    """Step 3: ``({anchor: its k admissible candidates of lowest cosine}, [their cosines])``;
+    ``vectors[j]`` is phrase ``j``'s (a mapping of the ids needed will do)."""
+    negatives, cosines = {}, []
+    for i, keep in zip(anchors, cands):
+        if not keep:
+            continue
+        sims = np.stack([vectors[j] for j in keep]) @ vectors[i]
+        order = np.argsort(sims, kind="stable")[:k]
+        negatives[phrases[i]] = [phrases[keep[j]] for j in order]
+        cosines.extend(sims[order].tolist())
+    return negatives, cosines
 
 
 def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None) -> Path:
