@@ -256,6 +256,21 @@ def methods_claims() -> list[tuple[str, str]]:
                 f"{share:.0%} → {sum(v) / len(v):.1f}" for share, v in by_share.items()), src)]
 
 
+def neighbours_claims() -> list[tuple[str, str]]:
+    """The sentence of the Phrase-BERT / PAUSE check, from experiments/neighbours/check.py's record."""
+    if not (R / "neighbours_check.json").is_file():
+        return []
+    rows = {(r["method"], r["run"]): r for r in _json("neighbours_check.json")["metrics"]["table"]}
+    base = rows[("untrained backbone (all-MiniLM-L6-v2)", "no training")]
+    pb, pa = rows[("Phrase-BERT", "longer run")], rows[("PAUSE", "longer run")]
+    pu = rows[("PAUSE", "PU risk alone (paper's binary form)")]
+    return [(f"Trained longer (seed 0, {pb['steps']} steps for Phrase-BERT and {pa['steps']} for PAUSE instead of "
+             f"150), their averages are {pb['average']:.1f} and {pa['average']:.1f}, against {base['average']:.1f} "
+             f"for the untrained backbone scored with them; PAUSE trained on the PU risk alone, the paper's form for "
+             f"positive-only labels, averages {pu['average']:.1f} at {pu['steps']} steps",
+             "results/neighbours_check.json")]
+
+
 def probe_claims() -> list[tuple[str, str]]:
     """Sentences of the PPDB-probe paragraph, from results/probe_convergence.json."""
     d, src = _json("probe_convergence.json"), "results/probe_convergence.json"
@@ -409,7 +424,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
     for text, source in claims() + probe_claims() + experiment_claims() + methods_claims() + ledger_claims() + \
-            paper_side_claims() + discrepancy_claims():
+            paper_side_claims() + discrepancy_claims() + neighbours_claims():
         if text in section:
             rest = rest.replace(text, " ")
         else:
