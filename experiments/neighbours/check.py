@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    PYTHONPATH=lib .venv/bin/python experiments/neighbours/check.py            # trains what is missing, scores, writes
-    PEARL_OUTPUT=/tmp/x PYTHONPATH=lib .venv/bin/python experiments/neighbours/check.py --smoke   # checks the script runs
+    PYTHONPATH=lib .venv/bin/python experiments/neighbours/check.py     # trains what is missing, scores, writes
+    PYTHONPATH=lib .venv/bin/python experiments/neighbours/check.py --only pause-steps150 pause-pu-only
 
 Trains (or reuses, :func:`pearl.experiments.runner.train_models`: same recipe, same folder) one
 seed of each run below on the cpu profile (MiniLM, batch 32, the methods' own defaults of
@@ -12,9 +12,15 @@ sweep suite (:func:`pearl.experiments.runner.score_models`, as notebook 11), and
 ``results/neighbours_check.{csv,md,tex,json}``: one row per run with its steps, learning rate,
 seeds, the five group scores, their average and the difference from the untrained backbone.
 
+- ``steps150``: the cpu profile itself (notebook 11's recipe, seed 0, in a folder of its own),
+  scored with today's scoring code beside the others;
 - ``steps600`` (budget): asks for 4x the profile's 150 steps; the trainer stops at its two
   epochs first on the cpu profile's phrases that have a positive, so the ``steps`` column gives
   the steps run, read from the run's log;
+- ``lr2e-5`` (Phrase-BERT) and ``lr7p5e-5`` (PAUSE), 150 steps: the learning rates of the
+  authors' training code (the text copies of the papers do not give one: Phrase-BERT's number
+  is lost in extraction; its script calls sentence-transformers' ``fit`` at its default 2e-5,
+  PAUSE's ``train_nli.py`` defaults to ``--train_lr 7.5e-05``);
 - ``pu-only`` (PAUSE): the paper's loss for a binary task with positive labels only, the PU
   risk alone (``TrainConfig.pu_only``), 150 steps.
 
@@ -37,9 +43,16 @@ def recipes(profile: str) -> dict:
     from pearl.experiments.runner import Recipe
     from pearl.training.recipe import PROFILES
 
-    long, out = 4 * PROFILES[profile]["steps"], {}
+    steps = PROFILES[profile]["steps"]
+    long, out = 4 * steps, {}
+    for m in LABELS:  # the profile's own recipe, in a folder of its own: notebook 11's folders are not touched
+        out[f"{m}-steps{steps}"] = (m, "cpu profile", Recipe(name=f"steps{steps}", method=m, config={"steps": steps}))
     for m in LABELS:  # asks for 4x the steps; the trainer stops at its 2 epochs if those come first
         out[f"{m}-steps{long}"] = (m, "longer run", Recipe(name=f"steps{long}", method=m, config={"steps": long}))
+    out["phrase_bert-lr2e-5"] = ("phrase_bert", "lr of the authors' code",
+                                 Recipe(name="lr2e-5", method="phrase_bert", config={"lr": 2e-5}))
+    out["pause-lr7p5e-5"] = ("pause", "lr of the authors' code",
+                             Recipe(name="lr7p5e-5", method="pause", config={"lr": 7.5e-5}))
     out["pause-pu-only"] = ("pause", "PU risk alone (paper's binary form)",
                             Recipe(name="pu-only", method="pause", config={"pu_only": True}))
     return out
@@ -76,7 +89,6 @@ def nb_steps(nb: dict) -> int:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--smoke", action="store_true", help="smoke profile and size (set PEARL_OUTPUT to a scratch folder)")
     parser.add_argument("--workers", type=int, default=1, help="one-thread processes training / scoring side by side")
     parser.add_argument("--only", nargs="*", help="train and score these runs alone (keys of recipes(): "
                         "e.g. pause-steps600 pause-pu-only); the record lists the ones left out")
@@ -84,21 +96,18 @@ def main() -> None:
 
     import pandas as pd
 
-    from pearl import paths
     from pearl.experiments import tables
     from pearl.experiments.runner import run_summary, score_models, train_models
     from pearl.provenance import Run, save_table
     from pearl.training.recipe import PROFILES
 
-    if args.smoke:
-        paths.set_smoke(True)
-    profile, size = paths.scaled("cpu"), paths.scaled("sweep")
+    profile, size = "cpu", "sweep"  # no smoke size: it would need notebooks 01-02's smoke corpus
     runs = recipes(profile)
     left_out = sorted(set(runs) - set(args.only)) if args.only else []
     if args.only and set(args.only) - set(runs):
         parser.error(f"unknown runs {sorted(set(args.only) - set(runs))}; choose from {sorted(runs)}")
     runs = {k: v for k, v in runs.items() if k not in left_out}
-    run = Run(NAME, dict(SMOKE=args.smoke, profile=profile, size=size, seeds=[0], workers=args.workers, only=args.only,
+    run = Run(NAME, dict(SMOKE=False, profile=profile, size=size, seeds=[0], workers=args.workers, only=args.only,
                          runs={k: {"method": m, "recipe": r.name, "config": r.config} for k, (m, _, r) in runs.items()}))
     with run.timer("train"):
         folders = {k: train_models([r], [0], profile=profile, workers=args.workers)[r.name][0] for k, (_, _, r) in runs.items()}
@@ -116,10 +125,10 @@ def main() -> None:
         steps = run_summary(folders[key], 0)["steps"]  # what ran: the 2-epoch cap may come first
         rows.append({"method": LABELS[method], "run": what, "steps": steps, "lr": cfg["lr"], "seeds": "0", **g,
                      "vs backbone": g["average"] - backbone["average"], "source": f"models/{folders[key].name}"})
-    rows += [] if args.smoke else profile_rows(columns)
+    rows += profile_rows(columns)
     df = pd.DataFrame(rows)
     md = markdown(df, columns, size, profile)
-    save_table(df, NAME, markdown=md, smoke=args.smoke)
+    save_table(df, NAME, markdown=md)
     summaries = {k: run_summary(f, 0) for k, f in folders.items()}
     run.save(metrics={"table": df.to_dict("records"), "backbone_average": backbone["average"]},
              training=summaries, left_out=left_out)
