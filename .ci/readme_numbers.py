@@ -292,6 +292,25 @@ def methods_claims() -> list[tuple[str, str]]:
                 f"{share:.0%} → {sum(v) / len(v):.1f}" for share, v in by_share.items()), src)]
 
 
+def neighbours_claims() -> list[tuple[str, str]]:
+    """The sentence of the Phrase-BERT / PAUSE check, from experiments/neighbours/check.py's record."""
+    if not (R / "neighbours_check.json").is_file():
+        return []
+    rows = {(r["method"], r["run"]): r for r in _json("neighbours_check.json")["metrics"]["table"]}
+    base = rows[("untrained backbone (all-MiniLM-L6-v2)", "no training")]
+    pu = rows[("PAUSE", "PU risk alone (paper's binary form)")]
+    nb, nb_base = rows[("PAUSE", "cpu profile (notebook 11)")], rows[("untrained backbone (all-MiniLM-L6-v2)",
+                                                                      "no training (notebook 11)")]
+    return [(f"PAUSE trained on the PU risk alone (seed 0, {pu['steps']} steps) averages {pu['average']:.1f} against "
+             f"{base['average']:.1f} for the untrained backbone scored with it ({pu['vs backbone']:+.1f}), where "
+             f"notebook 11's PAUSE, with the supervised term, averages {nb['average']:.1f} against "
+             f"{nb_base['average']:.1f} ({nb['vs backbone']:+.1f})", "results/neighbours_check.json")] + [
+        (f"Trained longer (seed 0, {pb['steps']} steps instead of 150, the trainer's two epochs), Phrase-BERT averages "
+         f"{pb['average']:.1f} ({pb['vs backbone']:+.1f}) and PAUSE {pa['average']:.1f} ({pa['vs backbone']:+.1f}) "
+         f"against the same backbone", "results/neighbours_check.json")
+        for pb, pa in [(rows.get(("Phrase-BERT", "longer run")), rows.get(("PAUSE", "longer run")))] if pb and pa]
+
+
 def probe_claims() -> list[tuple[str, str]]:
     """Sentences of the PPDB-probe paragraph, from results/probe_convergence.json."""
     d, src = _json("probe_convergence.json"), "results/probe_convergence.json"
@@ -474,7 +493,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
     for text, source in claims() + probe_claims() + experiment_claims() + methods_claims() + ledger_claims() + \
-            paper_side_claims() + discrepancy_claims():
+            paper_side_claims() + discrepancy_claims() + neighbours_claims():
         if text in section:
             rest = rest.replace(text, " ")
         else:

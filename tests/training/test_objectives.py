@@ -250,3 +250,22 @@ def test_each_method_trains_and_exports_a_folder_load_model_reads(tmp_path, meth
     vectors = encode(load_model(path, device="cpu", cache=False), ["green tree", "old man"])
     assert vectors.shape == (2, result.model.dim) and (method == "pearl") == (result.model.char_encoder is not None)
     assert f"`{method}` objective" in (path / "README.md").read_text() or method == "pearl"
+
+
+def test_pause_pu_only_trains_on_the_pu_risk_alone_at_weight_one():
+    """``pu_only``: the paper's binary positive-only form; the annealing weight is not applied."""
+    from torch import nn
+
+    from pearl.training.objectives import contrastive
+
+    orig = T([[1.0, 0.0], [0.0, 1.0]])
+    pos = T([[0.8, 0.6], [0.6, 0.8]])
+    labelled = T([True, True])
+    paper = TrainConfig(objective="pause", pu_only=True, temperature=0.1)
+    loss, parts = contrastive(paper, nn.Identity(), orig, pos, torch.empty(0, 2), labelled, step=1, total=10)
+    _, _, pu = pause_loss(orig, pos, None, labelled, prior=0.05, temperature=0.1)
+    assert float(loss) == pytest.approx(float(pu), rel=1e-6) and parts["pu_weight"] == 1.0
+    default = dataclasses.replace(paper, pu_only=False)
+    loss, parts = contrastive(default, nn.Identity(), orig, pos, torch.empty(0, 2), labelled, step=1, total=10)
+    assert parts["pu_weight"] == pytest.approx(1e-3)  # (1/10)^3
+    assert float(loss) == pytest.approx(parts["supervised"] + 1e-3 * parts["pu"], rel=1e-6)

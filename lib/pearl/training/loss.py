@@ -107,15 +107,16 @@ def phrase_bert_loss(anchors: torch.Tensor, positives: torch.Tensor, negatives: 
     - ``"softmax"``: ``-log( exp(-d(a, p)) / (exp(-d(a, p)) + exp(-d(a, n))) )``
       ``= softplus(d(a, p) - d(a, n))``: a softmax over the positive and the negative.
 
-    Why ``"margin"``: it is what trained the released Phrase-BERT. The authors' script
+    Why ``"margin"``: it is the paper's (§3.1: a triplet loss where "||.|| denotes the L2 norm"
+    and the margin is "set to 1"; the equation itself is lost in the text copy, its prose is
+    not) and what trained the released Phrase-BERT: the authors' script
     (``phrase-bert/phrase_bert_finetune.py`` in github.com/sf-wa-326/phrase-bert-topic-model)
     fine-tunes with ``sentence_transformers.losses.TripletLoss(model)`` at its defaults, which
     in the version it pins (0.3.3, source read) are the Euclidean distance and margin 1, i.e.
-    ``relu(d(a, p) - d(a, n) + 1)`` averaged over triplets. The paper's own equation could not
-    be read here (only its abstract was reachable), so the softmax form is kept as the option
-    ``form="softmax"``. Difference from the reference: its vectors are raw mean-pooled BERT
-    outputs, ours the model's embedding, whose phrase part is L2-normalised (distances in
-    [0, 2] without the character part), so the margin weighs more here.
+    ``relu(d(a, p) - d(a, n) + 1)`` averaged over triplets (tests/training/test_loss.py checks
+    it by hand). ``form="softmax"`` is kept as an option. Difference from the reference: its
+    vectors are raw mean-pooled BERT outputs, ours the model's embedding, whose phrase part is
+    L2-normalised (distances in [0, 2] without the character part), so the margin weighs more here.
 
     ``negatives`` holds ``k >= 1`` rows per anchor (``(k*B, d)``, grouped by anchor: mined hard
     negatives, or :func:`in_batch_negatives`); each row makes one triplet.
@@ -175,9 +176,10 @@ def nnpu_risk(z_p: torch.Tensor, z_u: torch.Tensor, prior: float) -> torch.Tenso
 
 def pause_loss(originals: torch.Tensor, positives: torch.Tensor, negatives: torch.Tensor | None,
                labelled: torch.Tensor, prior: float = 0.05, weight: float = 1.0, temperature: float = 0.07,
-               shift: float = 0.5) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+               shift: float = 0.5, supervised: bool = True) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """PAUSE's loss on pairs of a batch: ``(total, supervised, pu)`` with
-    ``total = supervised + weight * nnpu_risk(P, U, prior)``.
+    ``total = supervised + weight * nnpu_risk(P, U, prior)``; with ``supervised=False``,
+    ``total = nnpu_risk(P, U, prior)`` alone (``weight`` unused): the paper's binary case.
 
     Pairs are scored ``z = (cos(u, v) - shift) / temperature`` (a fixed affine map of the
     cosine, so the embedding is trained for the cosine it is used with; PAUSE scores pairs with
@@ -186,8 +188,15 @@ def pause_loss(originals: torch.Tensor, positives: torch.Tensor, negatives: torc
     - P, labelled positives: ``(phrase i, positive i)`` where ``labelled[i]``;
     - U, unlabeled: phrase ``i`` against every other phrase, every other positive, every
       negative, and its own positive when that pair is not labelled;
-    - supervised part: PAUSE's cross-entropy on the labelled pairs; they are all positives
-      here, so it is ``mean_P -log sigmoid(z)`` (0 without labelled pairs).
+    - supervised part: PAUSE's binary cross-entropy (eq. 2) on the labelled pairs; they are all
+      positives here, so it is ``mean_P -log sigmoid(z)`` (0 without labelled pairs).
+
+    Deviation from the paper, kept as the default for the methods table: for a binary task
+    with positive labels only (ours: "is a paraphrase"), PAUSE §3.2 says the supervised loss
+    "can be safely ignored" and §3.4 that the overall loss "will fall back to L_PU"; the
+    supervised term then only pulls positive pairs together, with no negative in it, and the
+    annealing leaves it almost alone for the first half of the run. ``supervised=False`` is
+    the paper's form (``TrainConfig.pu_only``).
     """
     _same_shape(originals, positives, ("originals", "positives"))
     b = originals.shape[0]
@@ -205,6 +214,6 @@ def pause_loss(originals: torch.Tensor, positives: torch.Tensor, negatives: torc
     u_mask = ~p_mask
     u_mask[rows, rows] = False  # a phrase is no pair of itself
     z_p, z_u = z[p_mask], z[u_mask]
-    supervised = F.softplus(-z_p).mean() if len(z_p) else z.sum() * 0
+    sup = F.softplus(-z_p).mean() if len(z_p) else z.sum() * 0
     pu = nnpu_risk(z_p, z_u, prior)
-    return supervised + weight * pu, supervised, pu
+    return (sup + weight * pu if supervised else pu), sup, pu

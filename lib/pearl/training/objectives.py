@@ -12,7 +12,8 @@ Every batch holds ``B`` phrases, one positive per phrase and ``k`` negatives per
   negative) triplets: the mined hard negatives, or without them every other phrase's
   paraphrase (:func:`pearl.training.loss.in_batch_negatives`);
 - ``"pause"``: :func:`pearl.training.loss.pause_loss` with the labelled pairs of
-  :func:`labelled_pairs` and the PU weight :func:`pearl.training.loss.anneal_weight` at the step.
+  :func:`labelled_pairs` and the PU weight :func:`pearl.training.loss.anneal_weight` at the step;
+  with ``pu_only`` the paper's binary positive-only form, the PU risk alone at weight 1.
 
 The names are the method names of :data:`pearl.models.METHODS` (the trained folders are named
 after them). ``"triplet"``, the former name of ``"phrase_bert"``, is gone: nothing read it.
@@ -93,8 +94,9 @@ def contrastive(cfg, model: nn.Module, orig: torch.Tensor, aug: torch.Tensor, ne
     elif cfg.objective == "pause":
         if labelled is None or total is None:
             raise ValueError("objective 'pause' needs the batch's labelled flags and the run's total steps")
-        weight = anneal_weight(step, total, cfg.pu_anneal)
-        loss, supervised, pu = pause_loss(orig, aug, negatives, labelled, cfg.pu_prior, weight, cfg.temperature)
+        weight = 1.0 if cfg.pu_only else anneal_weight(step, total, cfg.pu_anneal)
+        loss, supervised, pu = pause_loss(orig, aug, negatives, labelled, cfg.pu_prior, weight, cfg.temperature,
+                                          supervised=not cfg.pu_only)
         parts = {"supervised": supervised.item(), "pu": pu.item(), "pu_weight": weight}
     else:
         loss = info_nce(orig, aug, negatives, cfg.temperature)

@@ -84,6 +84,7 @@ class TrainConfig:
     objective: str = "pearl"  # "pearl" | "simcse" | "phrase_bert" | "pause": pearl.training.objectives
     pu_prior: float = 0.05  # PAUSE: class prior, the share of positives among the unlabeled pairs, in (0, 1)
     pu_anneal: float = 3.0  # PAUSE: exponent of the PU weight (step / total) ** pu_anneal (loss.anneal_weight)
+    pu_only: bool = False  # PAUSE: the PU risk alone, no supervised term (the paper's binary positive-only case)
     label_share: float = 1.0  # PAUSE: share of the positive pairs labelled, in (0, 1] (seeded choice)
     phrase_bert_margin: float = 1.0  # Phrase-BERT: triplet margin (loss.phrase_bert_loss)
     phrase_bert_form: str = "margin"  # Phrase-BERT: "margin" (its released code) or "softmax"
