@@ -1,3 +1,4 @@
+"""pearl.display.discrepancy: the study's factor and per-dataset tables (named apart from tests/experiments/test_discrepancy.py: the test folders are not packages)."""
 import pandas as pd
 
 from pearl.display import discrepancy as show
