@@ -144,8 +144,6 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
     """
     import time
 
-    if method not in ("exact", "ann"):
-        raise ValueError(f"unknown method {method!r}: use 'exact' (blocking, the default) or 'ann' (faiss)")
     t0 = time.perf_counter()
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
     ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))

@@ -59,6 +59,17 @@ class BatchPlan:
     def total_steps(self) -> int:
         return self.steps_per_epoch * self.epochs
 
+    def steps(self, wanted: int | None) -> int:
+        """The steps a run takes: ``wanted`` (None: every epoch), at most :attr:`total_steps`;
+        a cut is warned about, since a budget that stops early is not the budget asked for."""
+        if wanted and wanted > self.total_steps:
+            import warnings
+
+            warnings.warn(f"steps={wanted} is more than {self.epochs} epoch(s) of {self.n} phrases at batch "
+                          f"{self.batch_size} allow: training stops at {self.total_steps} steps; raise epochs to "
+                          "train longer", stacklevel=2)
+        return min(wanted, self.total_steps) if wanted else self.total_steps
+
     def indices(self, step: int) -> list[int]:
         epoch, pos = divmod(step, self.steps_per_epoch)
         order = torch.randperm(self.n, generator=torch.Generator().manual_seed(self.seed * 1_000 + epoch))

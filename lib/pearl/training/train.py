@@ -225,7 +225,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     model.to(device).train()
 
     plan = BatchPlan(len(corpus), cfg.batch_size, cfg.seed, cfg.epochs)
-    total = min(cfg.steps, plan.total_steps) if cfg.steps else plan.total_steps
+    total = plan.steps(cfg.steps)
     if cfg.objective == "simcse":  # SimCSE: the positive is the phrase itself (another dropout mask)
         augmenter = identity_augmenter
         check_dropout(model.backbone)
