@@ -45,6 +45,19 @@ def test_a_run_can_write_only_its_named_record(scratch_output):
     paths.results_dir("test_own.json").unlink()
     only = Run("test_own", {}).save(metrics={"x": 2.0}, also="test_own_design", own=False)
     assert only.name == "test_own_design.json" and not paths.results_dir("test_own.json").exists()
+    with pytest.raises(ValueError, match="pass also="):
+        Run("test_own", {}).save(metrics={"x": 3.0}, own=False)
+
+
+def test_a_batch_run_writing_only_its_named_record_lists_that_one(scratch_output, monkeypatch):
+    # in a batch run (changed_by_run known) under the repository root: own=False must still hold
+    from pearl import paths, provenance
+
+    monkeypatch.setattr(paths, "ROOT", scratch_output)
+    monkeypatch.setattr(provenance, "git_state", lambda: {"git_sha": "abc", "changed_by_run": ["x.csv"]})
+    path = Run("test_batch_own", {}).save(metrics={"x": 1.0}, also="test_batch_design", own=False)
+    assert path.name == "test_batch_design.json" and not paths.results_dir("test_batch_own.json").exists()
+    assert _strict_load(path)["provenance"]["changed_by_run"] == ["results/test_batch_design.json", "x.csv"]
 
 
 def test_write_json_refuses_nan(tmp_path):

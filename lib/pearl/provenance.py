@@ -157,7 +157,8 @@ class Run:
              **extra) -> Path:
         """Write ``results/<name>.json`` (and the same record to ``results/<also>.json``: a
         notebook whose outputs are named by a parameter; ``own=False`` writes only that one, for a
-        run outside ``make reproduce`` that must not replace the batch's record). A non-finite number anywhere in the record becomes
+        run outside ``make reproduce`` that must not replace the batch's record); returns the first
+        written. A non-finite number anywhere in the record becomes
         ``null`` and is listed under ``"undefined"`` (key: its path, e.g. ``"f1"`` for
         ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
         reason) or a generic one."""
@@ -174,24 +175,23 @@ class Run:
             "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
                            "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
         }
-        path = paths.results_dir(f"{self.name}.json")
-        if smoke and path.is_file() and '"SMOKE"' not in path.read_text()[:200]:
-            raise FileExistsError(f"{path} holds a full-size result and this is a SMOKE run, which never replaces one: "
-                                  "unset $PEARL_OUTPUT or point it at a scratch folder")
+        targets = [paths.results_dir(f"{n}.json") for n in ([self.name] if own else []) + ([also] if also else [])]
+        if not targets:
+            raise ValueError("own=False writes only results/<also>.json: pass also=")
+        for path in targets:
+            if smoke and path.is_file() and '"SMOKE"' not in path.read_text()[:200]:
+                raise FileExistsError(f"{path} holds a full-size result and this is a SMOKE run, which never replaces "
+                                      "one: unset $PEARL_OUTPUT or point it at a scratch folder")
         changed = record["provenance"]["changed_by_run"]
-        if changed is not None and path.is_relative_to(paths.ROOT):
-            own = str(path.relative_to(paths.ROOT))  # this record is about to change too
-            record["provenance"]["changed_by_run"] = sorted(set(changed) | {own})
+        if changed is not None:  # the records about to be written change too
+            mine = {str(t.relative_to(paths.ROOT)) for t in targets if t.is_relative_to(paths.ROOT)}
+            record["provenance"]["changed_by_run"] = sorted(set(changed) | mine)
         found: dict = {}
         record = {k: _finite(v, "" if k == "metrics" else k, found) for k, v in record.items()}
         if found:
             reasons = undefined or {}
             record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
-        if also:
-            written = write_json(paths.results_dir(f"{also}.json"), record)
-            if not own:
-                return written
-        return write_json(path, record)
+        return [write_json(t, record) for t in targets][0]
 
 
 def _finite(obj, path: str, found: dict):
