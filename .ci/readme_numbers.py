@@ -28,9 +28,6 @@ NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram
 #: results tables whose rows the README may copy verbatim
 TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity", "me5_small_untrained",
           "discrepancy", "discrepancy_factors", "discrepancy_datasets")
-#: display names of the benchmark's datasets (the keys results files use)
-DATASET_NAMES = {"ppdb": "PPDB", "ppdb_filtered": "PPDB filtered", "turney": "Turney", "bird": "BIRD", "yago": "YAGO",
-                 "umls": "UMLS", "conll": "CoNLL", "bc5cdr": "BC5CDR", "autofj": "AutoFJ"}
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -425,8 +422,10 @@ def discrepancy_claims() -> list[tuple[str, str]]:
         out.append((f"{b}'s average gain runs from {lo['average_gain']:+.2f} ({lo['corpus']}, {lo['budget']}) to "
                     f"{hi['average_gain']:+.2f} ({hi['corpus']}, {hi['budget']}) over its {len(rows)} configurations", src))
     if m.get("datasets"):
+        from pearl.benchmark.tasks import TASKS  # the paper's column name of each dataset
+
         w = min(m["datasets"], key=lambda r: r["gain"])
-        out.append((f"{DATASET_NAMES.get(w['dataset'], w['dataset'])} for {w['backbone']} trained on {w['corpus']} "
+        out.append((f"{TASKS[w['dataset']].column} for {w['backbone']} trained on {w['corpus']} "
                     f"({w['budget']} budget) {'falls' if w['gain'] < 0 else 'rises'} from {w['backbone_score']:.1f} "
                     f"untrained to {w['pearl']:.1f} trained ({w['gain']:+.1f}, mean of {w['seeds']} "
                     f"seed{'s' if w['seeds'] != 1 else ''}), the largest move of any single dataset", src))

@@ -125,7 +125,6 @@ def factors_markdown(factors, pairs) -> str:
             + q.to_markdown(index=False, disable_numparse=True))
 
 
-
 def datasets_markdown(datasets) -> str:
     """The untrained backbones' score per dataset, then each configuration's mean gain per dataset."""
     wide = datasets.pivot_table(index=["backbone", "corpus", "budget", "seeds"], columns="dataset", values="gain",
