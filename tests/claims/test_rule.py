@@ -79,3 +79,23 @@ def test_mde_has_the_power_it_claims():
     diff = rule.two_sample([0, 1, 2], [0, 1, 2])["mde"]
     hits = np.mean([stats.ttest_ind(rng.normal(diff, 1, 3), rng.normal(0, 1, 3)).pvalue < 0.05 for _ in range(4000)])
     assert 0.77 < hits < 0.83
+
+
+def test_seeds_for_power_is_the_fewest_that_reach_the_effect():
+    # two-sample, std sqrt(1.5): 3 seeds a side give se 1 and 4 dof, whose mde is 3.76 (above)
+    sd = math.sqrt(1.5)
+    assert rule.seeds_for_power(sd, 3.77) == 3
+    assert rule.seeds_for_power(sd, -3.77) == 3  # the size counts, not the sign
+    assert rule.seeds_for_power(sd, 3.70) == 4  # just below the 3-seed mde: one seed more
+    # one-sample, std 2: 4 seeds give se 1 and 3 dof
+    d = rule.mde(1.0, 3)
+    assert rule.seeds_for_power(2.0, d + 1e-6, "one-sample") == 4
+    assert rule.mde(2.0 / math.sqrt(3), 2) > d  # and 3 would not do
+    # each answer is the fewest: one seed fewer misses the effect
+    for n_std, eff in [(0.43, 0.8), (2.06, 3.2), (0.6, 0.5)]:
+        n = rule.seeds_for_power(n_std, eff)
+        assert rule.mde(n_std * math.sqrt(2 / n), 2 * n - 2) <= eff < rule.mde(n_std * math.sqrt(2 / (n - 1)), 2 * n - 4)
+    assert math.isnan(rule.seeds_for_power(NAN, 1.0)) and math.isnan(rule.seeds_for_power(1.0, NAN))
+    assert rule.seeds_for_power(10.0, 0.01, max_n=20) == math.inf
+    with pytest.raises(ValueError, match="two-sample"):
+        rule.seeds_for_power(1.0, 1.0, "paired")

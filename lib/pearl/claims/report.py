@@ -1,5 +1,7 @@
 """The claims ledger as a table and a figure: every claim of :mod:`.ledger` with our number
-(:mod:`.ours`), its test, the minimum detectable effect and the verdict (:mod:`.rule`), written
+(:mod:`.ours`), its test, the minimum detectable effect, the seeds per arm that would give the
+test 80 % power at the paper's effect (``n_power``, projected from our std) and the verdict
+(:mod:`.rule`), written
 to ``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
 
 What it leaves out: re-running anything; it reads the committed results files only.
@@ -14,7 +16,7 @@ from .. import paths
 from . import ledger, ours, rule
 
 COLUMNS = ["id", "section", "claim", "paper", "ours", "std", "n", "p", "mde", "verdict", "reason"]
-EXTRA = ["quantity", "kind", "direction", "tol", "n_ref", "se", "df", "against", "source", "how"]
+EXTRA = ["n_power", "quantity", "kind", "direction", "tol", "n_ref", "se", "df", "against", "source", "how"]
 
 
 def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
@@ -25,8 +27,21 @@ def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
         size = "" if math.isnan(c.paper) else f"; paper {c.paper:g}"
         return f"no seed noise to test against{against}: ours {s['ours']:+.2f}{size}"
     paper = "paper gives a direction only" if math.isnan(c.paper) else f"paper {c.paper:g}"
+    plan = ""
+    if verdict == "underpowered" and not math.isnan(s["n_power"]):
+        plan = (f"; 80 % power at the paper's size needs {s['n_power']:.0f} seeds per arm" if math.isfinite(s["n_power"])
+                else "; 80 % power at the paper's size needs more than 100 seeds per arm")
     return (f"{paper}; ours {s['ours']:+.2f}{against}, p = {s['p']:.3f}, "
-            f"detectable at 80 % power: {s['mde']:.2f} ({s['n']} vs {s['n_ref']} models)")
+            f"detectable at 80 % power: {s['mde']:.2f} ({s['n']} vs {s['n_ref']} models){plan}")
+
+
+def n_power(c: ledger.Claim, s: dict) -> float:
+    """Seeds per arm for 80 % power at the paper's effect (:func:`.rule.seeds_for_power`), for a claim
+    with a size and seed noise: one-sample when our seeds face one deterministic model, else two-sample."""
+    if c.kind not in ("effect", "no difference") or math.isnan(c.paper) or math.isnan(s["p"]):
+        return math.nan
+    design = "one-sample" if s["n_ref"] == 1 and s["n"] > 1 and s["df"] == s["n"] - 1 else "two-sample"
+    return rule.seeds_for_power(s["std"], c.paper, design)
 
 
 def build(results: ours.Results | None = None):
@@ -40,9 +55,10 @@ def build(results: ours.Results | None = None):
             {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_ref": 0, "p": math.nan, "mde": math.nan}
         verdict = rule.verdict(c.paper, s["ours"], s["p"], s["mde"], testable=bool(c.measure), kind=c.kind,
                                direction=c.direction, tol=c.tol)
+        s = {**s, "n_power": n_power(c, s)}
         rows.append({"id": c.id, "section": c.section, "claim": c.quote, "paper": c.paper, "ours": s["ours"],
                      "std": s["std"], "n": s["n"], "p": s["p"], "mde": s["mde"], "verdict": verdict,
-                     "reason": _reason(c, s, verdict), "quantity": c.quantity, "kind": c.kind,
+                     "reason": _reason(c, s, verdict), "n_power": s["n_power"], "quantity": c.quantity, "kind": c.kind,
                      "direction": c.direction, "tol": c.tol, "n_ref": s["n_ref"], "se": s["se"], "df": s["df"],
                      "against": s.get("against", ""), "source": c.source, "how": c.how})
     return pd.DataFrame(rows, columns=COLUMNS + EXTRA)
@@ -68,21 +84,28 @@ def markdown(table, smoke: bool = False) -> str:
         if smoke else ""
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
     lines = [f"{len(table)} claims. {tally}.", "",
-             "| id | section | quantity | paper | ours | std | n | p | mde | verdict |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "| id | section | quantity | paper | ours | std | n | p | mde | seeds for power | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
         paper = ("direction " + ("↑" if r.direction > 0 else "↓")) if math.isnan(r.paper) else f"{r.paper:g}"
         lines.append(f"| {r.id} | {r.section} | {r.quantity} | {paper} | {_num(r.ours)} | {_num(r.std)} | {r.n} | "
-                     f"{'<0.001' if r.p < 0.001 else _num(r.p, '{:.3f}')} | {_num(r.mde)} | {r.verdict} |")
+                     f"{'<0.001' if r.p < 0.001 else _num(r.p, '{:.3f}')} | {_num(r.mde)} | {_seeds(r.n_power)} | {r.verdict} |")
     lines += ["", "paper: the paper's number (or the direction it claims); ours: our difference (mean over n seeds); "
               "std: the seed std it is read against; p: two-sided t-test; mde: the smallest true difference that "
-              "test detects with 80 % power at α = 0.05. Rule: `pearl.claims.rule`.", ""]
+              "test detects with 80 % power at α = 0.05; seeds for power: the seeds per arm at which that test "
+              "would detect the paper's size with 80 % power, projected from our std (> 100: more than 100). "
+              "Rule: `pearl.claims.rule`.", ""]
     lines += [f"- **{r.id}** ({r.verdict}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
     return head + "\n".join(lines)
 
 
+def _seeds(n: float) -> str:
+    return "–" if n != n else ("> 100" if math.isinf(n) else f"{n:.0f}")
+
+
 def latex(table, smoke: bool = False) -> str:
-    out = table[["id", "quantity", "paper", "ours", "std", "n", "p", "mde", "verdict"]]
+    out = table[["id", "quantity", "paper", "ours", "std", "n", "p", "mde", "n_power", "verdict"]]
     caption = ("SMOKE run (numbers from the committed results): " if smoke else "") + \
         "The paper's claims against this companion's results (pearl.claims)."
     return out.to_latex(index=False, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims", escape=True)

@@ -1,5 +1,6 @@
 """The verdict rule and its statistics: a t-test on our difference, the minimum detectable
-effect (80 % power, two-sided α = 0.05) at our noise, and one fixed rule from them to a verdict.
+effect (80 % power, two-sided α = 0.05) at our noise, how many seeds would reach the paper's
+effect, and one fixed rule from them to a verdict.
 
 Every test here is a t-test on a difference ``ours`` with standard error ``se`` and ``df``
 degrees of freedom (:func:`two_sample`: seeds against seeds, pooled variance, as
@@ -31,6 +32,8 @@ What it leaves out: which numbers are compared (:mod:`.ours`).
 
 >>> round(mde(1.0, 4), 2)   # se 1, 4 dof: the difference a t-test finds 80 % of the time
 3.76
+>>> seeds_for_power(std=1.5 ** 0.5, effect=3.77)   # 3 seeds a side: se 1, 4 dof, as above
+3.0
 >>> verdict(paper=-2.2, ours=-2.0, p=0.01, mde=1.0)
 'reproduced'
 """
@@ -74,6 +77,25 @@ def mde(se: float, df: float, alpha: float = ALPHA, target: float = POWER) -> fl
     while power(hi, se, df, alpha) < target:
         hi *= 2
     return float(brentq(lambda d: power(d, se, df, alpha) - target, 0.0, hi, xtol=1e-10))
+
+
+def seeds_for_power(std: float, effect: float, design: str = "two-sample", max_n: int = 100) -> float:
+    """The fewest seeds per arm whose t-test detects a true difference ``effect`` with 80 % power,
+    if the seed std is ``std``: ``two-sample`` (seeds on both sides: se = std * sqrt(2 / n), df =
+    2n - 2) or ``one-sample`` (seeds against one deterministic model: se = std / sqrt(n), df = n - 1).
+
+    It projects from our std, itself estimated from a few seeds, so it says what to plan, not what
+    a run will find. NaN without a std or an effect; ``inf`` when more than ``max_n`` would be needed.
+    """
+    if not (std > 0) or not (abs(effect) > 0):
+        return math.nan
+    if design not in ("two-sample", "one-sample"):
+        raise ValueError(f"design must be 'two-sample' or 'one-sample', not {design!r}")
+    for n in range(2, max_n + 1):
+        se, df = (std * math.sqrt(2 / n), 2 * n - 2) if design == "two-sample" else (std / math.sqrt(n), n - 1)
+        if mde(se, df) <= abs(effect):
+            return float(n)
+    return math.inf
 
 
 def two_sample(x, y) -> dict:
