@@ -22,6 +22,34 @@ def test_edit_candidates_are_close_and_blocked():
     assert cands[PHRASES.index("unrelated lobster pots")] == []
 
 
+def _reference_candidates(phrases, max_distance, limit, max_block, anchors):
+    """The plain definition: each anchor against the union of its blocks, closest first, ties by id."""
+    from rapidfuzz.distance import Levenshtein
+
+    by_key = hn.blocks(phrases, max_block)
+    out = []
+    for i in anchors:
+        ids = sorted({j for v in by_key.values() if i in v for j in v} - {i})
+        scored = sorted((Levenshtein.normalized_distance(phrases[i], phrases[j]), j) for j in ids)
+        out.append([j for d, j in scored if d <= max_distance][:limit])
+    return out
+
+
+@pytest.mark.parametrize("limit, slice_size", [(64, 200_000), (3, 200_000), (4, 2)])
+def test_edit_candidates_equal_the_per_anchor_definition(limit, slice_size):
+    """Block by block (cdist per block, one sort) gives each anchor's own list: the same pairs, the
+    limit closest, ties by id,
+    a pair met in two blocks once, anchors in any order and in slices."""
+    phrases = PHRASES + ["war games", "star wars", "the wars of the roses", "car war", "the rar"]
+    anchors = [3, 0, 7, 13, 15, 0]
+    got = hn.edit_candidates(phrases, 0.5, limit, max_block=2000, anchors=anchors, slice_size=slice_size)
+    assert got == _reference_candidates(phrases, 0.5, limit, 2000, anchors)
+    # "the way", "the bar", "the car", "the wax", "the rar": one letter from "the war", ties by id
+    assert got[1][:3] == [6, 7, 8] and phrases[got[1][0]] == "the way"
+    everyone = hn.edit_candidates(phrases, 0.34, limit, max_block=5, slice_size=slice_size)
+    assert everyone == _reference_candidates(phrases, 0.34, limit, 5, range(len(phrases)))
+
+
 def test_is_augmentation_rules():
     assert hn.is_augmentation("the war", "The War")  # case
     assert hn.is_augmentation("the war", "the wars")  # plural

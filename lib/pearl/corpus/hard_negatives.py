@@ -7,7 +7,7 @@ For each phrase of a corpus:
    not a stop word), or a content token with one letter deleted (SymSpell-style keys, so
    "the war" meets "the way" through "wa"). Blocks larger than ``max_block`` are skipped.
    Within the candidates, rapidfuzz keeps those whose normalised Levenshtein distance is
-   at most ``max_distance`` (the ``limit`` closest).
+   at most ``max_distance`` (the ``limit`` closest), one ``cdist`` call per block.
 2. **Exclusions.** Never the phrase itself, nor anything that is one of its own
    augmentations or synonyms: the same text up to case and punctuation, or up to a plural
    "s" ("the wars"); the same tokens in another order (token swap); one token replaced by
@@ -72,29 +72,63 @@ def blocks(phrases: list[str], max_block: int = 2000) -> dict[str, list[int]]:
 
 
 def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 64,
-                    max_block: int = 2000, progress: bool = False, anchors: list[int] | None = None) -> list[list[int]]:
+                    max_block: int = 2000, progress: bool = False, anchors: list[int] | None = None,
+                    slice_size: int = 200_000) -> list[list[int]]:
     """For each anchor (default: every phrase), ids of up to ``limit`` phrases within
-    normalised Levenshtein distance ``max_distance`` that share a block with it, closest first."""
-    from rapidfuzz import process
-    from rapidfuzz.distance import Levenshtein
+    normalised Levenshtein distance ``max_distance`` that share a block with it, closest first
+    (ties by phrase id).
+
+    Block by block, not anchor by anchor: each block's anchors against all its members in one
+    ``rapidfuzz.process.cdist`` call (C++, over every pair of the block), then the hits of all
+    blocks are merged per anchor by one sort. It compares the same pairs as a loop over anchors
+    (each anchor against the union of its blocks) and returns the same lists (tested), with the
+    per-pair work out of Python (``benchmarks/hard_negative_mining.py`` times both on the
+    ``wikipedia-10x`` pool). Anchors go in slices of ``slice_size`` so that the hits held at once
+    stay bounded.
+    """
     from tqdm.auto import tqdm
 
-    by_key = blocks(phrases, max_block)
-    member: dict[int, list[str]] = defaultdict(list)
-    for key, ids in by_key.items():
-        for i in ids:
-            member[i].append(key)
-    out = []
-    anchors = range(len(phrases)) if anchors is None else anchors
-    for i in tqdm(anchors, disable=not progress, desc="edit candidates", unit="phrase"):
-        ids = sorted({j for key in member.get(i, ()) for j in by_key[key]} - {i})
-        if not ids:
-            out.append([])
-            continue
-        hits = process.extract(phrases[i], [phrases[j] for j in ids], scorer=Levenshtein.normalized_distance,
-                               score_cutoff=max_distance, limit=limit)
-        out.append([ids[h[2]] for h in hits])
+    by_key = list(blocks(phrases, max_block).values())
+    anchors = np.arange(len(phrases)) if anchors is None else np.asarray(anchors, dtype=np.int64)
+    out: list[list[int]] = []
+    for s in range(0, len(anchors), slice_size):
+        part = anchors[s:s + slice_size]
+        bar = tqdm(by_key, disable=not progress, desc=f"edit candidates {s:,}+", unit="block", mininterval=5)
+        out += _block_hits(phrases, part, bar, max_distance, limit)
     return out
+
+
+def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit: int) -> list[list[int]]:
+    """:func:`edit_candidates` for one slice of anchors."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    is_anchor = np.zeros(len(phrases), dtype=bool)
+    is_anchor[anchors] = True
+    found_i, found_j, found_d = [], [], []
+    for ids in by_key:
+        ids = np.asarray(ids)
+        rows = ids[is_anchor[ids]]
+        if not len(rows):
+            continue
+        # float64 as process.extract: equal distances stay equal, so ties break the same way
+        dist = process.cdist([phrases[i] for i in rows], [phrases[j] for j in ids],
+                             scorer=Levenshtein.normalized_distance, score_cutoff=max_distance, dtype=np.float64,
+                             workers=-1 if len(rows) * len(ids) > 50_000 else 1)
+        r, c = np.nonzero(dist <= max_distance)
+        keep = rows[r] != ids[c]
+        found_i.append(rows[r][keep]), found_j.append(ids[c][keep]), found_d.append(dist[r[keep], c[keep]])
+    if not found_i:
+        return [[] for _ in anchors]
+    i, j, d = np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_d)
+    order = np.lexsort((j, d, i))  # by anchor, then distance, then phrase id
+    i, j = i[order], j[order]
+    # a pair that shares two blocks was found twice, with the same distance: adjacent after the sort
+    first = np.ones(len(i), dtype=bool)
+    first[1:] = (i[1:] != i[:-1]) | (j[1:] != j[:-1])
+    i, j = i[first], j[first]
+    start, end = np.searchsorted(i, anchors), np.searchsorted(i, anchors, side="right")
+    return [j[a:min(b, a + limit)].tolist() for a, b in zip(start, end)]
 
 
 def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
