@@ -1,29 +1,31 @@
-"""Hard-negative mining at scale: exact blocking against the faiss n-gram search, then every phrase.
+"""Hard-negative mining at scale: exact candidates block by block, against the per-anchor loop,
+the Levenshtein kernel's floor and the faiss n-gram search; then a million anchors, end to end.
 
     .venv/bin/python benchmarks/hard_negative_mining.py [--sample 5000] [--encode-sample 500] [--scale 1000000]
         [--index ivf --nlist 2048 --nprobe 16 --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
 
-The pool is every distinct phrase of the ``wikipedia-10x`` corpus's parse (frequency >= 1,
-about 1.6 million; the corpus trains on those seen twice). In one run:
+The pool is every distinct phrase of the ``wikipedia-10x`` corpus's parse (frequency >= 1, about
+1.6 million; the corpus trains on those seen twice). In one run:
 
-1. **Sample.** ``--sample`` anchors drawn at random (seed 0) are mined against the whole pool
-   both ways (:func:`pearl.corpus.hard_negatives.candidate_lists`: ``exact`` blocking, and
-   ``ann``, whose index build is timed apart from its search), then the corpus's augmentation
-   tables remove each anchor's own synonyms. Printed: the seconds of each, their ratio, the
-   recall of the approximate candidate lists against the exact ones, and the floor of an exact
-   search over the same n-gram vectors (``2 * anchors * pool * dim`` FLOPs at the fp32 rate of a
-   2048x2048 matmul measured here; a flat search is the obvious exact alternative to the index).
-2. **Hard negatives.** For the first ``--encode-sample`` anchors of the sample, the anchors and
-   both methods' candidates are encoded (:func:`pearl.encode.encode` through the embedding
-   cache) and each keeps its ``k`` lowest-cosine candidates: recall@k of the approximate hard
-   negatives against the exact ones.
-3. **Scale.** The approximate candidates and exclusions for the ``--scale`` most frequent phrases
-   of the pool (0: all of them) against the whole pool: wall time,
-   anchors/s and peak resident memory. Selecting the negatives needs every phrase's vector; the
-   encode rate is measured here without the cache (``--encode-rate-n`` phrases) and the time to
-   encode the whole pool is projected from it, not run (hours on two CPU cores).
+1. **Sample.** ``--sample`` anchors drawn at random (seed 0) get their candidates three ways:
+   the per-anchor loop (each anchor against the union of its blocks, ``process.extract``: the
+   obvious implementation, and the library's until it was replaced), the library's block-by-block
+   ``cdist`` (:func:`pearl.corpus.hard_negatives.edit_candidates`; the two must give identical
+   lists), and the approximate faiss search (:mod:`pearl.corpus.ngram_search`, index build timed
+   apart). The floor is the pairs the blocks compare, at the rate of the Levenshtein kernel itself
+   (one large ``cdist`` of pool phrases on every core). Printed: seconds, ratios, and the recall
+   of the approximate lists against the exact ones.
+2. **Hard negatives on a sub-sample.** For ``--encode-sample`` anchors, both methods' candidates
+   are encoded and each keeps its ``k`` lowest-cosine ones: recall@k of the approximate negatives.
+3. **Scale.** The ``--scale`` most frequent phrases are mined end to end with the exact method:
+   candidates, exclusions (:func:`~pearl.corpus.hard_negatives.admissible`), encoding every
+   anchor and candidate with the backbone (no embedding cache: the vectors would fill gigabytes
+   of it), and the ``k`` lowest-cosine candidates (:func:`~pearl.corpus.hard_negatives.select`).
+   Each step's seconds, the encoder's FLOP floor at the sustained matmul rate, the peak resident
+   memory and what the negatives look like. The negatives themselves go to
+   ``--negatives`` (not committed: a hundred megabytes).
 
-Other processes sharing the cores skew timings: the load average is recorded before and after.
+Other processes sharing the cores skew timings: the load average is recorded at each stage.
 """
 from __future__ import annotations
 
@@ -49,23 +51,57 @@ def pool_phrases(corpus: str) -> list[str]:
     return [r[0] for r in rows if r[0].strip()]
 
 
-def recall(approx: list[list], exact: list[list], distance=None) -> dict:
-    """Micro recall of ``approx`` lists against ``exact`` ones (anchors with an empty exact list add
-    nothing). With ``distance(anchor no., item)``, also the tie-aware recall: an approximate item
-    counts if it is no farther than the exact list's farthest (exact mining breaks ties by id, so
-    an equally close phrase is as good a candidate), at most ``len(exact)`` per anchor."""
+def per_anchor_loop(phrases: list[str], anchors: list[int], max_distance: float, limit: int, max_block: int):
+    """The obvious implementation: each anchor against the union of its blocks, one ``extract`` each."""
+    from collections import defaultdict
+
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    from pearl.corpus.hard_negatives import blocks
+
+    by_key = blocks(phrases, max_block)
+    member = defaultdict(list)
+    for key, ids in by_key.items():
+        for i in ids:
+            member[i].append(key)
+    out = []
+    for i in anchors:
+        ids = sorted({j for key in member.get(i, ()) for j in by_key[key]} - {i})
+        hits = process.extract(phrases[i], [phrases[j] for j in ids], scorer=Levenshtein.normalized_distance,
+                               score_cutoff=max_distance, limit=limit) if ids else []
+        out.append([ids[h[2]] for h in hits])
+    return out
+
+
+def block_pairs(phrases: list[str], anchors, max_block: int) -> int:
+    """The (anchor, phrase) pairs the blocks compare: the exact method's Levenshtein evaluations."""
+    from pearl.corpus.hard_negatives import blocks
+
+    is_anchor = np.zeros(len(phrases), dtype=bool)
+    is_anchor[np.asarray(anchors)] = True
+    return int(sum(int(is_anchor[ids].sum()) * len(ids) for ids in map(np.asarray, blocks(phrases, max_block).values())))
+
+
+def kernel_rate(phrases: list[str], n: int = 3000) -> float:
+    """Normalised Levenshtein evaluations per second of rapidfuzz's ``cdist`` on every core, on
+    ``n x n`` random pool phrases (the blocks' own pairs are alike: short phrases)."""
+    from rapidfuzz import process
+    from rapidfuzz.distance import Levenshtein
+
+    pick = [phrases[i] for i in np.random.default_rng(1).choice(len(phrases), size=n, replace=False)]
+    process.cdist(pick[:200], pick[:200], scorer=Levenshtein.normalized_distance, workers=-1)  # warm-up
+    t0 = time.perf_counter()
+    process.cdist(pick, pick, scorer=Levenshtein.normalized_distance, score_cutoff=0.5, dtype=np.float64, workers=-1)
+    return n * n / (time.perf_counter() - t0)
+
+
+def recall(approx: list[list], exact: list[list]) -> dict:
+    """Micro recall of ``approx`` lists against ``exact`` ones (anchors with an empty exact list add nothing)."""
     hit = sum(len(set(a) & set(e)) for a, e in zip(approx, exact))
     total = sum(len(e) for e in exact)
     same = float(np.mean([a == e for a, e in zip(approx, exact)])) if exact else None
-    out = {"recall": hit / total if total else None, "exact_items": total, "share_identical_lists": same}
-    if distance is not None and total:
-        tied = 0
-        for r, (a, e) in enumerate(zip(approx, exact)):
-            if e:
-                worst = max(distance(r, j) for j in e)
-                tied += min(len(e), sum(distance(r, j) <= worst + 1e-12 for j in a))
-        out["recall_ties_count"] = tied / total
-    return out
+    return {"recall": hit / total if total else None, "exact_items": total, "share_identical_lists": same}
 
 
 def peak_rss_mb() -> float:
@@ -77,11 +113,9 @@ def main() -> None:
     parser.add_argument("--corpus", default="wikipedia-10x")
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--pool", type=int, default=0, help="SMOKE: keep only the most frequent phrases (0: all)")
-    parser.add_argument("--sample", type=int, default=5_000, help="anchors mined both ways")
-    parser.add_argument("--encode-sample", type=int, default=500, help="of those, anchors whose negatives are selected")
-    parser.add_argument("--scale", type=int, default=1_000_000, help="anchors of the scale run, most frequent first (0: every phrase)")
-    parser.add_argument("--slice", type=int, default=100_000, help="anchors per slice of the scale run")
-    parser.add_argument("--encode-rate-n", type=int, default=1_000, help="phrases encoded without cache to time encoding")
+    parser.add_argument("--sample", type=int, default=5_000, help="random anchors mined three ways")
+    parser.add_argument("--encode-sample", type=int, default=500, help="of those, anchors whose negatives are compared")
+    parser.add_argument("--scale", type=int, default=1_000_000, help="anchors mined end to end, most frequent first")
     parser.add_argument("--index", default="ivf")
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--nlist", type=int, default=2048)
@@ -89,13 +123,15 @@ def main() -> None:
     parser.add_argument("--probe", type=int, default=256)
     parser.add_argument("--k", type=int, default=12)
     parser.add_argument("--limit", type=int, default=32)
+    parser.add_argument("--max-block", type=int, default=2000)
     parser.add_argument("--max-distance", type=float, default=0.5)
     parser.add_argument("--out", default=None, help="a JSON file for the record")
+    parser.add_argument("--negatives", default=None, help="a JSON file for the scale run's hard negatives")
     args = parser.parse_args()
     if args.pool and args.out and Path(args.out).resolve() == RECORD.resolve():
         parser.error(f"a SMOKE run (--pool) never writes {RECORD.name}: pass another --out")
 
-    from scoring_floor import matmul_rate
+    from scoring_floor import flops, matmul_rate
 
     from pearl.corpus import hard_negatives as hn
     from pearl.corpus.augment import load_tables
@@ -109,104 +145,113 @@ def main() -> None:
     record = {"hardware": hardware(), **git_state(), "load_average_start": os.getloadavg(), "args": vars(args)}
     rate = matmul_rate()
     record["matmul_gflops"] = round(rate / 1e9, 1)
-    print(f"sustained fp32 matmul (2048^2): {rate / 1e9:.1f} GFLOPS; load average {os.getloadavg()}", flush=True)
-
     t0 = time.perf_counter()
     phrases = pool_phrases(args.corpus)[: args.pool or None]
     tables = load_tables(files(args.corpus)["augment"])
     n = len(phrases)
     record["pool"] = {"phrases": n, "load_s": round(time.perf_counter() - t0, 1)}
-    print(f"pool: {n:,} distinct phrases of {args.corpus} ({record['pool']['load_s']} s to merge)", flush=True)
-    settings = AnnSettings(index=args.index, dim=args.dim, nlist=args.nlist, nprobe=args.nprobe, probe=args.probe)
-    record["settings"] = {**vars(settings), "nlist_used": settings.cells(n)}
+    lev = kernel_rate(phrases, min(3000, n))
+    record["levenshtein_pairs_per_s"] = round(lev)
+    print(f"pool: {n:,} distinct phrases of {args.corpus}; sustained fp32 matmul {rate / 1e9:.1f} GFLOPS, "
+          f"Levenshtein kernel {lev / 1e6:.1f} M pairs/s on {os.cpu_count()} cores; load {os.getloadavg()}", flush=True)
     kw = dict(max_distance=args.max_distance, limit=args.limit)
 
-    # 1. The sample, both ways (imports both share first, so neither timing pays for them)
-    import rapidfuzz.process  # noqa: F401
-    from spacy.lang.en.stop_words import STOP_WORDS  # noqa: F401
-
+    # 1. The sample, three ways
     sample = sorted(np.random.default_rng(0).choice(n, size=min(args.sample, n), replace=False).tolist())
     t0 = time.perf_counter()
-    exact = hn.admissible(phrases, sample, hn.candidate_lists(phrases, sample, "exact", max_block=2000, **kw), tables)
-    exact_s = time.perf_counter() - t0
-    print(f"exact blocking: {len(sample):,} anchors in {exact_s:.1f} s", flush=True)
+    loop = per_anchor_loop(phrases, sample, args.max_distance, args.limit, args.max_block)
+    loop_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ngram = NgramIndex(phrases, settings, max_block=2000, limit=args.limit)
+    raw = hn.edit_candidates(phrases, anchors=sample, max_block=args.max_block, **kw)
+    exact_s = time.perf_counter() - t0
+    pairs = block_pairs(phrases, sample, args.max_block)
+    exact = hn.admissible(phrases, sample, raw, tables)
+    settings = AnnSettings(index=args.index, dim=args.dim, nlist=args.nlist, nprobe=args.nprobe, probe=args.probe)
+    record["settings"] = {**vars(settings), "nlist_used": settings.cells(n)}
+    t0 = time.perf_counter()
+    ngram = NgramIndex(phrases, settings, max_block=args.max_block, limit=args.limit)
     build_s = time.perf_counter() - t0
     t0 = time.perf_counter()
     approx = hn.admissible(phrases, sample, ngram.candidates(sample, **kw), tables)
     search_s = time.perf_counter() - t0
-    floor_s = 2 * len(sample) * n * args.dim / rate
-    from rapidfuzz.distance import Levenshtein
-
-    cand = recall(approx, exact, lambda r, j: Levenshtein.normalized_distance(phrases[sample[r]], phrases[j]))
+    del ngram
+    cand = recall(approx, exact)
     record["sample"] = {
-        "anchors": len(sample), "exact_s": round(exact_s, 1), "ann_build_s": round(build_s, 1),
-        "ann_search_s": round(search_s, 1), "exact_over_ann": round(exact_s / (build_s + search_s), 2),
-        "exact_over_ann_search": round(exact_s / search_s, 2),
-        "flat_search_floor_s": round(floor_s, 1), "ann_search_over_floor": round(search_s / floor_s, 3),
-        "candidate_recall": cand, "mean_candidates_exact": float(np.mean([len(e) for e in exact])),
-        "mean_candidates_ann": float(np.mean([len(a) for a in approx]))}
-    print(f"ann ({settings.index}, nlist {settings.cells(n)}, nprobe {settings.nprobe}, probe {settings.probe}, "
-          f"dim {settings.dim}): build {build_s:.1f} s + search {search_s:.1f} s | exact / ann {exact_s / (build_s + search_s):.2f}x "
-          f"(search only {exact_s / search_s:.2f}x) | floor of a flat exact search over the same vectors {floor_s:.1f} s "
-          f"(ann search {search_s / floor_s:.3f}x it) | candidate recall {cand['recall']:.4f} "
-          f"({cand.get('recall_ties_count', 0):.4f} counting equally close ones), identical lists "
-          f"{cand['share_identical_lists']:.4f}", flush=True)
+        "anchors": len(sample), "per_anchor_loop_s": round(loop_s, 1), "exact_s": round(exact_s, 1),
+        "identical_to_loop": raw == loop, "loop_over_exact": round(loop_s / exact_s, 1), "pairs": pairs,
+        "floor_s": round(pairs / lev, 2), "exact_over_floor": round(exact_s / (pairs / lev), 1),
+        "ann_build_s": round(build_s, 1), "ann_search_s": round(search_s, 1), "candidate_recall": cand,
+        "mean_candidates_exact": float(np.mean([len(e) for e in exact])),
+        "mean_candidates_ann": float(np.mean([len(a) for a in approx])), "load_average": os.getloadavg()}
+    print(f"sample of {len(sample):,} anchors: per-anchor loop {loop_s:.1f} s, block by block {exact_s:.1f} s "
+          f"({loop_s / exact_s:.1f}x faster; identical lists: {raw == loop}); {pairs:,} pairs compared, floor "
+          f"{pairs / lev:.2f} s at the kernel's rate (block by block {exact_s / (pairs / lev):.1f}x it); approximate "
+          f"({settings.index}, nprobe {settings.nprobe}, probe {settings.probe}): build {build_s:.1f} s + search "
+          f"{search_s:.1f} s, candidate recall {cand['recall']:.4f}", flush=True)
     save(record, args)
 
-    # 2. Hard negatives on a sub-sample: encode what both need, select k lowest cosine
+    # 2. Hard negatives of a sub-sample, both ways
     sub = min(args.encode_sample, len(sample))
     model = load_model(args.model)
+    inner = model.extra.get("inner", model)
     need = sorted(set(sample[:sub]) | {j for c in exact[:sub] + approx[:sub] for j in c})
-    t0 = time.perf_counter()
-    vecs = dict(zip(need, encode(model, [phrases[j] for j in need])))
-    enc_s = time.perf_counter() - t0
-    neg_e, cos_e = hn.select(phrases, sample[:sub], exact[:sub], vecs, args.k)
-    neg_a, cos_a = hn.select(phrases, sample[:sub], approx[:sub], vecs, args.k)
+    vecs = dict(zip(need, encode(inner, [phrases[j] for j in need])))
+    neg_e, _ = hn.select(phrases, sample[:sub], exact[:sub], vecs, args.k)
+    neg_a, _ = hn.select(phrases, sample[:sub], approx[:sub], vecs, args.k)
     keys = [phrases[i] for i in sample[:sub]]
     neg = recall([neg_a.get(p, []) for p in keys], [neg_e.get(p, []) for p in keys])
-    record["negatives"] = {"anchors": sub, "encoded": len(need), "encode_s_with_cache": round(enc_s, 1),
-                           "k": args.k, "recall_at_k": neg, "anchors_with_negatives_exact": len(neg_e),
-                           "anchors_with_negatives_ann": len(neg_a),
-                           "mean_cosine_exact": float(np.mean(cos_e)) if cos_e else None,
-                           "mean_cosine_ann": float(np.mean(cos_a)) if cos_a else None}
-    print(f"hard negatives of {sub:,} anchors ({len(need):,} phrases encoded, {enc_s:.1f} s with the cache): "
-          f"recall@{args.k} {neg['recall']:.4f}, identical lists {neg['share_identical_lists']:.4f}", flush=True)
-
-    # encode rate without the cache, for the projection
-    fresh = [phrases[j] for j in range(n - 1, -1, -max(1, n // args.encode_rate_n))][: args.encode_rate_n]
-    inner = model.extra.get("inner", model)
-    encode(inner, fresh[:256])  # warm-up
-    t0 = time.perf_counter()
-    encode(inner, fresh)
-    per_s = len(fresh) / (time.perf_counter() - t0)
-    record["encode"] = {"phrases": len(fresh), "phrases_per_s": round(per_s, 1),
-                        "projected_pool_encode_h": round(n / per_s / 3600, 2)}
-    print(f"encode without cache: {per_s:.0f} phrases/s -> {n / per_s / 3600:.1f} h to encode the whole pool (projected)",
-          flush=True)
+    record["negatives"] = {"anchors": sub, "encoded": len(need), "k": args.k, "recall_at_k": neg}
+    print(f"hard negatives of {sub:,} anchors: recall@{args.k} of the approximate ones {neg['recall']:.4f}", flush=True)
     save(record, args)
 
-    # 3. Scale: the --scale most frequent phrases as anchors, in slices; the record is written after
-    # each, so a run stopped early still says how far it got (``complete: false``)
-    anchors, done, counts = args.scale or n, 0, []
+    # 3. Scale: the most frequent phrases, end to end, exact
+    anchors = list(range(min(args.scale or n, n)))
+    scale = {"anchors": len(anchors), "complete": False}
+    record["scale"] = scale
     t0 = time.perf_counter()
-    while done < anchors:
-        part = list(range(done, min(done + args.slice, anchors)))
-        counts += [len(c) for c in hn.admissible(phrases, part, ngram.candidates(part, **kw), tables)]
-        done += len(part)
-        scale_s = time.perf_counter() - t0
-        c = np.array(counts)
-        record["scale"] = {"anchors": anchors, "anchors_done": done, "complete": done == anchors,
-                           "search_and_exclusions_s": round(scale_s, 1), "with_build_s": round(scale_s + build_s, 1),
-                           "anchors_per_s": round(done / scale_s, 1), "peak_rss_mb": peak_rss_mb(),
-                           "share_with_candidates": float(np.mean(c > 0)),
-                           "share_with_k_candidates": float(np.mean(c >= args.k)),
-                           "mean_admissible_candidates": float(c.mean()), "load_average": os.getloadavg()}
-        print(f"scale: {done:,} of {anchors:,} anchors, candidates and exclusions in {scale_s:.1f} s "
-              f"(+ {build_s:.1f} s index build), {done / scale_s:.0f} anchors/s, peak RSS {peak_rss_mb():,.0f} MB; "
-              f"{np.mean(c > 0):.3f} of anchors have a candidate, {np.mean(c >= args.k):.3f} at least {args.k}", flush=True)
-        save(record, args)
+    raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
+    scale["candidates_s"] = round(time.perf_counter() - t0, 1)
+    scale["pairs"] = block_pairs(phrases, anchors, args.max_block)
+    scale["floor_s"] = round(scale["pairs"] / lev, 1)
+    t0 = time.perf_counter()
+    cands = hn.admissible(phrases, anchors, raw, tables)
+    scale["exclusions_s"] = round(time.perf_counter() - t0, 1)
+    del raw
+    need = sorted(set(anchors) | {j for c in cands for j in c})
+    print(f"scale: candidates of {len(anchors):,} anchors in {scale['candidates_s']:,.0f} s "
+          f"(floor {scale['floor_s']:,.0f} s for {scale['pairs']:,} pairs), exclusions {scale['exclusions_s']:,.0f} s; "
+          f"{len(need):,} phrases to encode; load {os.getloadavg()}", flush=True)
+    save(record, args)
+    texts = [phrases[j] for j in need]
+    t0 = time.perf_counter()
+    encoded = encode(inner, texts, progress=True)
+    scale["encode_s"] = round(time.perf_counter() - t0, 1)
+    vectors = np.zeros((n, encoded.shape[1]), dtype=np.float32)
+    vectors[need] = encoded
+    del encoded
+    scale["encoded"] = len(need)
+    scale["encode_floor_s"] = round(flops(model, texts) / rate, 1)
+    t0 = time.perf_counter()
+    negatives, cosines = hn.select(phrases, anchors, cands, vectors, args.k)
+    scale["select_s"] = round(time.perf_counter() - t0, 1)
+    counts = np.array([len(negatives.get(phrases[i], ())) for i in anchors])
+    pairs = np.random.default_rng(0).choice(need, size=(2, 20_000))
+    scale.update({
+        "complete": True, "total_s": round(scale["candidates_s"] + scale["exclusions_s"] + scale["encode_s"]
+                                           + scale["select_s"], 1),
+        "encode_phrases_per_s": round(len(need) / scale["encode_s"], 1),
+        "encode_over_floor": round(scale["encode_s"] / scale["encode_floor_s"], 2),
+        "anchors_with_negatives": int((counts > 0).sum()), "share_with_k": float(np.mean(counts >= args.k)),
+        "mean_negatives": float(counts.mean()), "mean_cosine_hard_negative": float(np.mean(cosines)),
+        "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pairs[0]] * vectors[pairs[1]], axis=1))),
+        "peak_rss_mb": peak_rss_mb(), "load_average": os.getloadavg()})
+    print(f"scale: {len(anchors):,} anchors mined in {scale['total_s']:,.0f} s (candidates {scale['candidates_s']:,.0f}, "
+          f"exclusions {scale['exclusions_s']:,.0f}, encoding {scale['encode_s']:,.0f} = {scale['encode_over_floor']:.2f}x "
+          f"its FLOP floor, selection {scale['select_s']:,.0f}); {scale['anchors_with_negatives']:,} anchors have "
+          f"negatives, {scale['share_with_k']:.3f} all {args.k}; mean cosine {scale['mean_cosine_hard_negative']:.3f} "
+          f"(random pairs {scale['mean_cosine_random_pair']:.3f}); peak RSS {scale['peak_rss_mb'] / 1024:.1f} GB", flush=True)
+    if args.negatives:
+        hn.write_hard_negatives(negatives, Path(args.negatives))
     record["load_average_end"] = os.getloadavg()
     record["wall_time_s"] = round(time.perf_counter() - t_start, 1)
     save(record, args)
