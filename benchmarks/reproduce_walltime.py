@@ -1,6 +1,6 @@
 """Wall time of a whole ``make reproduce``, notebook by notebook, each notebook timed in one piece.
 
-    python3 benchmarks/reproduce_walltime.py [--profile cpu] [--until NN] [--resume]
+    python3 benchmarks/reproduce_walltime.py [--profile cpu] [--until NN] [--resume [--only NN ...]]
 
 Run it in a fresh clone (``../shared`` beside it, nothing else running on the machine): it
 starts ``make reproduce`` itself, so the venv build, every notebook and the HTML rendering are
@@ -10,9 +10,12 @@ average sampled every 30 s, mean and max per stage) to ``--out`` atomically, wit
 and the exit status, and the stages as JSON beside it (``.json``). The full log goes to
 ``--log``. It measures; it changes nothing the run does.
 
-A run may be timed in **sittings** on the same clone and commit: ``--until 07`` stops after
-notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those included), and ``--resume`` goes
-on with the notebooks not yet timed. Each notebook still runs once, whole, in one process, and
+The batch is ``notebooks/ORDER`` less ``notebooks/SEPARATE`` (notebooks with a make target of
+their own), as in the Makefile. A run may be timed in **sittings** on the same clone and commit:
+``--until 07`` stops after notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those
+included), ``--resume`` goes on with the notebooks not yet timed, and ``--resume --only 09 12``
+times just those of them (a notebook reads only what earlier ones wrote to disk, so one that
+does not need the skipped ones may go first; the sum is unchanged). Each notebook still runs once, whole, in one process, and
 notebooks share nothing but files on disk, so the sum of the stage times is the time of one
 uninterrupted run; the table says how many sittings there were. A stage that failed or was cut
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
@@ -76,6 +79,13 @@ def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[d
     return out, rc
 
 
+def batch(root: Path = Path(".")) -> list[str]:
+    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` less ``notebooks/SEPARATE``."""
+    separate = root / "notebooks" / "SEPARATE"
+    skip = set(separate.read_text().split()) if separate.is_file() else set()
+    return [nb for nb in (root / "notebooks" / "ORDER").read_text().split() if nb not in skip]
+
+
 def render(state: dict) -> str:
     """The stage table of ``state`` (the ``.json`` beside the table)."""
     n = len(state["sittings"])
@@ -107,11 +117,14 @@ def main(argv=None) -> int:
     ap.add_argument("--log", default="results/executed/reproduce.log")
     ap.add_argument("--until", help="stop after this notebook (its number, e.g. 07)")
     ap.add_argument("--resume", action="store_true", help="time the notebooks an earlier sitting left")
+    ap.add_argument("--only", nargs="+", metavar="NN", help="with --resume: time only these of them (numbers)")
     args = ap.parse_args(argv)
+    if args.only and not args.resume:
+        sys.exit("--only picks among the notebooks an earlier sitting left: use it with --resume")
 
     out, state_path = Path(args.out), Path(args.out).with_suffix(".json")
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-    order = Path("notebooks/ORDER").read_text().split()
+    order = batch()
     if args.resume:
         if not state_path.is_file():
             sys.exit(f"--resume: no {state_path} from an earlier sitting; run without --resume first")
@@ -125,7 +138,10 @@ def main(argv=None) -> int:
     else:
         state = {"profile": args.profile, "commit": commit, "cpu_count": os.cpu_count(), "sittings": [],
                  "stages": [], "remaining": order, "complete": False}
+    state["remaining"] = [nb for nb in state["remaining"] if nb in order]  # a notebook made SEPARATE since
     todo = state["remaining"]
+    if args.only:
+        todo = [nb for nb in todo if any(nb.startswith(n) for n in args.only)]
     if args.until:
         todo = todo[:1 + next((i for i, nb in enumerate(todo) if nb.startswith(args.until)), len(todo))]
     if not todo:

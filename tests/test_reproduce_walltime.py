@@ -82,3 +82,30 @@ def test_a_failed_notebook_is_not_timed_and_blocks_resume(clone, monkeypatch):
 def test_resume_needs_an_earlier_sitting(clone):
     with pytest.raises(SystemExit, match="run without --resume first"):
         rw.main(["--resume"])
+
+
+def test_separate_notebooks_are_not_part_of_the_batch(clone):
+    (clone / "notebooks" / "SEPARATE").write_text("01_b.ipynb\n")
+    assert rw.batch() == ["00_a.ipynb", "02_c.ipynb"]
+    assert rw.main([]) == 0
+    assert [s["stage"] for s in _state(clone)["stages"]] == [
+        "venv build and system packages", "00_a.ipynb", "02_c.ipynb", "html"]
+
+
+def test_only_times_some_of_the_rest_and_keeps_the_others(clone):
+    assert rw.main(["--until", "00"]) == 0
+    with pytest.raises(SystemExit, match="with --resume"):
+        rw.main(["--only", "02"])
+    assert rw.main(["--resume", "--only", "02"]) == 0  # 02 before 01: it reads nothing 01 writes
+    state = _state(clone)
+    assert state["remaining"] == ["01_b.ipynb"] and not state["complete"]
+    assert rw.main(["--resume"]) == 0
+    state = _state(clone)
+    assert state["complete"] and [s["stage"] for s in state["stages"] if s["stage"].endswith(".ipynb")] == [
+        "00_a.ipynb", "02_c.ipynb", "01_b.ipynb"]
+
+
+def test_the_makefile_and_the_script_agree_on_the_batch():
+    out = subprocess.run(["make", "-n", "-s", "reproduce"], cwd=ROOT, capture_output=True, text=True).stdout
+    listed = out.split("for nb in ", 1)[1].split(";", 1)[0].split()
+    assert listed == rw.batch(ROOT) and "11_methods.ipynb" not in listed

@@ -26,6 +26,10 @@
 # 2. **Training and scoring** each method over seeds, and PAUSE's label efficiency
 #    (1, 5, 10, 30, 100 % of the positive pairs labelled), through the experiment runner
 #    (`pearl.experiments.runner`), scored on the sweep suite.
+#
+# `make methods` runs it, apart from `make reproduce`: its 13 models take about 50 minutes on 2
+# cores, and with them the cpu profile's batch no longer fits in 3 hours (README, *How long*).
+# Notebook 12 reads its results file (`results/11_methods.json`) for §5.1's claims.
 
 # %% parameters
 SMOKE: bool = False
