@@ -86,6 +86,34 @@ def batch(root: Path = Path(".")) -> list[str]:
     return [nb for nb in (root / "notebooks" / "ORDER").read_text().split() if nb not in skip]
 
 
+#: stages that every sitting repeats (its own venv check, HTML of its notebooks, site): one run has each once
+ONCE_PER_RUN = ("venv build and system packages", "html", "site")
+
+
+def project(records: list[dict], notebooks: list[str]) -> dict:
+    """The batch ``notebooks`` would take, from the latest measurement of each stage.
+
+    ``records`` are the states written beside the tables (``.json``), newest first. A notebook's
+    time is the first record's that timed it; a stage repeated per sitting (:data:`ONCE_PER_RUN`)
+    counts once, at its longest in that record (the first sitting's venv build is the real one).
+    Stages no record timed are listed as missing and make the total a lower bound. It adds times
+    measured at different commits: what it gives is a projection, and says so with each source.
+    """
+    rows, missing = [], []
+    for stage in [ONCE_PER_RUN[0], *notebooks, *ONCE_PER_RUN[1:]]:
+        for rec in records:
+            found = [s["seconds"] for s in rec["stages"] if s["stage"] == stage]
+            if found:
+                rows.append({"stage": stage, "seconds": max(found), "commit": rec["commit"]})
+                break
+        else:
+            missing.append(stage)
+    total = sum(r["seconds"] for r in rows)
+    return {"notebooks": notebooks, "stages": rows, "missing": missing, "total_s": round(total, 1),
+            "total_min": round(total / 60, 1), "commits": sorted({r["commit"] for r in rows}),
+            "cpu_count": sorted({rec["cpu_count"] for rec in records}), "lower_bound": bool(missing)}
+
+
 def render(state: dict) -> str:
     """The stage table of ``state`` (the ``.json`` beside the table)."""
     n = len(state["sittings"])
@@ -118,7 +146,20 @@ def main(argv=None) -> int:
     ap.add_argument("--until", help="stop after this notebook (its number, e.g. 07)")
     ap.add_argument("--resume", action="store_true", help="time the notebooks an earlier sitting left")
     ap.add_argument("--only", nargs="+", metavar="NN", help="with --resume: time only these of them (numbers)")
+    ap.add_argument("--project", nargs="+", metavar="OLDER.json", help="write the batch's projected time from "
+                    "--out's record and these older ones (newest first) to reproduce_projection.json; time nothing")
     args = ap.parse_args(argv)
+    if args.project:
+        paths = [Path(args.out).with_suffix(".json"), *map(Path, args.project)]
+        proj = project([json.loads(p.read_text()) for p in paths], batch())
+        proj["records"] = [str(p) for p in paths]
+        dest = Path(args.out).with_name("reproduce_projection.json")
+        _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")
+        for r in proj["stages"]:
+            print(f"{r['stage']:<36}{r['seconds']:>10.0f}  {r['commit'][:7]}")
+        print(f"projected: {proj['total_min']:.1f} minutes" + (f"; not timed: {', '.join(proj['missing'])}"
+                                                             if proj["missing"] else "") + f" -> {dest}")
+        return 0
     if args.only and not args.resume:
         sys.exit("--only picks among the notebooks an earlier sitting left: use it with --resume")
 

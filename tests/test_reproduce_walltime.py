@@ -109,3 +109,19 @@ def test_the_makefile_and_the_script_agree_on_the_batch():
     out = subprocess.run(["make", "-n", "-s", "reproduce"], cwd=ROOT, capture_output=True, text=True).stdout
     listed = out.split("for nb in ", 1)[1].split(";", 1)[0].split()
     assert listed == rw.batch(ROOT) and "11_methods.ipynb" not in listed
+
+
+def test_projection_takes_each_stage_from_the_newest_record_that_timed_it():
+    new = {"commit": "b" * 40, "cpu_count": 2, "stages": [
+        {"stage": "venv build and system packages", "seconds": 90.0}, {"stage": "00_a.ipynb", "seconds": 10.0},
+        {"stage": "html", "seconds": 5.0}, {"stage": "venv build and system packages", "seconds": 3.0},
+        {"stage": "02_c.ipynb", "seconds": 30.0}, {"stage": "html", "seconds": 6.0}]}
+    old = {"commit": "a" * 40, "cpu_count": 2, "stages": [
+        {"stage": "venv build and system packages", "seconds": 100.0}, {"stage": "00_a.ipynb", "seconds": 12.0},
+        {"stage": "01_b.ipynb", "seconds": 20.0}, {"stage": "02_c.ipynb", "seconds": 40.0}]}
+    proj = rw.project([new, old], ["00_a.ipynb", "01_b.ipynb", "02_c.ipynb"])
+    got = {r["stage"]: (r["seconds"], r["commit"][0]) for r in proj["stages"]}
+    # per-sitting stages once, at their longest; 01 only the old record timed
+    assert got == {"venv build and system packages": (90.0, "b"), "00_a.ipynb": (10.0, "b"),
+                   "01_b.ipynb": (20.0, "a"), "02_c.ipynb": (30.0, "b"), "html": (6.0, "b")}
+    assert proj["total_s"] == 156.0 and proj["missing"] == ["site"] and proj["lower_bound"]
