@@ -124,8 +124,8 @@ CLAIMS = (
           "PEARL seeds against MiniLM, one-sample t-test", kind="direction", direction=1),
     Claim("C23", "§5.4", "Table 4 shows that PEARL consistently obtains significant enhancements, showing that our "
           "method can be generalized to various models.", "smallest gain over the backbones, average", 17.7,
-          ("backbone_min_gain",), "results/09_backbones.json: the backbone with the smallest gain (MiniLM, its first "
-          "two layers, its token embeddings), one-sample t-test of its seeds against the untrained encoder",
+          ("backbone_min_gain",), "results/09_backbones.json: the backbone with the smallest gain (MiniLM, me5-small, "
+          "MiniLM's first two layers, its token embeddings), one-sample t-test of its seeds against the untrained encoder",
           cells=((4, "+ PEARL", "BERT"), (4, "Original", "BERT"))),
     Claim("C24", "§5.5", F5, "BIRD at lr 3e-5 − best other lr", NAN, ("hyper", "lr"),
           "results/10_hyperparameters.json: one seed per point; the noise is the full recipe's BIRD seed std "
