@@ -174,3 +174,31 @@ def write_reference() -> None:
 
 if __name__ == "__main__":
     write_reference()
+
+
+def test_workers_asking_at_once_convert_once(tmp_path, monkeypatch):
+    """Worker processes on a fresh checkout all call folder(): one converts, the others wait for it."""
+    import multiprocessing
+    import time
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    log = tmp_path / "calls.txt"
+
+    def slow_convert(source, target):  # stands in for the real conversion; the forked workers inherit it
+        with open(log, "a") as f:
+            f.write("start\n")
+        time.sleep(0.5)
+        (target / "me5.json").write_text(json.dumps(
+            {"converter_version": me5._FORMAT_VERSION, "source_sha256": me5.sha256(source)}))
+        with open(log, "a") as f:
+            f.write("end\n")
+        return target
+
+    monkeypatch.setattr(me5, "convert", slow_convert)
+    workers = [multiprocessing.get_context("fork").Process(target=me5.folder) for _ in range(3)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join(30)
+    assert [w.exitcode for w in workers] == [0, 0, 0]
+    assert log.read_text().split() == ["start", "end"]  # one conversion, none overlapping it
