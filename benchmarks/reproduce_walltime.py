@@ -134,6 +134,7 @@ def render(state: dict) -> str:
                      f"{fmt(s['max_load']):>10}{sitting}")
     if not state["complete"]:
         lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
+    lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
     lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
     return "\n".join(lines) + "\n"
 
