@@ -6,3 +6,17 @@ from pearl.claims import report
 def test_reasons_give_one_line_per_claim():
     ledger = pd.DataFrame({"id": ["a1", "b2"], "verdict": ["holds", "fails"], "reason": ["p = 0.01", "below"]})
     assert report.reasons(ledger) == "a1 [holds] p = 0.01\nb2 [fails] below"
+
+
+def test_saved_json_is_strict_with_unreachable_power(tmp_path, monkeypatch):
+    """A claim no number of seeds would detect (n_power inf) and one with no value (NaN) still
+    give strict JSON: "> 100" as the tables print it, and null."""
+    import json
+    import math
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    table = report.build()
+    table.loc[0, "n_power"], table.loc[1, "n_power"] = math.inf, math.nan
+    report.save(table)
+    body = json.loads((tmp_path / "results" / "claims.json").read_text(), parse_constant=lambda c: 1 / 0)
+    assert [c["n_power"] for c in body["claims"][:2]] == ["> 100", None]

@@ -100,6 +100,13 @@ def markdown(table, smoke: bool = False) -> str:
     return head + "\n".join(lines)
 
 
+def _strict(v):
+    """A value strict JSON can hold: NaN (no value) as null, the seeds no test reaches (inf) as "> 100"."""
+    if isinstance(v, float) and not math.isfinite(v):
+        return None if math.isnan(v) else _seeds(v)
+    return v
+
+
 def _seeds(n: float) -> str:
     return "–" if n != n else ("> 100" if math.isinf(n) else f"{n:.0f}")
 
@@ -116,8 +123,7 @@ def save(table, smoke: bool = False) -> list:
     SMOKE process (:func:`pearl.paths.smoke`) whatever ``smoke`` says."""
     smoke = smoke or paths.smoke()
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
-    records = [{k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in r.items()}
-               for r in table.to_dict("records")]
+    records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
     body = {"counts": counts(table), "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
             **({"SMOKE": "smoke-size run"} if smoke else {})}
     return out + [write_json(paths.results_dir("claims.json"), body)]
