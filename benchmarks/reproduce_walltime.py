@@ -90,6 +90,18 @@ def batch(root: Path = Path(".")) -> list[str]:
 ONCE_PER_RUN = ("venv build and system packages", "html", "site")
 
 
+def own_records(notebooks: list[str], results: Path = Path("results")) -> dict:
+    """A stand-in record of the notebooks' own wall times (``results/NN_*.json``, ``wall_time_s``):
+    the notebook's cells alone, without the kernel's start, for a stage no timed sitting has."""
+    stages = []
+    for nb in notebooks:
+        path = results / nb.replace(".ipynb", ".json")
+        if path.is_file() and (rec := json.loads(path.read_text())).get("wall_time_s") is not None:
+            stages.append({"stage": nb, "seconds": rec["wall_time_s"], "own_record": True,
+                           "commit": rec["provenance"]["git_sha"]})
+    return {"commit": "", "cpu_count": os.cpu_count(), "stages": stages}
+
+
 def project(records: list[dict], notebooks: list[str]) -> dict:
     """The batch ``notebooks`` would take, from the latest measurement of each stage.
 
@@ -104,7 +116,9 @@ def project(records: list[dict], notebooks: list[str]) -> dict:
         for rec in records:
             found = [s["seconds"] for s in rec["stages"] if s["stage"] == stage]
             if found:
-                rows.append({"stage": stage, "seconds": max(found), "commit": rec["commit"]})
+                first = next(s for s in rec["stages"] if s["stage"] == stage)  # own records: a commit each
+                rows.append({"stage": stage, "seconds": max(found), "commit": first.get("commit", rec["commit"]),
+                             "own_record": bool(first.get("own_record"))})
                 break
         else:
             missing.append(stage)
@@ -149,10 +163,13 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", metavar="NN", help="with --resume: time only these of them (numbers)")
     ap.add_argument("--project", nargs="+", metavar="OLDER.json", help="write the batch's projected time from "
                     "--out's record and these older ones (newest first) to reproduce_projection.json; time nothing")
+    ap.add_argument("--own-records", action="store_true", help="with --project: a notebook no record timed "
+                    "takes its own results file's wall time (cells only), labelled so")
     args = ap.parse_args(argv)
     if args.project:
         paths = [Path(args.out).with_suffix(".json"), *map(Path, args.project)]
-        proj = project([json.loads(p.read_text()) for p in paths], batch())
+        records = [json.loads(p.read_text()) for p in paths]
+        proj = project(records + ([own_records(batch())] if args.own_records else []), batch())
         proj["records"] = [str(p) for p in paths]
         dest = Path(args.out).with_name("reproduce_projection.json")
         _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")

@@ -125,3 +125,12 @@ def test_projection_takes_each_stage_from_the_newest_record_that_timed_it():
     assert got == {"venv build and system packages": (90.0, "b"), "00_a.ipynb": (10.0, "b"),
                    "01_b.ipynb": (20.0, "a"), "02_c.ipynb": (30.0, "b"), "html": (6.0, "b")}
     assert proj["total_s"] == 156.0 and proj["missing"] == ["site"] and proj["lower_bound"]
+
+
+def test_a_notebooks_own_record_stands_in_last(tmp_path):
+    (tmp_path / "01_b.json").write_text(json.dumps({"wall_time_s": 7.5, "provenance": {"git_sha": "c" * 40}}))
+    own = rw.own_records(["00_a.ipynb", "01_b.ipynb"], tmp_path)
+    timed = {"commit": "b" * 40, "cpu_count": 2, "stages": [{"stage": "00_a.ipynb", "seconds": 10.0}]}
+    rows = rw.project([timed, own], ["00_a.ipynb", "01_b.ipynb"])["stages"]
+    assert [(r["stage"], r["seconds"], r["own_record"], r["commit"][0]) for r in rows if r["stage"].endswith(".ipynb")] \
+        == [("00_a.ipynb", 10.0, False, "b"), ("01_b.ipynb", 7.5, True, "c")]
