@@ -47,17 +47,19 @@ def _short(model: str) -> str:
 def reproduce_time() -> str | None:
     """The sentence giving one measured ``make reproduce`` run, stage by stage, or None without one.
 
-    Read from ``results/benchmarks/reproduce_walltime.txt`` (``benchmarks/reproduce_walltime.py``):
+    Read from the complete one of ``results/benchmarks/reproduce_walltime*.txt``
+    (``benchmarks/reproduce_walltime.py``; the newest record may be a run still in sittings):
     minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
     run timed in sittings says so.
     """
-    path = R / "benchmarks" / "reproduce_walltime.txt"
-    if not path.is_file():
+    for path in sorted((R / "benchmarks").glob("reproduce_walltime*.txt")):
+        text = path.read_text()
+        head = re.search(r"PROFILE=(\w+), (.*?), from a fresh clone, commit (\w{7})\w*\non (\d+) CPU cores; "
+                         r"exit status (\d+)", text)
+        if head is not None and head[5] == "0" and "not complete:" not in text:
+            break  # a run that failed or is not complete measures nothing a reader can repeat
+    else:
         return None
-    text = path.read_text()
-    head = re.search(r"PROFILE=(\w+), (.*?), from a fresh clone, commit (\w{7})\w*\non (\d+) CPU cores; exit status (\d+)", text)
-    if head is None or head[5] != "0" or "not complete:" in text:
-        return None  # a run that failed or is not complete measures nothing a reader can repeat
     parts = {}  # label -> seconds; in sittings the venv check and the HTML happen once per sitting
     for name, secs in re.findall(r"^(\S.*?)\s+(\d+)\s+[\d.]+\s+\S+\s+\S+(?:\s+\(sitting \d+\))?$", text, re.M):
         label = name.split("_")[0] if name.endswith(".ipynb") else "HTML" if name == "html" else "venv build"
@@ -67,6 +69,26 @@ def reproduce_time() -> str | None:
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
     return (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes on "
             f"{head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")
+
+
+def reproduce_projection() -> list[tuple[str, str]]:
+    """The sentence projecting the current batch's time from the latest timing of each stage
+    (``results/benchmarks/reproduce_projection.json``, ``reproduce_walltime.py --project``)."""
+    path = R / "benchmarks" / "reproduce_projection.json"
+    if not path.is_file():
+        return []
+    p = json.loads(path.read_text())
+    by_commit: dict[str, list[str]] = {}
+    for row in p["stages"]:
+        label = row["stage"].split("_")[0] if row["stage"].endswith(".ipynb") else (
+            "venv build" if row["stage"].startswith("venv") else row["stage"].upper() if row["stage"] == "html" else row["stage"])
+        own = " (cells only, its own record)" if row.get("own_record") else ""
+        by_commit.setdefault(row["commit"][:7], []).append(f"{label} {row['seconds'] / 60:.1f}{own}")
+    parts = "; ".join(f"at `{c}`: {', '.join(v)}" for c, v in by_commit.items())
+    bound = "at least " if p["lower_bound"] else ""
+    return [(f"projected at {bound}{p['total_min']:.0f} minutes on {'/'.join(map(str, p['cpu_count']))} cores "
+             f"from the latest timing of each of its stages (minutes per stage {parts})",
+             "results/benchmarks/reproduce_projection.json")]
 
 
 def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
@@ -106,7 +128,8 @@ def claims() -> list[tuple[str, str]]:
 
     out = []
     if (whole := reproduce_time()) is not None:
-        out.append((whole, "results/benchmarks/reproduce_walltime.txt"))
+        out.append((whole, "results/benchmarks/reproduce_walltime*.txt"))
+    out += reproduce_projection()
     walls = {p.name: _json(p.name)["wall_time_s"] for p in sorted(R.glob("[0-9][0-9]_*.json"))}
     cores = _json("04_benchmark.json")["provenance"]["hardware"]["cpu_count"]
     out.append((f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores", "results/NN_*.json wall_time_s"))
@@ -342,7 +365,7 @@ def ledger_claims() -> list[tuple[str, str]]:
     if not (R / "claims.csv").is_file():
         return []
     t, src = pd.read_csv(R / "claims.csv", keep_default_na=False, na_values={c: [""] for c in
-                                                                             ("paper", "ours", "std", "p", "mde")}), \
+                                                                             ("paper", "ours", "std", "p", "mde", "n_power")}), \
         "results/claims.csv"
     order = ("reproduced", "direction only", "not reproduced", "underpowered", "not testable here")
     counts = {v: int((t["verdict"] == v).sum()) for v in order}
@@ -356,8 +379,43 @@ def ledger_claims() -> list[tuple[str, str]]:
         p = "p < 0.001" if r.p < 0.001 else f"p = {r.p:.3f}"
         noise = "no seed noise" if r.p != r.p else f"std {r.std:.2f}, {p}, detectable {r.mde:.2f}"
         ours = f"{r.ours:.2f}" if r.kind == "value" else f"{r.ours:+.2f}"
+        plan = ""
+        if r.verdict == "underpowered" and r.n_power == r.n_power:  # NaN: no size to reach (a direction)
+            plan = "; more than 100 seeds" if r.n_power == float("inf") else f"; {r.n_power:.0f} seeds"
+            plan += " per arm would detect the paper's size"
         out.append((f"**{r.id}** {r.quantity}: {who[r.source]} {paper}, ours {ours} (n = {r.n}; {noise}): "
-                    f"**{r.verdict}**", src))
+                    f"**{r.verdict}**{plan}", src))
+    return out
+
+
+def power_claims() -> list[tuple[str, str]]:
+    """The "What holds" paragraph on seeds: how many each group of claims uses, what the
+    underpowered ablation claims would need, and what more seeds for Table 3 would cost
+    (notebook 08's stage in ``results/benchmarks/reproduce_projection.json``, per model)."""
+    import pandas as pd
+
+    if not (R / "claims.csv").is_file():
+        return []
+    t, src = pd.read_csv(R / "claims.csv").set_index("id"), "results/claims.csv"
+    out = [(f"Claims C10 and C11 (Table 2's sets against the untrained backbone) use the {t.loc['C10', 'n']} seeds "
+            f"notebook 03 trains, C08 and C09 (against the other methods) the {t.loc['C08', 'n']} of notebook 11", src)]
+    abl = t.loc[[f"C{i}" for i in range(12, 22)]]
+    need = abl[abl["verdict"] == "underpowered"]["n_power"]
+    finite, inf = need[need != float("inf")], list(need[need == float("inf")].index)
+    text = f"The ablation claims (C12–C21) use {abl['n'].max()} seeds per arm"
+    if len(finite):
+        text += f"; the underpowered ones would need {finite.min():.0f} to {finite.max():.0f}"
+    if inf:
+        text += f", and {', '.join(inf)} more than 100"
+    out.append((text, src))
+    proj = _json("benchmarks/reproduce_projection.json")
+    stage = next(r for r in proj["stages"] if r["stage"] == "08_ablations.ipynb")
+    rec = _json("08_ablations.json")
+    models, arms = len(rec["metrics"]["models"]), len(rec["parameters"]["ABLATIONS"]) + 1
+    per = stage["seconds"] / models
+    out.append((f"notebook 08 took {stage['seconds'] / 60:.0f} minutes on 2 cores for its {models} models "
+                f"(at `{stage['commit'][:7]}`), so 2 more seeds for its {arms} arms would add about "
+                f"{2 * arms * per / 60:.0f} minutes", "results/benchmarks/reproduce_projection.json"))
     return out
 
 
@@ -491,7 +549,7 @@ def check(readme_path: Path = ROOT / "README.md") -> list[str]:
             rest = rest.replace(row, " ")
         else:
             problems.append(f"table row not in results/{{{','.join(TABLES)}}}.md: {row[:90]}")
-    for text, source in claims() + probe_claims() + experiment_claims() + methods_claims() + ledger_claims() + \
+    for text, source in claims() + probe_claims() + experiment_claims() + methods_claims() + ledger_claims() + power_claims() + \
             paper_side_claims() + discrepancy_claims() + neighbours_claims():
         if text in section:
             rest = rest.replace(text, " ")
