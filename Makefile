@@ -96,17 +96,12 @@ study: $(STAMP) sysdeps
 	  results/executed/13_discrepancy_$(DESIGN).ipynb -p PROFILE $(PROFILE) -p DESIGN $(DESIGN)
 
 # PEARL against SimCSE, Phrase-BERT and PAUSE on one trainer (notebook 11: 13 models, about 50
-# minutes on 2 cores), apart from make reproduce; needs the corpus and tables of notebooks 01 and
-# 02 and reuses notebook 03's PEARL models. Notebook 12 reads its results file: run make methods
-# before make reproduce (or run notebook 12 again) to have the claims read the new one.
+# minutes on 2 cores), apart from make reproduce but through it (same provenance, HTML and site).
+# It needs the corpus and tables of notebooks 01 and 02 and reuses notebook 03's PEARL models.
+# Notebook 12 reads its results file: run make methods before make reproduce (or run notebook 12
+# again) to have the claims read the new one.
 methods: $(STAMP) sysdeps
-	@mkdir -p results/executed
-	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
-	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
-	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	args="$$($(PY) .ci/params.py notebooks/11_methods.ipynb PROFILE=$(PROFILE))" || exit 1; \
-	$(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/11_methods.ipynb results/executed/11_methods.ipynb $$args
-	$(VENV)/bin/jupyter nbconvert --to html --log-level=WARN results/executed/11_methods.ipynb
+	$(MAKE) --no-print-directory reproduce NOTEBOOKS=11_methods.ipynb
 
 # every executed notebook as HTML beside it (results/executed/NN_*.html, git-ignored)
 html: $(STAMP)

@@ -44,6 +44,13 @@ def _short(model: str) -> str:
     return model.lower().replace(" ", "-") if model.startswith("PEARL seed") else model
 
 
+def _stage_label(stage: str) -> str:
+    """A timed stage as the README names it: a notebook by its number, then the venv build, HTML, site."""
+    if stage.endswith(".ipynb"):
+        return stage.split("_")[0]
+    return "venv build" if stage.startswith("venv") else "HTML" if stage == "html" else stage
+
+
 def reproduce_time() -> str | None:
     """The sentence giving one measured ``make reproduce`` run, stage by stage, or None without one.
 
@@ -62,7 +69,7 @@ def reproduce_time() -> str | None:
         return None
     parts = {}  # label -> seconds; in sittings the venv check and the HTML happen once per sitting
     for name, secs in re.findall(r"^(\S.*?)\s+(\d+)\s+[\d.]+\s+\S+\s+\S+(?:\s+\(sitting \d+\))?$", text, re.M):
-        label = name.split("_")[0] if name.endswith(".ipynb") else "HTML" if name == "html" else "venv build"
+        label = _stage_label(name)
         parts[label] = parts.get(label, 0) + int(secs)
     parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
@@ -80,10 +87,8 @@ def reproduce_projection() -> list[tuple[str, str]]:
     p = json.loads(path.read_text())
     by_commit: dict[str, list[str]] = {}
     for row in p["stages"]:
-        label = row["stage"].split("_")[0] if row["stage"].endswith(".ipynb") else (
-            "venv build" if row["stage"].startswith("venv") else row["stage"].upper() if row["stage"] == "html" else row["stage"])
         own = " (cells only, its own record)" if row.get("own_record") else ""
-        by_commit.setdefault(row["commit"][:7], []).append(f"{label} {row['seconds'] / 60:.1f}{own}")
+        by_commit.setdefault(row["commit"][:7], []).append(f"{_stage_label(row['stage'])} {row['seconds'] / 60:.1f}{own}")
     parts = "; ".join(f"at `{c}`: {', '.join(v)}" for c, v in by_commit.items())
     bound = "at least " if p["lower_bound"] else ""
     return [(f"projected at {bound}{p['total_min']:.0f} minutes on {'/'.join(map(str, p['cpu_count']))} cores "

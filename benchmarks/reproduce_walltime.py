@@ -114,11 +114,10 @@ def project(records: list[dict], notebooks: list[str]) -> dict:
     rows, missing = [], []
     for stage in [ONCE_PER_RUN[0], *notebooks, *ONCE_PER_RUN[1:]]:
         for rec in records:
-            found = [s["seconds"] for s in rec["stages"] if s["stage"] == stage]
-            if found:
-                first = next(s for s in rec["stages"] if s["stage"] == stage)  # own records: a commit each
-                rows.append({"stage": stage, "seconds": max(found), "commit": first.get("commit", rec["commit"]),
-                             "own_record": bool(first.get("own_record"))})
+            hits = [s for s in rec["stages"] if s["stage"] == stage]
+            if hits:  # own records carry a commit per stage
+                rows.append({"stage": stage, "seconds": max(s["seconds"] for s in hits),
+                             "commit": hits[0].get("commit", rec["commit"]), "own_record": bool(hits[0].get("own_record"))})
                 break
         else:
             missing.append(stage)
