@@ -141,16 +141,20 @@ by_size
 
 # %% [markdown]
 # The paper-scale count: the paper keeps 3.8M phrases seen at least twice in its Wikipedia.
-# Run with `PROFILE="gpu"` this notebook builds from all 30,729 articles (65.0M tokens); the
-# projection below assumes the build scales with its worker count, which holds while the parent
-# only merges small per-paragraph phrase lists (`benchmarks/corpus_build.py` measures the ratio
-# to the parse-only rate). The whole corpus's count is measured only by such a run.
+# `experiments/whole_corpus.py` builds all 30,729 articles (65.0M tokens) once, with the same
+# settings as this notebook's `PROFILE="gpu"` run (same build folder, so either finishes what
+# the other started), and commits the counts to `results/wikipedia_whole_corpus.json`; the
+# cell below reads that record. The projection assumes the build scales with its worker
+# count, which holds while the parent only merges small per-paragraph phrase lists
+# (`benchmarks/corpus_build.py` measures the ratio to the parse-only rate).
 
 # %%
 per_process = summary.per_process_rate(build_runs)
 whole_tokens = wikipedia.N_TOKENS
+whole = summary.whole_corpus()
 print(f"at the build's {per_process:,.0f} tokens/s per process (on this machine, at its load): the whole corpus takes about "
       f"{whole_tokens / per_process / 16 / 60:.0f} minutes on 16 processes, {whole_tokens / per_process / 2 / 3600:.1f} hours on 2")
+whole
 
 # %%
 corpus_rows = summary.training_rows(CORPUS, counts, MIN_FREQ, wiki_rows)
@@ -212,19 +216,12 @@ run.save(
         "throughput_tokens_per_s": n_tokens / parse_s, "throughput_phrases_per_s": occurrences / parse_s,
         "wikipedia_sample": {
             "corpus": wikipedia.SOURCE, "sample": sample.as_dict(), "description": sample.describe(),
-            "articles": wiki["articles"], "paragraphs": wiki["paragraphs"], "tokens": wiki["tokens"],
-            "chunks": wiki["chunks"], "phrase_occurrences": wiki["occurrences"],
-            "distinct_phrases": wiki["distinct"], "min_freq": WIKI_MIN_FREQ, "kept_phrases": wiki["kept"],
-            "kept_share_pct": round(100 * wiki["kept"] / wiki["distinct"], 2),
-            "frequency_histogram": wiki["freq_histogram"],
-            "class_shares_pct": {"kept": class_shares(sample_labels), "every_phrase": wiki["class_shares_all_pct"],
-                                 "paper": PAPER_CLASS_SHARES},
+            **summary.sample_counts(wiki, wiki_rows, WIKI_MIN_FREQ, PAPER_CLASS_SHARES),
             "class_shares_kept_by_sample_size": by_size.to_dict(orient="records"),
-            "types_present": len(wiki_types), "types_absent": sorted(set(LABELS) - set(wiki_types)),
             "build_s_this_run": build_s, "build_runs": build_runs, "parse_tokens_per_s": parse_rate,
             "n_process": N_PROCESS, "batch_size": BATCH_SIZE, "peak_rss_mb_this_run": rss,
             "projected_whole_corpus_minutes_16_processes": whole_tokens / per_process / 16 / 60,
-            "whole_corpus_phrase_count": "not measured yet: run this notebook with PROFILE='gpu'",
+            "whole_corpus": whole,
         },
     },
     data_sources={"training_corpus": corpus_about,

@@ -59,3 +59,32 @@ def test_wordnet_rows_about_and_sources():
     assert (summary.wordnet_source(True), summary.wordnet_source(False)) == (summary.WORDNET_SOURCE, None)
     rows = [("a", "NP-OTHER", 1, "wikitext2"), ("b", "VP-OTHER", 0, "wordnet"), ("c", "NP-OTHER", 2, "wikitext2")]
     assert summary.source_counts(rows).to_dict() == {"wikitext2": 2, "wordnet": 1}
+
+
+def test_sample_counts_by_hand():
+    stats = {"articles": 2, "paragraphs": 5, "tokens": 40, "chunks": 1, "occurrences": 9, "distinct": 4, "kept": 1,
+             "freq_histogram": {"1": 3, "5": 1}, "class_shares_kept_pct": {"NP": 100.0},
+             "class_shares_all_pct": {"NP": 75.0, "PP": 25.0}}
+    out = summary.sample_counts(stats, [("new york", "NP-GPE", 5)], 2, paper_shares={"NP": 60.1})
+    assert out["kept_share_pct"] == 25.0 and out["distinct_phrases"] == 4 and out["phrase_occurrences"] == 9
+    assert out["class_shares_pct"] == {"kept": {"NP": 100.0}, "every_phrase": {"NP": 75.0, "PP": 25.0},
+                                       "paper": {"NP": 60.1}}
+    assert out["types_present"] == 1 and len(out["types_absent"]) == 94 and "NP-GPE" not in out["types_absent"]
+    assert "paper" not in summary.sample_counts(stats, [], 2)["class_shares_pct"]
+
+
+def test_whole_corpus_reads_the_committed_record(tmp_path, monkeypatch):
+    import json
+
+    from pearl import paths
+
+    monkeypatch.setattr(paths, "ROOT", tmp_path)
+    missing = summary.whole_corpus()
+    assert missing["measured"] is False and "experiments/whole_corpus.py" in missing["how"]
+    (tmp_path / "results").mkdir()
+    metrics = {"description": "every article", "tokens": 100, "distinct_phrases": 10, "min_freq": 2,
+               "kept_phrases": 3, "kept_share_pct": 30.0}
+    (tmp_path / "results" / f"{summary.WHOLE_CORPUS}.json").write_text(
+        json.dumps({"metrics": metrics, "provenance": {"commit": "abc1234"}}))
+    got = summary.whole_corpus()
+    assert got == {"record": f"results/{summary.WHOLE_CORPUS}.json", "measured": True, **metrics, "commit": "abc1234"}

@@ -13,11 +13,13 @@ from typing import Callable, Sequence
 
 from .. import paths
 from . import build, wikipedia
-from .phrases import select
+from .phrases import LABELS, select
 
 #: the training corpora notebook 01 can write (``CORPUS``)
 CORPORA = ("wikitext2", "wikipedia")
 WORDNET_SOURCE = "WordNet 3.0 (Debian wordnet-base) via NLTK"
+#: the committed record of the whole corpus's build, under ``results/`` (``experiments/whole_corpus.py``)
+WHOLE_CORPUS = "wikipedia_whole_corpus"
 
 
 def check_corpus(name: str) -> str:
@@ -120,3 +122,37 @@ def source_counts(rows: Sequence[tuple]):
     import pandas as pd
 
     return pd.Series([r[3] for r in rows]).value_counts()
+
+
+def sample_counts(stats: dict, rows: Sequence[tuple], min_freq: int, paper_shares: dict | None = None) -> dict:
+    """What a built Wikipedia sample is reported by (notebook 01, and the whole corpus's record):
+    its size, its distinct phrases, those seen at least ``min_freq`` times and their share, the
+    lexical-class shares (of those kept, of every phrase, and ``paper_shares`` beside them) and
+    how many of the 95 phrase types occur among the kept. ``stats``, ``rows``: of
+    :func:`pearl.corpus.build.merge` at ``min_freq``."""
+    present = {r[1] for r in rows}
+    shares = {"kept": stats["class_shares_kept_pct"], "every_phrase": stats["class_shares_all_pct"]}
+    return {"articles": stats["articles"], "paragraphs": stats["paragraphs"], "tokens": stats["tokens"],
+            "chunks": stats["chunks"], "phrase_occurrences": stats["occurrences"],
+            "distinct_phrases": stats["distinct"], "min_freq": min_freq, "kept_phrases": stats["kept"],
+            "kept_share_pct": round(100 * stats["kept"] / max(stats["distinct"], 1), 2),
+            "frequency_histogram": stats["freq_histogram"],
+            "class_shares_pct": {**shares, "paper": paper_shares} if paper_shares else shares,
+            "types_present": len(present), "types_absent": sorted(set(LABELS) - present)}
+
+
+def whole_corpus() -> dict:
+    """The whole corpus's phrase counts from its committed record (:data:`WHOLE_CORPUS`): where
+    the record is, its sample, distinct phrases, those kept and their share, and the commit that
+    built it; or, when there is none, the record's path and how to make it."""
+    import json
+
+    path = paths.ROOT / "results" / f"{WHOLE_CORPUS}.json"
+    about = {"record": f"results/{WHOLE_CORPUS}.json"}
+    if not path.is_file():
+        return {**about, "measured": False, "how": "run experiments/whole_corpus.py (resumable: run it again after a kill)"}
+    record = json.loads(path.read_text(encoding="utf8"))
+    m = record["metrics"]
+    return {**about, "measured": True, "description": m["description"], "tokens": m["tokens"],
+            "distinct_phrases": m["distinct_phrases"], "min_freq": m["min_freq"], "kept_phrases": m["kept_phrases"],
+            "kept_share_pct": m["kept_share_pct"], "commit": record["provenance"].get("commit")}
