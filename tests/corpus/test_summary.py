@@ -87,4 +87,4 @@ def test_whole_corpus_reads_the_committed_record(tmp_path, monkeypatch):
     (tmp_path / "results" / f"{summary.WHOLE_CORPUS}.json").write_text(
         json.dumps({"metrics": metrics, "provenance": {"commit": "abc1234"}}))
     got = summary.whole_corpus()
-    assert got == {"record": f"results/{summary.WHOLE_CORPUS}.json", "measured": True, **metrics, "commit": "abc1234"}
+    assert got == {"record": summary.WHOLE_CORPUS_RECORD, "measured": True, **metrics, "commit": "abc1234"}

@@ -20,6 +20,7 @@ CORPORA = ("wikitext2", "wikipedia")
 WORDNET_SOURCE = "WordNet 3.0 (Debian wordnet-base) via NLTK"
 #: the committed record of the whole corpus's build, under ``results/`` (``experiments/whole_corpus.py``)
 WHOLE_CORPUS = "wikipedia_whole_corpus"
+WHOLE_CORPUS_RECORD = f"results/{WHOLE_CORPUS}.json"
 
 
 def check_corpus(name: str) -> str:
@@ -147,8 +148,8 @@ def whole_corpus() -> dict:
     built it; or, when there is none, the record's path and how to make it."""
     import json
 
-    path = paths.ROOT / "results" / f"{WHOLE_CORPUS}.json"
-    about = {"record": f"results/{WHOLE_CORPUS}.json"}
+    path = paths.ROOT / WHOLE_CORPUS_RECORD
+    about = {"record": WHOLE_CORPUS_RECORD}
     if not path.is_file():
         return {**about, "measured": False, "how": "run experiments/whole_corpus.py (resumable: run it again after a kill)"}
     record = json.loads(path.read_text(encoding="utf8"))
