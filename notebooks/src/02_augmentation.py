@@ -8,7 +8,11 @@
 #   cosine threshold (standing in for the paper's FastText), over the corpus vocabulary;
 # * phrase-level **paraphrases** for every phrase: offline rules + WordNet phrase synonyms
 #   here (acronyms "The New York Times" -> "NYT", abbreviations, numbers); on a connected
-#   machine set `PARAPHRASER` to a Hugging Face text2text model such as Parrot;
+#   machine set `PARAPHRASER` to a Hugging Face text2text model such as Parrot. The rules
+#   reach fewer than half the phrases; `PARAPHRASER="rewrite"` adds date and number formats and
+#   one-word synonyms the backbone agrees with, which reach about two thirds, but only half of
+#   those word rewrites are true paraphrases (`experiments/paraphrase_coverage.py`,
+#   `results/paraphrase_coverage.json`), so the rules stay the default;
 # * **hard negatives**: lexically close phrases (rapidfuzz with blocking) with the lowest
 #   backbone cosine, never the phrase's own augmentations or synonyms.
 #
@@ -23,7 +27,7 @@ PROFILE: str = "cpu"
 MAX_PHRASES: int = 0          # 0 means the whole corpus
 GLOVE_THRESHOLD: float = 0.85
 GLOVE_VOCAB: int = 100000     # neighbours among the most frequent GloVe words
-PARAPHRASER: str = "offline"  # or a Hugging Face model, e.g. prithivida/parrot_paraphraser_on_T5
+PARAPHRASER: str = "offline"  # "rewrite" (rules + rewrites the backbone agrees with), or a Hugging Face model, e.g. prithivida/parrot_paraphraser_on_T5
 P_CHAR: float = 1.0
 P_TOKEN: float = 1.0
 P_PHRASE: float = 1.0

@@ -158,7 +158,13 @@ class OfflineParaphraser:
 
 
 def paraphraser(name: str = "offline"):
-    """The rule-based :class:`OfflineParaphraser` for ``"offline"``, else :class:`HFParaphraser` for that model."""
+    """The rule-based :class:`OfflineParaphraser` for ``"offline"``; the rules plus rewrites the
+    backbone agrees with (:class:`pearl.corpus.rewrite.RewriteParaphraser`) for ``"rewrite"``;
+    else :class:`HFParaphraser` for that model."""
+    if name == "rewrite":
+        from .rewrite import RewriteParaphraser
+
+        return RewriteParaphraser()
     return OfflineParaphraser() if name == "offline" else HFParaphraser(name)
 
 

@@ -28,7 +28,7 @@ class TableSettings:
     """How the tables and hard negatives are built (notebook 02's parameters of the same names)."""
     glove_threshold: float = 0.85  # GLOVE_THRESHOLD: cosine of a GloVe neighbour
     glove_vocab: int = 100_000  # GLOVE_VOCAB: neighbours among the most frequent GloVe words
-    paraphraser: str = "offline"  # PARAPHRASER: "offline" rules, or a Hugging Face text2text model
+    paraphraser: str = "offline"  # PARAPHRASER: "offline" rules, "rewrite" (pearl.corpus.rewrite), or a Hugging Face text2text model
     model: str = "minilm"  # MODEL: the backbone whose cosine ranks hard negatives
     k: int = 12  # K_NEGATIVES: hard negatives per anchor
     max_distance: float = 0.5  # MAX_DISTANCE: normalised Levenshtein distance of a candidate
