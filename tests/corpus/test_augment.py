@@ -193,10 +193,3 @@ def test_augment_many_draws_as_one_by_one_and_the_summary_counts_ops():
     assert one.augment_many(PHRASES) == [two.augment_with_op(p) for p in PHRASES]
     ops, changed = au.op_summary([("char_swap", "ab"), ("none", "x"), ("char_swap", "cd")], ["ba", "x", "dc"])
     assert ops == {"char_swap": 2, "none": 1} and changed == 2 / 3
-
-
-def test_paraphraser_by_name():
-    from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser, paraphraser
-
-    assert isinstance(paraphraser("offline"), OfflineParaphraser)
-    assert isinstance(paraphraser("some/model"), HFParaphraser) and paraphraser("some/model").model_name == "some/model"

@@ -52,3 +52,12 @@ def test_threshold_keeps_rules_formats_then_agreeing_words(monkeypatch):
     monkeypatch.setattr(para, "scored", lambda phrases: scored)
     assert para.paraphrase_many(list(scored)) == {"July 27": ["27 July"], "the old story": ["the old tale"],
                                                   "The New York Times": ["NYT", "NYTimes", "New York Times"]}
+
+
+def test_paraphraser_by_name():
+    from pearl.corpus.paraphrase import HFParaphraser, OfflineParaphraser
+
+    assert isinstance(rewrite.paraphraser("offline"), OfflineParaphraser)
+    assert isinstance(rewrite.paraphraser("rewrite"), rewrite.RewriteParaphraser)
+    hf = rewrite.paraphraser("some/model")
+    assert isinstance(hf, HFParaphraser) and hf.model_name == "some/model"

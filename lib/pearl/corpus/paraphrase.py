@@ -157,17 +157,6 @@ class OfflineParaphraser:
         return {p: out for p in phrases if (out := self.paraphrase(p))}
 
 
-def paraphraser(name: str = "offline"):
-    """The rule-based :class:`OfflineParaphraser` for ``"offline"``; the rules plus rewrites the
-    backbone agrees with (:class:`pearl.corpus.rewrite.RewriteParaphraser`) for ``"rewrite"``;
-    else :class:`HFParaphraser` for that model."""
-    if name == "rewrite":
-        from .rewrite import RewriteParaphraser
-
-        return RewriteParaphraser()
-    return OfflineParaphraser() if name == "offline" else HFParaphraser(name)
-
-
 class HFParaphraser:
     """A Hugging Face text2text paraphraser loaded by name (lazily, on first use)."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from typing import Sequence
 
-from .paraphrase import OfflineParaphraser, _dedup
+from .paraphrase import HFParaphraser, OfflineParaphraser, _dedup
 
 #: function words and their paraphrases (one-way where the way back is ambiguous: "about")
 FUNCTION_WORDS = {
@@ -215,3 +215,12 @@ class RewriteParaphraser:
 
     def paraphrase(self, phrase: str) -> list[str]:
         return self.paraphrase_many([phrase]).get(phrase, [])
+
+
+def paraphraser(name: str = "offline"):
+    """The paraphraser notebook 02's ``PARAPHRASER`` names: the rules (:class:`OfflineParaphraser`)
+    for ``"offline"``, :class:`RewriteParaphraser` for ``"rewrite"``, else :class:`HFParaphraser`
+    for that Hugging Face model."""
+    if name == "rewrite":
+        return RewriteParaphraser()
+    return OfflineParaphraser() if name == "offline" else HFParaphraser(name)

@@ -57,7 +57,7 @@ def build_training_tables(phrases: list[str], out_dir: str | Path | None = None,
     from ..models import load_model
     from .augment import AugmentTables, save_tables
     from .hard_negatives import mine, write_hard_negatives
-    from .paraphrase import paraphraser
+    from .rewrite import paraphraser
     from .synonyms import glove_neighbours, vocabulary, wordnet_table
 
     out = Path(out_dir) if out_dir else paths.derived_dir()
