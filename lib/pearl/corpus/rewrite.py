@@ -46,58 +46,37 @@ FUNCTION_PAIRS = {("less", "than"): ["fewer than", "under"], ("more", "than"): [
                   ("because", "of"): ["due to"], ("such", "as"): ["like"], ("a", "number"): ["several"]}
 MONTHS = {"January": "Jan.", "February": "Feb.", "March": "Mar.", "April": "Apr.", "August": "Aug.",
           "September": "Sept.", "October": "Oct.", "November": "Nov.", "December": "Dec."}  # May, June, July stay
-ALL_MONTHS = set(MONTHS) | {"May", "June", "July"}
+_MONTH = "|".join(list(MONTHS) + ["May", "June", "July"])
+_DAY = r"(?:[1-9]|[12][0-9]|3[01])"
+#: the format rewrites: (pattern, replacement), each applied once where it matches
+FORMATS = [
+    # "September 1873" -> "Sept. 1873" (a month next to a number: not "March on Rome")
+    (re.compile(rf"\b({'|'.join(MONTHS)})\b(?= \d)|(?<=\d )({'|'.join(MONTHS)})\b"),
+     lambda m: MONTHS[m.group(1) or m.group(2)]),
+    (re.compile(rf"\b({_MONTH}) ({_DAY}) ?, (\d{{4}})\b"), r"\2 \1 \3"),  # "July 27, 1990" -> "27 July 1990"
+    (re.compile(rf"\b({_DAY}) ({_MONTH}) (\d{{4}})\b"), r"\2 \1, \3"),  # "27 July 1990" -> "July 27, 1990"
+    (re.compile(rf"\b({_MONTH}) ({_DAY})\b(?! ?,| \d)"), r"\2 \1"),  # "July 27" -> "27 July"
+    (re.compile(rf"\b({_DAY}) ({_MONTH})\b(?! ?,| \d)"), r"\2 \1"),  # "27 July" -> "July 27"
+    (re.compile(r"\b\d{1,3}(?:,\d{3})+\b"), lambda m: m.group(0).replace(",", "")),  # "124,618" -> "124618"
+    (re.compile(r"(?<![\d,.])[1-9]\d{4,}(?![\d,.])"), lambda m: f"{int(m.group(0)):,}"),  # "35000" -> "35,000"
+    (re.compile(r"(?<![\d,.])(\d+(?:\.\d{1,3})?) million\b"),
+     lambda m: f"{round(float(m.group(1)) * 1_000_000):,}"),  # "52.9 million" -> "52,900,000"
+    (re.compile(r"\b([A-Z][a-z]+) [A-Z]\. (?=[A-Z][a-z]+\b)"), r"\1 "),  # "Richard P. Ernst" -> "Richard Ernst"
+    (re.compile(r"^[Tt]he ([A-Z]\S*)$"), r"\1"),  # "the SmackDown" -> "SmackDown"
+]
 _WN = {"N": "n", "V": "v", "J": "a", "R": "r"}
 _UPOS = {"N": "NOUN", "V": "VERB", "J": "ADJ", "R": "ADV"}
-_DAY = re.compile(r"^(?:[1-9]|[12][0-9]|3[01])$")
-_GROUPED = re.compile(r"^\d{1,3}(?:,\d{3})+$")
-_INITIAL = re.compile(r"^[A-Z]\.$")
-
-
-def _is_name_word(w: str) -> bool:
-    return w[:1].isupper() and w[1:].islower() and w.isalpha()
 
 
 def formats(phrase: str) -> list[str]:
-    """Format rewrites of ``phrase`` (module docstring), each true by construction.
+    """Format rewrites of ``phrase`` (:data:`FORMATS`), each true by construction.
 
     >>> formats("in September 1873"), formats("July 27"), formats("124,618 people")
     (['in Sept. 1873'], ['27 July'], ['124618 people'])
     >>> formats("Richard P. Ernst"), formats("the SmackDown"), formats("52.9 million")
     (['Richard Ernst'], ['SmackDown'], ['52,900,000'])
     """
-    t = phrase.split()
-    out = []
-
-    def swap(i, j, new):
-        out.append(" ".join(t[:i] + new + t[j:]))
-
-    for i, w in enumerate(t):
-        near_number = any(x.isdigit() for x in t[max(i - 1, 0) : i + 2])
-        if w in MONTHS and near_number:
-            swap(i, i + 1, [MONTHS[w]])
-        if w in ALL_MONTHS and i + 1 < len(t) and _DAY.match(t[i + 1]):
-            year = t[i + 2 : i + 4] if t[i + 2 : i + 3] == [","] else t[i + 2 : i + 3]
-            if year and year[-1].isdigit() and t[i + 2 : i + 3] == [","]:
-                swap(i, i + 4, [t[i + 1], w, year[-1]])
-            elif not year or not year[0].isdigit():
-                swap(i, i + 2, [t[i + 1], w])
-        if _DAY.match(w) and i + 1 < len(t) and t[i + 1] in ALL_MONTHS and not t[i + 2 : i + 3] == [","]:
-            if i + 2 < len(t) and t[i + 2].isdigit() and len(t[i + 2]) == 4:
-                swap(i, i + 3, [t[i + 1], w + ",", t[i + 2]])
-            else:
-                swap(i, i + 2, [t[i + 1], w])
-        if _GROUPED.match(w):
-            swap(i, i + 1, [w.replace(",", "")])
-        elif w.isdigit() and len(w) >= 5 and w[0] != "0":
-            swap(i, i + 1, [f"{int(w):,}"])
-        if i + 1 < len(t) and t[i + 1] == "million" and re.match(r"^\d+(?:\.\d{1,3})?$", w):
-            swap(i, i + 2, [f"{round(float(w) * 1_000_000):,}"])
-        if 0 < i < len(t) - 1 and _INITIAL.match(w) and _is_name_word(t[i - 1]) and _is_name_word(t[i + 1]):
-            swap(i, i + 1, [])
-    if len(t) == 2 and t[0].lower() == "the" and t[1][:1].isupper():
-        out.append(t[1])
-    return _dedup(phrase, out)
+    return _dedup(phrase, [pattern.sub(repl, phrase, count=1) for pattern, repl in FORMATS if pattern.search(phrase)])
 
 
 def _inflect(lemma: str, tag: str) -> str | None:
