@@ -86,6 +86,19 @@ def test_mine_is_deterministic_with_given_vectors():
     assert a == b and all(p not in v for p, v in a.items())
 
 
+def test_select_ignores_noise_in_the_seventh_decimal():
+    # "b" and "c" tie at cosine 0.6 (one uncased input, say): noise of the size that batching or the
+    # embedding cache puts on a vector must not swap them, whichever of the two it favours
+    phrases = ["a", "b", "c", "d"]
+    base = {0: np.array([1.0, 0.0]), 1: np.array([0.6, 0.8]), 2: np.array([0.6, 0.8]), 3: np.array([0.9, 0.43589])}
+    want = hn.select(phrases, [0], [[1, 2, 3]], base, k=2)[0]
+    assert want == {"a": ["b", "c"]}
+    for eps in (1e-7, -1e-7):
+        noisy = {**base, 2: base[2] + np.array([eps, 0.0])}
+        assert hn.select(phrases, [0], [[1, 2, 3]], noisy, k=2)[0] == want
+        assert hn.select(phrases, [0], [[2, 1, 3]], noisy, k=1)[0] == {"a": ["c"]}  # ties: candidate order
+
+
 def test_read_write_and_missing(tmp_path):
     path = hn.write_hard_negatives({"the war": ["the way"]}, tmp_path / "hn.json")
     assert hn.read_hard_negatives(path) == {"the war": ["the way"]}

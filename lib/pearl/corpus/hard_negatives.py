@@ -40,6 +40,8 @@ from ..encode import encode
 from ..provenance import write_json
 
 NOTEBOOK = "notebooks/02_augmentation.ipynb"
+#: decimals of the cosines that rank candidates (see :func:`select`)
+ROUND = 5
 
 
 def _norm(p: str) -> str:
@@ -238,7 +240,10 @@ def select(phrases: list[str], anchors: list[int], cands: list[list[int]], vecto
         if not keep:
             continue
         sims = np.stack([vectors[j] for j in keep]) @ vectors[i]
-        order = np.argsort(sims, kind="stable")[:k]
+        # ranked on cosines rounded to 1e-5, ties in candidate order: a phrase's vector moves in the
+        # 7th decimal with the batch that encoded it (fresh or from the embedding cache), which
+        # otherwise reorders equal candidates ("the war" / "The War": one uncased input)
+        order = np.argsort(np.round(sims, ROUND), kind="stable")[:k]
         negatives[phrases[i]] = [phrases[keep[j]] for j in order]
         cosines.extend(sims[order].tolist())
     return negatives, cosines
