@@ -182,6 +182,8 @@ def claims() -> list[tuple[str, str]]:
         for r in ws["build_runs"]:
             out.append((f"{r['tokens_parsed']:,} tokens in {r['seconds']:,.0f} s with {r['n_process']} processes at a "
                         f"load average of {r['load_average_end'][0]:.1f} on {r['cpu_count']} shared cores", src))
+    if (R / "wikipedia_whole_corpus.json").is_file():
+        out += whole_corpus(_json("wikipedia_whole_corpus.json"))
     if (R / "benchmarks" / "corpus_build.json").is_file():
         cb = _json("benchmarks/corpus_build.json")
         m = cb["methods"]
@@ -514,6 +516,24 @@ def discrepancy_claims() -> list[tuple[str, str]]:
         out.append((f"{g['label']}: {g['average']:+.2f} on the average", src))
     out.append((f"{len(m['table'])} configurations, {len(m['per_seed'])} trained models; their training took "
                 f"{m['train_s_total'] / 60:.0f} minutes in one-thread processes", src))
+    return out
+
+
+def whole_corpus(record: dict) -> list[tuple[str, str]]:
+    """The sentences of the whole corpus's record (``experiments/whole_corpus.py``): its counts and its build."""
+    m, src = record["metrics"], "results/wikipedia_whole_corpus.json"
+    kept = m["class_shares_pct"]["kept"]
+    runs = m["build_runs"]
+    out = [(f"The whole corpus ({m['articles']:,} articles, {m['tokens']:,} tokens) holds {m['distinct_phrases']:,} "
+            f"distinct phrases, {m['kept_phrases']:,} ({m['kept_share_pct']:.1f} %) of them seen at least "
+            f"{'twice' if m['min_freq'] == 2 else str(m['min_freq']) + ' times'}", src),
+           ("at least twice there: NP / VP / PP / ADVP / ADJP = " + " / ".join(f"{v:.1f}" for v in kept.values())
+            + f" %; {m['types_present']} of the 95 phrase types occur", src),
+           (f"parsed in {sum(r['seconds'] for r in runs) / 3600:.1f} hours by {len(runs)} build "
+            f"call{'s' * (len(runs) > 1)} with {'/'.join(sorted({str(r['n_process']) for r in runs}))} processes on "
+            f"{runs[0]['cpu_count']} cores ({m['parse_tokens_per_s']:,.0f} tokens/s); the merge took "
+            f"{record['timings_s']['merge']:.0f} s and peaked at "
+            f"{m['peak_rss_mb']['after_merge']['parent'] / 1024:.1f} GB", src)]
     return out
 
 
