@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import random
 
 THRESHOLDS = (0.7, 0.75, 0.8, 0.85, 0.9)
@@ -40,7 +41,7 @@ def main() -> None:
     from pearl import paths
     from pearl.corpus.rewrite import RewriteParaphraser
     from pearl.corpus.store import read_corpus
-    from pearl.provenance import Run
+    from pearl.provenance import Run, write_atomic
 
     rows = read_corpus()
     rng = random.Random(args.seed)
@@ -73,10 +74,11 @@ def main() -> None:
             judged = list(csv.DictReader(fh))
     else:
         pick = random.Random(args.seed).sample(kept, min(args.judge, len(kept)))
-        with open(judged_path, "w", newline="", encoding="utf8") as fh:
-            w = csv.writer(fh)
-            w.writerow(["phrase", "paraphrase", "cosine", "true_paraphrase"])
-            w.writerows([p, c, f"{s:.3f}", ""] for p, c, s in pick)
+        buf = io.StringIO()
+        w = csv.writer(buf)
+        w.writerow(["phrase", "paraphrase", "cosine", "true_paraphrase"])
+        w.writerows([p, c, f"{s:.3f}", ""] for p, c, s in pick)
+        write_atomic(judged_path, buf.getvalue())
     marks = [j["true_paraphrase"] for j in judged if j["true_paraphrase"] in ("yes", "no")]
     precision = {"judged": len(marks), "true": marks.count("yes"),
                  "share_pct": round(100 * marks.count("yes") / len(marks), 1) if marks else None,
