@@ -13,7 +13,7 @@ cores here, a quarter of an hour on 16 (notebook 01's projection).
 
 Writes ``results/wikipedia_whole_corpus.json``: the sample, distinct phrases, those seen at
 least twice (the paper keeps 3.8M) and their share, class shares beside the paper's, phrase types
-present, the shares as the corpus grows (merges of its first 1/16 ... 1/1 of the chunks), every
+present, the shares as the corpus grows (merges of its first 1/16 ... 1/1 of the chunks: ``--by-size``), every
 build call that parsed chunks (time, processes, load, peak memory) and the merge's time and peak
 memory. Notebook 01 reports the count from that record (:func:`pearl.corpus.summary.whole_corpus`).
 Left out: the phrase list itself (tens of MB; rebuild it with this script).
@@ -30,6 +30,8 @@ def main() -> None:
     parser.add_argument("--n-process", type=int, default=2, help="spaCy worker processes (the machine's cores)")
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--min-freq", type=int, default=2, help="the paper's frequency filter")
+    parser.add_argument("--by-size", type=int, nargs="*", default=[16, 8, 4, 2],
+                        help="also merge the first 1/N of the chunks for each N (class shares as the corpus grows)")
     parser.add_argument("--max-articles", type=int, default=0,
                         help="a check of this script on the first articles only (needs $PEARL_OUTPUT: a scratch folder)")
     args = parser.parse_args()
@@ -45,7 +47,7 @@ def main() -> None:
         sample = wikipedia.Sample(max_articles=args.max_articles)
     run = Run(summary.WHOLE_CORPUS, {"sample": sample.as_dict(), "chunk_articles": 50, "max_tokens": 6,
                                      "n_process": args.n_process, "batch_size": args.batch_size,
-                                     "min_freq": args.min_freq})
+                                     "min_freq": args.min_freq, "by_size": args.by_size})
     with run.timer("build_this_call"):
         folder = build.build(sample, chunk_articles=50, max_tokens=6, n_process=args.n_process,
                              batch_size=args.batch_size)
@@ -56,7 +58,7 @@ def main() -> None:
     counts = summary.sample_counts(stats, rows, args.min_freq, PAPER_CLASS_SHARES)
     del rows
     with run.timer("shares_by_size"):
-        by_size = build.shares_by_size(folder, args.min_freq, parts=(16, 8, 4, 2))
+        by_size = build.shares_by_size(folder, args.min_freq, parts=tuple(args.by_size)) if args.by_size else []
     runs = summary.parsing_runs(folder)
     print(f"{sample.describe()}: {counts['tokens']:,} tokens, {counts['distinct_phrases']:,} distinct phrases, "
           f"{counts['kept_phrases']:,} ({counts['kept_share_pct']} %) seen at least {args.min_freq} times (paper: 3.8M)")
