@@ -529,7 +529,7 @@ def whole_corpus(record: dict) -> list[tuple[str, str]]:
             f"{'twice' if m['min_freq'] == 2 else str(m['min_freq']) + ' times'}", src),
            ("at least twice there: NP / VP / PP / ADVP / ADJP = " + " / ".join(f"{v:.1f}" for v in kept.values())
             + f" %; {m['types_present']} of the 95 phrase types occur", src),
-           (f"parsed in {sum(r['seconds'] for r in runs) / 3600:.1f} hours by {len(runs)} build "
+           (f"It was parsed in {sum(r['seconds'] for r in runs) / 3600:.1f} hours by {len(runs)} build "
             f"call{'s' * (len(runs) > 1)} with {'/'.join(sorted({str(r['n_process']) for r in runs}))} processes on "
             f"{runs[0]['cpu_count']} cores ({m['parse_tokens_per_s']:,.0f} tokens/s); the merge took "
             f"{record['timings_s']['merge']:.0f} s and peaked at "
