@@ -170,10 +170,9 @@ def main(argv=None) -> int:
         records = [json.loads(p.read_text()) for p in paths]
         proj = project(records + ([own_records(batch())] if args.own_records else []), batch())
         proj["records"] = [str(p) for p in paths]
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                               text=True).stdout.strip()
-        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
-        proj["commit"] = head + ("-dirty" if dirty else "")  # the code and records it added up
+        from pearl.provenance import git_sha  # the venv exists by now: projecting runs nothing
+
+        proj["commit"] = git_sha()  # the code and records it added up, "-dirty" as for every record
         dest = Path(args.out).with_name("reproduce_projection.json")
         _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")
         for r in proj["stages"]:
