@@ -1,11 +1,15 @@
 """Hard-negative mining at scale: exact candidates block by block, against the per-anchor loop,
 the Levenshtein kernel's floor and the faiss n-gram search; then a million anchors, end to end.
 
-    .venv/bin/python benchmarks/hard_negative_mining.py [--sample 5000] [--encode-sample 500] [--scale 1000000]
-        [--index ivf --nlist 2048 --nprobe 16 --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
+    .venv/bin/python benchmarks/hard_negative_mining.py [--corpus whole --min-freq 2] [--sample 5000]
+        [--encode-sample 500] [--scale 1000000 --scale-method ann] [--index ivf --nlist 2048 --nprobe 16
+        --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
 
-The pool is every distinct phrase of the ``wikipedia-10x`` corpus's parse (frequency >= 1, about
-1.6 million; the corpus trains on those seen twice). In one run:
+The pool is the training corpus at the paper's scale: every phrase of the whole offline Wikipedia
+copy seen at least twice (``--corpus whole``: the gpu profile's sample, 1.9 million phrases, built
+once by ``experiments/whole_corpus.py``), or of a named corpus of :mod:`pearl.corpus.variants`.
+Its augmentation tables, which decide what may not be a hard negative, are built in the run by
+notebook 02's function (:func:`pearl.corpus.training_tables.build_tables`, timed). In one run:
 
 1. **Sample.** ``--sample`` anchors drawn at random (seed 0) get their candidates three ways:
    the per-anchor loop (each anchor against the union of its blocks, ``process.extract``: the
@@ -17,7 +21,8 @@ The pool is every distinct phrase of the ``wikipedia-10x`` corpus's parse (frequ
    of the approximate lists against the exact ones.
 2. **Hard negatives on a sub-sample.** For ``--encode-sample`` anchors, both methods' candidates
    are encoded and each keeps its ``k`` lowest-cosine ones: recall@k of the approximate negatives.
-3. **Scale.** The ``--scale`` most frequent phrases are mined end to end with the exact method:
+3. **Scale.** The ``--scale`` most frequent phrases are mined end to end with ``--scale-method``
+   (``exact`` blocking, or ``ann``: the index of stage 1, whose recall stage 1 measured):
    candidates, exclusions (:func:`~pearl.corpus.hard_negatives.admissible`), encoding every
    anchor and candidate with the backbone (no embedding cache: the vectors would fill gigabytes
    of it), and the ``k`` lowest-cosine candidates (:func:`~pearl.corpus.hard_negatives.select`).
@@ -42,13 +47,24 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 RECORD = Path(__file__).resolve().parents[1] / "results" / "hard_negatives_scale.json"
 
 
-def pool_phrases(corpus: str) -> list[str]:
-    """Every distinct phrase of ``corpus``'s parse, most frequent first (its builds must exist)."""
+def pool_phrases(corpus: str, min_freq: int) -> tuple[list[str], str]:
+    """``(phrases, description)``: the distinct phrases of ``corpus``'s parse seen at least
+    ``min_freq`` times, most frequent first (its builds must exist)."""
     from pearl.corpus import build, variants
 
-    dirs = [build.Settings(s, chunk_articles=50).folder() for s in variants.CORPORA[corpus].samples]
-    rows, _ = build.merge(dirs, min_freq=1)
-    return [r[0] for r in rows if r[0].strip()]
+    if corpus == "whole":
+        samples, about = (build.PROFILE_SAMPLES["gpu"],), build.PROFILE_SAMPLES["gpu"].describe()
+    elif corpus in variants.CORPORA:
+        samples, about = variants.CORPORA[corpus].samples, variants.CORPORA[corpus].description
+    else:
+        raise SystemExit(f"unknown --corpus {corpus!r}: 'whole' or one of {', '.join(variants.CORPORA)}")
+    dirs = [build.Settings(s, chunk_articles=50).folder() for s in samples]
+    missing = [d for d in dirs if not any(build.chunks(d))] if all(d.is_dir() for d in dirs) else dirs
+    if missing:
+        raise SystemExit(f"{missing[0]} holds no build: run experiments/whole_corpus.py (--corpus whole) or "
+                         f"pearl.corpus.variants.prepare({corpus!r}) first")
+    rows, _ = build.merge(dirs, min_freq=min_freq)
+    return [r[0] for r in rows if r[0].strip()], about
 
 
 def per_anchor_loop(phrases: list[str], anchors: list[int], max_distance: float, limit: int, max_block: int):
@@ -110,13 +126,15 @@ def peak_rss_mb() -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", default="wikipedia-10x")
+    parser.add_argument("--corpus", default="whole", help="'whole' (every article) or a pearl.corpus.variants name")
+    parser.add_argument("--min-freq", type=int, default=2, help="the pool: phrases seen at least this often")
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--pool", type=int, default=0, help="SMOKE: keep only the most frequent phrases (0: all)")
     parser.add_argument("--sample", type=int, default=5_000, help="random anchors mined three ways")
     parser.add_argument("--encode-sample", type=int, default=500, help="of those, anchors whose negatives are compared")
     parser.add_argument("--scale", type=int, default=1_000_000, help="anchors mined end to end, most frequent "
                         "first (0: skip this stage)")
+    parser.add_argument("--scale-method", choices=("exact", "ann"), default="ann", help="the scale stage's candidates")
     parser.add_argument("--index", default="ivf")
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--nlist", type=int, default=2048)
@@ -135,9 +153,8 @@ def main() -> None:
     from scoring_floor import flops, matmul_rate
 
     from pearl.corpus import hard_negatives as hn
-    from pearl.corpus.augment import load_tables
     from pearl.corpus.ngram_search import AnnSettings, NgramIndex
-    from pearl.corpus.variants import files
+    from pearl.corpus.training_tables import build_tables
     from pearl.encode import encode
     from pearl.models import load_model
     from pearl.provenance import git_state, hardware
@@ -147,13 +164,18 @@ def main() -> None:
     rate = matmul_rate()
     record["matmul_gflops"] = round(rate / 1e9, 1)
     t0 = time.perf_counter()
-    phrases = pool_phrases(args.corpus)[: args.pool or None]
-    tables = load_tables(files(args.corpus)["augment"])
+    phrases, about = pool_phrases(args.corpus, args.min_freq)
+    phrases = phrases[: args.pool or None]
     n = len(phrases)
-    record["pool"] = {"phrases": n, "load_s": round(time.perf_counter() - t0, 1)}
+    record["pool"] = {"corpus": about, "min_freq": args.min_freq, "phrases": n,
+                      "load_s": round(time.perf_counter() - t0, 1)}
+    t0 = time.perf_counter()
+    tables = build_tables(phrases)
+    record["pool"]["tables_s"] = round(time.perf_counter() - t0, 1)
     lev = kernel_rate(phrases, min(3000, n))
     record["levenshtein_pairs_per_s"] = round(lev)
-    print(f"pool: {n:,} distinct phrases of {args.corpus}; sustained fp32 matmul {rate / 1e9:.1f} GFLOPS, "
+    print(f"pool: {n:,} phrases seen at least {args.min_freq} times in {about} (tables "
+          f"{record['pool']['tables_s']:.0f} s); sustained fp32 matmul {rate / 1e9:.1f} GFLOPS, "
           f"Levenshtein kernel {lev / 1e6:.1f} M pairs/s on {os.cpu_count()} cores; load {os.getloadavg()}", flush=True)
     kw = dict(max_distance=args.max_distance, limit=args.limit)
 
@@ -175,7 +197,6 @@ def main() -> None:
     t0 = time.perf_counter()
     approx = hn.admissible(phrases, sample, ngram.candidates(sample, **kw), tables)
     search_s = time.perf_counter() - t0
-    del ngram
     cand = recall(approx, exact)
     record["sample"] = {
         "anchors": len(sample), "per_anchor_loop_s": round(loop_s, 1), "exact_s": round(exact_s, 1),
@@ -205,26 +226,32 @@ def main() -> None:
     print(f"hard negatives of {sub:,} anchors: recall@{args.k} of the approximate ones {neg['recall']:.4f}", flush=True)
     save(record, args)
 
-    # 3. Scale: the most frequent phrases, end to end, exact
+    # 3. Scale: the most frequent phrases, end to end
+    if args.scale_method == "exact":
+        del ngram
     if not args.scale:
         record["wall_time_s"] = round(time.perf_counter() - t_start, 1)
         save(record, args)
         return
     anchors = list(range(min(args.scale, n)))
-    scale = {"anchors": len(anchors), "complete": False}
+    scale = {"anchors": len(anchors), "method": args.scale_method, "complete": False}
     record["scale"] = scale
     t0 = time.perf_counter()
-    raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
+    if args.scale_method == "ann":  # the index of stage 1: its build is timed there
+        raw = ngram.candidates(anchors, progress=True, **kw)
+        del ngram
+    else:
+        raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
     scale["candidates_s"] = round(time.perf_counter() - t0, 1)
-    scale["pairs"] = block_pairs(phrases, anchors, args.max_block)
+    scale["pairs"] = block_pairs(phrases, anchors, args.max_block)  # what exact blocking would compare
     scale["floor_s"] = round(scale["pairs"] / lev, 1)
     t0 = time.perf_counter()
     cands = hn.admissible(phrases, anchors, raw, tables)
     scale["exclusions_s"] = round(time.perf_counter() - t0, 1)
     del raw
     need = sorted(set(anchors) | {j for c in cands for j in c})
-    print(f"scale: candidates of {len(anchors):,} anchors in {scale['candidates_s']:,.0f} s "
-          f"(floor {scale['floor_s']:,.0f} s for {scale['pairs']:,} pairs), exclusions {scale['exclusions_s']:,.0f} s; "
+    print(f"scale: {args.scale_method} candidates of {len(anchors):,} anchors in {scale['candidates_s']:,.0f} s "
+          f"(exact blocking's floor {scale['floor_s']:,.0f} s for {scale['pairs']:,} pairs), exclusions {scale['exclusions_s']:,.0f} s; "
           f"{len(need):,} phrases to encode; load {os.getloadavg()}", flush=True)
     save(record, args)
     texts = [phrases[j] for j in need]

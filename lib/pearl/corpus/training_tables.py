@@ -43,6 +43,26 @@ def _untimed(_name: str):
     return contextlib.nullcontext()
 
 
+def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None):
+    """The augmentation tables of ``phrases``: WordNet synonyms and GloVe neighbours of their
+    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`)."""
+    from .augment import AugmentTables
+    from .rewrite import paraphraser
+    from .synonyms import glove_neighbours, vocabulary, wordnet_table
+
+    timer = timer or _untimed
+    words = vocabulary(phrases)
+    with timer("wordnet_table"):
+        wordnet = wordnet_table(words)
+    with timer("glove_table"):
+        glove = glove_neighbours(words, threshold=settings.glove_threshold, vocab_size=settings.glove_vocab)
+    with timer("paraphrases"):
+        paraphrases = paraphraser(settings.paraphraser).paraphrase_many(phrases)
+    return AugmentTables(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
+                         meta={"glove_threshold": settings.glove_threshold, "glove_vocab": settings.glove_vocab,
+                               "paraphraser": settings.paraphraser, "phrases": len(phrases)})
+
+
 def build_training_tables(phrases: list[str], out_dir: str | Path | None = None, settings: TableSettings = DEFAULTS,
                           timer=None, progress: bool = False):
     """Build the augmentation tables of ``phrases`` (most frequent first) and mine their hard
@@ -55,23 +75,12 @@ def build_training_tables(phrases: list[str], out_dir: str | Path | None = None,
     """
     from .. import paths
     from ..models import load_model
-    from .augment import AugmentTables, save_tables
+    from .augment import save_tables
     from .hard_negatives import mine, write_hard_negatives
-    from .rewrite import paraphraser
-    from .synonyms import glove_neighbours, vocabulary, wordnet_table
 
     out = Path(out_dir) if out_dir else paths.derived_dir()
     timer = timer or _untimed
-    words = vocabulary(phrases)
-    with timer("wordnet_table"):
-        wordnet = wordnet_table(words)
-    with timer("glove_table"):
-        glove = glove_neighbours(words, threshold=settings.glove_threshold, vocab_size=settings.glove_vocab)
-    with timer("paraphrases"):
-        paraphrases = paraphraser(settings.paraphraser).paraphrase_many(phrases)
-    tables = AugmentTables(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
-                           meta={"glove_threshold": settings.glove_threshold, "glove_vocab": settings.glove_vocab,
-                                 "paraphraser": settings.paraphraser, "phrases": len(phrases)})
+    tables = build_tables(phrases, settings, timer)
     save_tables(tables, out / "augment")
     model = load_model(settings.model)
     with timer("hard_negatives"):
