@@ -152,6 +152,7 @@ def test_paraphrase_rules():
     assert acronyms("Saint Louis") == [] and acronyms("World War II") == []
     assert abbreviate("Saint Louis") == ["St. Louis"] and abbreviate("12 km") == ["12 kilometres"]
     assert renumber("three ships") == ["3 ships"]
+    assert renumber("km²") == [] and renumber("¹") == []  # superscripts: str.isdigit() but not int()
     assert OfflineParaphraser(wordnet=False).paraphrase("") == []
 
 

@@ -113,8 +113,8 @@ def abbreviate(phrase: str) -> list[str]:
 def renumber(phrase: str) -> list[str]:
     """Number words <-> digits, one token at a time.
 
-    >>> renumber("three ships"), renumber("3 ships")
-    (['3 ships'], ['three ships'])
+    >>> renumber("three ships"), renumber("3 ships"), renumber("x¹ 3")
+    (['3 ships'], ['three ships'], ['x¹ three'])
     """
     tokens = phrase.split()
     out = []
@@ -122,7 +122,8 @@ def renumber(phrase: str) -> list[str]:
         low = tok.lower()
         if low in NUMBERS:
             out.append(" ".join(tokens[:i] + [str(NUMBERS.index(low))] + tokens[i + 1 :]))
-        elif tok.isdigit() and int(tok) < len(NUMBERS) and tok == str(int(tok)):
+        # ASCII digits only: "¹" and "²" (footnotes, units) pass str.isdigit() but not int()
+        elif tok.isascii() and tok.isdigit() and int(tok) < len(NUMBERS) and tok == str(int(tok)):
             out.append(" ".join(tokens[:i] + [NUMBERS[int(tok)]] + tokens[i + 1 :]))
     return out
 
