@@ -12,10 +12,11 @@ resumable: killed, run it again and it parses only the missing chunks; its folde
 cores here, a quarter of an hour on 16 (notebook 01's projection).
 
 Writes ``results/wikipedia_whole_corpus.json``: the sample, distinct phrases, those seen at
-least twice (the paper keeps 3.8M) and their share, class shares beside the paper's, phrase types
-present, the shares as the corpus grows (merges of its first 1/16 ... 1/1 of the chunks: ``--by-size``), every
-build call that parsed chunks (time, processes, load, peak memory) and the merge's time and peak
-memory. Notebook 01 reports the count from that record (:func:`pearl.corpus.summary.whole_corpus`).
+least twice (the paper keeps 3.8M) and their share, class shares beside the paper's and each
+class's most frequent phrases, phrase types present, the shares as the corpus grows (merges of
+its first 1/16 ... 1/1 of the chunks: ``--by-size``), every build call that parsed chunks (time,
+processes, load, peak memory) and the merge's time and peak memory. Notebook 01 reports the
+count from that record (:func:`pearl.corpus.summary.whole_corpus`).
 Left out: the phrase list itself (tens of MB; rebuild it with this script).
 """
 from __future__ import annotations

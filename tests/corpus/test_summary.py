@@ -73,6 +73,16 @@ def test_sample_counts_by_hand():
     assert "paper" not in summary.sample_counts(stats, [], 2)["class_shares_pct"]
 
 
+def test_sample_counts_lists_each_class_most_frequent_first(monkeypatch):
+    monkeypatch.setattr(summary, "TOP_PER_CLASS", 2)
+    rows = [("was born", "VP-OTHER", 9), ("the war", "NP-OTHER", 7), ("in 1990", "PP-DATE", 6),
+            ("has been", "VP-OTHER", 5), ("the city", "NP-GPE", 4), ("the end", "NP-OTHER", 3)]
+    stats = {"articles": 1, "paragraphs": 1, "tokens": 40, "chunks": 1, "occurrences": 34, "distinct": 6, "kept": 6,
+             "freq_histogram": {}, "class_shares_kept_pct": {}, "class_shares_all_pct": {}}
+    assert summary.sample_counts(stats, rows, 2)["most_frequent_by_class"] == {
+        "NP": [["the war", 7], ["the city", 4]], "PP": [["in 1990", 6]], "VP": [["was born", 9], ["has been", 5]]}
+
+
 def test_whole_corpus_reads_the_committed_record(tmp_path, monkeypatch):
     import json
 

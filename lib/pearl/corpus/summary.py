@@ -125,13 +125,23 @@ def source_counts(rows: Sequence[tuple]):
     return pd.Series([r[3] for r in rows]).value_counts()
 
 
+#: phrases per lexical class that :func:`sample_counts` lists
+TOP_PER_CLASS = 12
+
+
 def sample_counts(stats: dict, rows: Sequence[tuple], min_freq: int, paper_shares: dict | None = None) -> dict:
     """What a built Wikipedia sample is reported by (notebook 01, and the whole corpus's record):
     its size, its distinct phrases, those seen at least ``min_freq`` times and their share, the
     lexical-class shares (of those kept, of every phrase, and ``paper_shares`` beside them) and
-    how many of the 95 phrase types occur among the kept. ``stats``, ``rows``: of
-    :func:`pearl.corpus.build.merge` at ``min_freq``."""
+    how many of the 95 phrase types occur among the kept, and each class's most frequent phrases
+    (what a class share is made of). ``stats``, ``rows``: of :func:`pearl.corpus.build.merge` at
+    ``min_freq`` (most frequent first)."""
     present = {r[1] for r in rows}
+    top: dict[str, list] = {}
+    for phrase, label, freq in rows:
+        kept = top.setdefault(label.split("-")[0], [])
+        if len(kept) < TOP_PER_CLASS:
+            kept.append([phrase, freq])
     shares = {"kept": stats["class_shares_kept_pct"], "every_phrase": stats["class_shares_all_pct"]}
     return {"articles": stats["articles"], "paragraphs": stats["paragraphs"], "tokens": stats["tokens"],
             "chunks": stats["chunks"], "phrase_occurrences": stats["occurrences"],
@@ -139,7 +149,8 @@ def sample_counts(stats: dict, rows: Sequence[tuple], min_freq: int, paper_share
             "kept_share_pct": round(100 * stats["kept"] / max(stats["distinct"], 1), 2),
             "frequency_histogram": stats["freq_histogram"],
             "class_shares_pct": {**shares, "paper": paper_shares} if paper_shares else shares,
-            "types_present": len(present), "types_absent": sorted(set(LABELS) - present)}
+            "types_present": len(present), "types_absent": sorted(set(LABELS) - present),
+            "most_frequent_by_class": dict(sorted(top.items()))}
 
 
 def whole_corpus() -> dict:
