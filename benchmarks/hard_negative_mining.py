@@ -21,14 +21,15 @@ notebook 02's function (:func:`pearl.corpus.training_tables.build_tables`, timed
    of the approximate lists against the exact ones.
 2. **Hard negatives on a sub-sample.** For ``--encode-sample`` anchors, both methods' candidates
    are encoded and each keeps its ``k`` lowest-cosine ones: recall@k of the approximate negatives.
-3. **Scale.** The ``--scale`` most frequent phrases are mined end to end with ``--scale-method``
-   (``exact`` blocking, or ``ann``: the index of stage 1, whose recall stage 1 measured):
-   candidates, exclusions (:func:`~pearl.corpus.hard_negatives.admissible`), encoding every
-   anchor and candidate with the backbone (no embedding cache: the vectors would fill gigabytes
-   of it), and the ``k`` lowest-cosine candidates (:func:`~pearl.corpus.hard_negatives.select`).
-   Each step's seconds, the encoder's FLOP floor at the sustained matmul rate, the peak resident
-   memory and what the negatives look like. The negatives themselves go to
-   ``--negatives`` (not committed: a hundred megabytes).
+3. **Scale.** The ``--scale`` most frequent phrases are mined end to end by ``--scale-method``
+   (``exact`` blocking, ``ann``: the index of stage 1, or ``both``: each, then the approximate
+   candidates and negatives scored against the exact ones at scale too): candidates, exclusions
+   (:func:`~pearl.corpus.hard_negatives.admissible`), encoding every anchor and candidate with
+   the backbone (no embedding cache: the vectors would fill gigabytes of it), and the ``k``
+   lowest-cosine candidates (:func:`~pearl.corpus.hard_negatives.select`). Each step's seconds,
+   the encoder's FLOP floor at the sustained matmul rate, the peak resident memory and what the
+   negatives look like. The negatives themselves go to ``--negatives`` (not committed: a
+   hundred megabytes).
 
 Other processes sharing the cores skew timings: the load average is recorded at each stage.
 """
@@ -134,7 +135,8 @@ def main() -> None:
     parser.add_argument("--encode-sample", type=int, default=500, help="of those, anchors whose negatives are compared")
     parser.add_argument("--scale", type=int, default=1_000_000, help="anchors mined end to end, most frequent "
                         "first (0: skip this stage)")
-    parser.add_argument("--scale-method", choices=("exact", "ann"), default="ann", help="the scale stage's candidates")
+    parser.add_argument("--scale-method", choices=("both", "exact", "ann"), default="both",
+                        help="the scale stage's candidates (both: each way, then the one against the other)")
     parser.add_argument("--index", default="ivf")
     parser.add_argument("--dim", type=int, default=256)
     parser.add_argument("--nlist", type=int, default=2048)
@@ -145,7 +147,8 @@ def main() -> None:
     parser.add_argument("--max-block", type=int, default=2000)
     parser.add_argument("--max-distance", type=float, default=0.5)
     parser.add_argument("--out", default=None, help="a JSON file for the record")
-    parser.add_argument("--negatives", default=None, help="a JSON file for the scale run's hard negatives")
+    parser.add_argument("--negatives", default=None, help="a JSON file for the scale run's hard negatives "
+                        "(exact ones when both methods run)")
     args = parser.parse_args()
     if args.pool and args.out and Path(args.out).resolve() == RECORD.resolve():
         parser.error(f"a SMOKE run (--pool) never writes {RECORD.name}: pass another --out")
@@ -226,34 +229,43 @@ def main() -> None:
     print(f"hard negatives of {sub:,} anchors: recall@{args.k} of the approximate ones {neg['recall']:.4f}", flush=True)
     save(record, args)
 
-    # 3. Scale: the most frequent phrases, end to end
-    if args.scale_method == "exact":
+    # 3. Scale: the most frequent phrases, end to end, by each method of --scale-method
+    methods = ("exact", "ann") if args.scale_method == "both" else (args.scale_method,)
+    if "ann" not in methods:
         del ngram
     if not args.scale:
         record["wall_time_s"] = round(time.perf_counter() - t_start, 1)
         save(record, args)
         return
     anchors = list(range(min(args.scale, n)))
-    scale = {"anchors": len(anchors), "method": args.scale_method, "complete": False}
+    pairs = block_pairs(phrases, anchors, args.max_block)  # what exact blocking compares
+    scale = {"anchors": len(anchors), "methods": list(methods), "complete": False, "pairs": pairs,
+             "floor_s": round(pairs / lev, 1), "by_method": {}}
     record["scale"] = scale
-    t0 = time.perf_counter()
-    if args.scale_method == "ann":  # the index of stage 1: its build is timed there
-        raw = ngram.candidates(anchors, progress=True, **kw)
-        del ngram
-    else:
-        raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
-    scale["candidates_s"] = round(time.perf_counter() - t0, 1)
-    scale["pairs"] = block_pairs(phrases, anchors, args.max_block)  # what exact blocking would compare
-    scale["floor_s"] = round(scale["pairs"] / lev, 1)
-    t0 = time.perf_counter()
-    cands = hn.admissible(phrases, anchors, raw, tables)
-    scale["exclusions_s"] = round(time.perf_counter() - t0, 1)
-    del raw
-    need = sorted(set(anchors) | {j for c in cands for j in c})
-    print(f"scale: {args.scale_method} candidates of {len(anchors):,} anchors in {scale['candidates_s']:,.0f} s "
-          f"(exact blocking's floor {scale['floor_s']:,.0f} s for {scale['pairs']:,} pairs), exclusions {scale['exclusions_s']:,.0f} s; "
-          f"{len(need):,} phrases to encode; load {os.getloadavg()}", flush=True)
-    save(record, args)
+    cands = {}
+    for method in methods:
+        t0 = time.perf_counter()
+        if method == "ann":  # the index of stage 1: its build is timed there
+            raw = ngram.candidates(anchors, progress=True, **kw)
+            del ngram
+        else:
+            raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
+        took = {"candidates_s": round(time.perf_counter() - t0, 1)}
+        t0 = time.perf_counter()
+        cands[method] = hn.admissible(phrases, anchors, raw, tables)
+        del raw
+        took["exclusions_s"] = round(time.perf_counter() - t0, 1)
+        took["needs_encoding"] = len(set(anchors).union(*map(set, cands[method])))
+        took["mean_candidates"] = float(np.mean([len(c) for c in cands[method]]))
+        scale["by_method"][method] = took
+        print(f"scale: {method} candidates of {len(anchors):,} anchors in {took['candidates_s']:,.0f} s (exact "
+              f"blocking compares {pairs:,} pairs: {scale['floor_s']:,.0f} s at the kernel's rate), exclusions "
+              f"{took['exclusions_s']:,.0f} s; {took['needs_encoding']:,} phrases to encode; load {os.getloadavg()}",
+              flush=True)
+        save(record, args)
+    if len(methods) == 2:
+        scale["candidate_recall"] = recall(cands["ann"], cands["exact"])
+    need = sorted(set(anchors).union(*(set(j for c in cs for j in c) for cs in cands.values())))
     texts = [phrases[j] for j in need]
     t0 = time.perf_counter()
     encoded = encode(inner, texts, progress=True)
@@ -262,28 +274,43 @@ def main() -> None:
     vectors[need] = encoded
     del encoded
     scale["encoded"] = len(need)
+    scale["encode_phrases_per_s"] = round(len(need) / scale["encode_s"], 1)
     scale["encode_floor_s"] = round(flops(model, texts) / rate, 1)
-    t0 = time.perf_counter()
-    negatives, cosines = hn.select(phrases, anchors, cands, vectors, args.k)
-    scale["select_s"] = round(time.perf_counter() - t0, 1)
-    counts = np.array([len(negatives.get(phrases[i], ())) for i in anchors])
-    pairs = np.random.default_rng(0).choice(need, size=(2, 20_000))
-    scale.update({
-        "complete": True, "total_s": round(scale["candidates_s"] + scale["exclusions_s"] + scale["encode_s"]
-                                           + scale["select_s"], 1),
-        "encode_phrases_per_s": round(len(need) / scale["encode_s"], 1),
-        "encode_over_floor": round(scale["encode_s"] / scale["encode_floor_s"], 2),
-        "anchors_with_negatives": int((counts > 0).sum()), "share_with_k": float(np.mean(counts >= args.k)),
-        "mean_negatives": float(counts.mean()), "mean_cosine_hard_negative": float(np.mean(cosines)),
-        "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pairs[0]] * vectors[pairs[1]], axis=1))),
-        "peak_rss_mb": peak_rss_mb(), "load_average": os.getloadavg()})
-    print(f"scale: {len(anchors):,} anchors mined in {scale['total_s']:,.0f} s (candidates {scale['candidates_s']:,.0f}, "
-          f"exclusions {scale['exclusions_s']:,.0f}, encoding {scale['encode_s']:,.0f} = {scale['encode_over_floor']:.2f}x "
-          f"its FLOP floor, selection {scale['select_s']:,.0f}); {scale['anchors_with_negatives']:,} anchors have "
-          f"negatives, {scale['share_with_k']:.3f} all {args.k}; mean cosine {scale['mean_cosine_hard_negative']:.3f} "
-          f"(random pairs {scale['mean_cosine_random_pair']:.3f}); peak RSS {scale['peak_rss_mb'] / 1024:.1f} GB", flush=True)
+    scale["encode_over_floor"] = round(scale["encode_s"] / scale["encode_floor_s"], 2)
+    del texts
+    negatives = {}
+    for method in methods:
+        took = scale["by_method"][method]
+        t0 = time.perf_counter()
+        negatives[method], cosines = hn.select(phrases, anchors, cands[method], vectors, args.k)
+        took["select_s"] = round(time.perf_counter() - t0, 1)
+        counts = np.array([len(negatives[method].get(phrases[i], ())) for i in anchors])
+        # each method's own encoding at the run's rate: what mining this way alone would take
+        took["total_s"] = round(took["candidates_s"] + took["exclusions_s"] + took["select_s"]
+                                + took["needs_encoding"] / scale["encode_phrases_per_s"], 1)
+        took.update({"anchors_with_negatives": int((counts > 0).sum()), "share_with_k": float(np.mean(counts >= args.k)),
+                     "mean_negatives": float(counts.mean()), "mean_cosine_hard_negative": float(np.mean(cosines))})
+    if len(methods) == 2:
+        keys = [phrases[i] for i in anchors]
+        scale["negatives_recall_at_k"] = recall([negatives["ann"].get(p, []) for p in keys],
+                                                [negatives["exact"].get(p, []) for p in keys])
+    pick = np.random.default_rng(0).choice(need, size=(2, 20_000))
+    scale.update({"complete": True,
+                  "mean_cosine_random_pair": float(np.mean(np.sum(vectors[pick[0]] * vectors[pick[1]], axis=1))),
+                  "peak_rss_mb": peak_rss_mb(), "load_average": os.getloadavg()})
+    for method, took in scale["by_method"].items():
+        print(f"scale, {method}: {len(anchors):,} anchors mined in {took['total_s']:,.0f} s (candidates "
+              f"{took['candidates_s']:,.0f}, exclusions {took['exclusions_s']:,.0f}, encoding {took['needs_encoding']:,} "
+              f"phrases at the run's rate, selection {took['select_s']:,.0f}); {took['anchors_with_negatives']:,} anchors "
+              f"have negatives, {took['share_with_k']:.3f} all {args.k}; mean cosine "
+              f"{took['mean_cosine_hard_negative']:.3f} (random pairs {scale['mean_cosine_random_pair']:.3f})", flush=True)
+    print(f"scale: encoding {len(need):,} phrases took {scale['encode_s']:,.0f} s, {scale['encode_over_floor']:.2f}x its "
+          f"FLOP floor; peak RSS {scale['peak_rss_mb'] / 1024:.1f} GB", flush=True)
+    if len(methods) == 2:
+        print(f"scale, approximate against exact: candidate recall {scale['candidate_recall']['recall']:.4f}, "
+              f"recall@{args.k} of the negatives {scale['negatives_recall_at_k']['recall']:.4f}", flush=True)
     if args.negatives:
-        hn.write_hard_negatives(negatives, Path(args.negatives))
+        hn.write_hard_negatives(negatives[methods[0]], Path(args.negatives))
     record["load_average_end"] = os.getloadavg()
     record["wall_time_s"] = round(time.perf_counter() - t_start, 1)
     save(record, args)
