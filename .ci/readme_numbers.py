@@ -97,33 +97,37 @@ def reproduce_projection() -> list[tuple[str, str]]:
 
 
 def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
-    """The sentences of ``benchmarks/hard_negative_mining.py``'s record: the sample, then the scale run."""
+    """The sentences of ``benchmarks/hard_negative_mining.py``'s record: the pool, the sample, the scale run."""
     src, out = "results/hard_negatives_scale.json", []
-    s, cfg = hs["sample"], hs["settings"]
-    out.append((f"On {s['anchors']:,} random anchors against all {hs['pool']['phrases']:,} distinct phrases of the "
-                f"parse, exact blocking took {s['exact_s']:,.1f} s and the approximate search "
-                f"{s['ann_build_s'] + s['ann_search_s']:,.1f} s ({s['ann_build_s']:,.1f} s of it building the index; "
-                f"exact / approximate {s['exact_over_ann']:.2f}x, {s['exact_over_ann_search']:.1f}x without the build; "
-                f"a flat exact search over the same vectors has a FLOP floor of {s['flat_search_floor_s']:,.1f} s at "
-                f"{hs['matmul_gflops']:.1f} GFLOPS). "
-                f"The approximate candidate lists hold {100 * s['candidate_recall']['recall']:.1f} % of the exact ones "
-                f"({100 * s['candidate_recall']['recall_ties_count']:.1f} % counting equally close phrases)", src))
-    per_exact, per_ann = s["exact_s"] / s["anchors"], s["ann_search_s"] / s["anchors"]
-    out.append((f"{1000 * per_exact:.1f} ms an anchor for exact blocking and {1000 * per_ann:.2f} ms for the approximate "
-                f"search, a million anchors would take {per_exact * 1e6 / 3600:.1f} hours exactly and "
-                f"{(per_ann * 1e6 + s['ann_build_s']) / 60:.0f} minutes approximately, index build included", src))
+    p, s = hs["pool"], hs["sample"]
+    out.append((f"The pool is every phrase seen at least {p['min_freq']} times in {p['corpus']}: "
+                f"{p['phrases']:,} phrases, whose augmentation tables (what may not be a hard negative) took "
+                f"{p['tables_s']:,.0f} s to build", src))
+    same = "identical" if s["identical_to_loop"] else "different"
+    out.append((f"On {s['anchors']:,} random anchors, the per-anchor loop took {s['per_anchor_loop_s']:,.1f} s and "
+                f"exact blocking {s['exact_s']:,.1f} s ({s['loop_over_exact']:.1f}x faster, {same} lists); the blocks "
+                f"compare {s['pairs']:,} pairs, {s['floor_s']:,.1f} s at the Levenshtein kernel's rate "
+                f"({s['exact_over_floor']:.1f}x that)", src))
+    out.append((f"The approximate search took {s['ann_search_s']:,.1f} s after a {s['ann_build_s']:,.0f} s index "
+                f"build; its candidate lists hold {100 * s['candidate_recall']['recall']:.1f} % of the exact ones", src))
     if (neg := hs.get("negatives")) is not None:
         out.append((f"recall@{neg['k']} of the hard negatives themselves is "
                     f"{100 * neg['recall_at_k']['recall']:.1f} % on {neg['anchors']:,} of those anchors", src))
-    if (enc := hs.get("encode")) is not None:
-        out.append((f"{enc['phrases_per_s']:,.0f} phrases/s measured in the same run, "
-                    f"{enc['projected_pool_encode_h']:,.1f} hours for the pool", src))
-    if (sc := hs.get("scale")) is not None:
-        done = f"{sc['anchors_done']:,}" + ("" if sc["complete"] else f" of the {sc['anchors']:,} planned")
-        out.append((f"IVF index of {cfg['nlist_used']:,} cells, {cfg['nprobe']} visited, {cfg['probe']} neighbours a "
-                    f"phrase: {done} anchors in {sc['search_and_exclusions_s']:,.0f} s plus the {s['ann_build_s']:,.0f} s "
-                    f"index build ({sc['anchors_per_s']:,.0f} anchors/s, peak RSS {sc['peak_rss_mb'] / 1024:.1f} GB, "
-                    f"load average {sc['load_average'][0]:.0f} on {hs['hardware']['cpu_count']} cores)", src))
+    sc = hs.get("scale")
+    if sc is not None and sc["complete"]:
+        how = "on the approximate candidates" if sc["method"] == "ann" else "with exact blocking"
+        out.append((f"The {sc['anchors']:,} most frequent phrases were mined end to end {how} in "
+                    f"{sc['total_s'] / 60:.0f} minutes: candidates {sc['candidates_s']:,.0f} s, exclusions "
+                    f"{sc['exclusions_s']:,.0f} s, encoding {sc['encoded']:,} phrases {sc['encode_s']:,.0f} s "
+                    f"({sc['encode_phrases_per_s']:,.0f} phrases/s, {sc['encode_over_floor']:.2f}x its FLOP floor) "
+                    f"and selection {sc['select_s']:,.0f} s; peak RSS {sc['peak_rss_mb'] / 1024:.1f} GB, load "
+                    f"average {sc['load_average'][0]:.1f} on {hs['hardware']['cpu_count']} cores", src))
+        out.append((f"{sc['anchors_with_negatives']:,} anchors get negatives, {100 * sc['share_with_k']:.1f} % of them "
+                    f"all {hs['args']['k']}; their mean cosine is {sc['mean_cosine_hard_negative']:.2f}, against "
+                    f"{sc['mean_cosine_random_pair']:.2f} for a random pair", src))
+        if sc["method"] == "ann":
+            out.append((f"Exact blocking would compare {sc['pairs']:,} pairs for these anchors: "
+                        f"{sc['floor_s'] / 60:,.0f} minutes at the kernel's rate alone", src))
     return out
 
 
@@ -534,6 +538,12 @@ def whole_corpus(record: dict) -> list[tuple[str, str]]:
             f"{runs[0]['cpu_count']} cores ({m['parse_tokens_per_s']:,.0f} tokens/s); the merge took "
             f"{record['timings_s']['merge']:.0f} s and peaked at "
             f"{m['peak_rss_mb']['after_merge']['parent'] / 1024:.1f} GB", src)]
+    paper = m["class_shares_pct"]["paper"]
+    near = [c for c in kept if abs(kept[c] - paper[c]) <= 5]
+    out.append((f"Within five points of the paper's shares there: {' and '.join(near) or 'none'}; not: "
+                f"{', '.join(c for c in kept if c not in near) or 'none'}", src))
+    if (top := m.get("most_frequent_by_class")) is not None:
+        out.append(("Its most frequent VPs: " + ", ".join(f'"{p}" ({f:,})' for p, f in top["VP"][:8]), src))
     return out
 
 
