@@ -20,11 +20,12 @@ For each phrase of a corpus:
    spelling, far in meaning ("the war" vs "the way").
 
 A phrase with fewer than ``k`` admissible candidates keeps what it has (the statistics
-report how many have all ``k``). Encoding is the slow step on a CPU (MiniLM: a few
-hundred phrases/s on two cores), so :func:`mine` can work on the ``anchors`` most frequent
-phrases and encode only them and their candidates. ``method="ann"`` finds the candidates of
-step 1 approximately instead (:mod:`pearl.corpus.ngram_search`: faiss over character n-grams,
-then the same filters); exact blocking stays the default and is what every corpus here uses.
+report how many have all ``k``). Encoding is the slow step on a CPU
+(``benchmarks/hard_negative_mining.py`` times each step), so :func:`mine` can work on the
+``anchors`` most frequent phrases and encode only them and their candidates. ``method="ann"``
+finds the candidates of step 1 approximately instead (:mod:`pearl.corpus.ngram_search`: faiss
+over character n-grams, then the same filters); exact blocking stays the default and is what
+every corpus here uses.
 """
 from __future__ import annotations
 
@@ -84,8 +85,8 @@ def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 
     ``rapidfuzz.process.cdist`` call (C++, over every pair of the block), then the hits of all
     blocks are merged per anchor by one sort. It compares the same pairs as a loop over anchors
     (each anchor against the union of its blocks) and returns the same lists (tested), with the
-    per-pair work out of Python (``benchmarks/hard_negative_mining.py`` times both on the
-    ``wikipedia-10x`` pool). Anchors go in slices of ``slice_size`` so that the hits held at once
+    per-pair work out of Python (``benchmarks/hard_negative_mining.py`` times both on the whole
+    corpus's pool). Anchors go in slices of ``slice_size`` so that the hits held at once
     stay bounded.
     """
     from tqdm.auto import tqdm
@@ -119,7 +120,17 @@ def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit
                              workers=-1 if len(rows) * len(ids) > 50_000 else 1)
         r, c = np.nonzero(dist <= max_distance)
         keep = rows[r] != ids[c]
-        found_i.append(rows[r][keep]), found_j.append(ids[c][keep]), found_d.append(dist[r[keep], c[keep]])
+        r, c = r[keep], c[keep]
+        if len(r) > limit and np.bincount(r).max() > limit:
+            # only a block's ``limit`` closest of an anchor can be among its ``limit`` closest over
+            # all blocks (a block holds a phrase once), so the rest is dropped here: the hits held
+            # stay a few per anchor instead of every pair within the distance (hundreds of millions
+            # for a million anchors)
+            order = np.lexsort((c, dist[r, c], r))  # ids ascend within a block: c breaks ties by id
+            r, c = r[order], c[order]
+            rank = np.arange(len(r)) - np.searchsorted(r, r)
+            r, c = r[rank < limit], c[rank < limit]
+        found_i.append(rows[r]), found_j.append(ids[c]), found_d.append(dist[r, c])
     if not found_i:
         return [[] for _ in anchors]
     i, j, d = np.concatenate(found_i), np.concatenate(found_j), np.concatenate(found_d)
