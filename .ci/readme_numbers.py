@@ -105,7 +105,7 @@ def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
                 f"{p['tables_s']:,.0f} s to build", src))
     same = "identical" if s["identical_to_loop"] else "different"
     out.append((f"On {s['anchors']:,} random anchors, the per-anchor loop took {s['per_anchor_loop_s']:,.1f} s and "
-                f"exact blocking {s['exact_s']:,.1f} s ({s['loop_over_exact']:.1f}x faster, {same} lists); the blocks "
+                f"exact blocking {s['exact_s']:,.1f} s (the loop takes {s['loop_over_exact']:.1f}x as long; {same} lists); the blocks "
                 f"compare {s['pairs']:,} pairs, {s['floor_s']:,.1f} s at the Levenshtein kernel's rate "
                 f"({s['exact_over_floor']:.1f}x that)", src))
     out.append((f"The approximate search took {s['ann_search_s']:,.1f} s after a {s['ann_build_s']:,.0f} s index "
@@ -115,19 +115,26 @@ def hard_negatives_scale(hs: dict) -> list[tuple[str, str]]:
                     f"{100 * neg['recall_at_k']['recall']:.1f} % on {neg['anchors']:,} of those anchors", src))
     sc = hs.get("scale")
     if sc is not None and sc["complete"]:
-        how = "on the approximate candidates" if sc["method"] == "ann" else "with exact blocking"
-        out.append((f"The {sc['anchors']:,} most frequent phrases were mined end to end {how} in "
-                    f"{sc['total_s'] / 60:.0f} minutes: candidates {sc['candidates_s']:,.0f} s, exclusions "
-                    f"{sc['exclusions_s']:,.0f} s, encoding {sc['encoded']:,} phrases {sc['encode_s']:,.0f} s "
-                    f"({sc['encode_phrases_per_s']:,.0f} phrases/s, {sc['encode_over_floor']:.2f}x its FLOP floor) "
-                    f"and selection {sc['select_s']:,.0f} s; peak RSS {sc['peak_rss_mb'] / 1024:.1f} GB, load "
-                    f"average {sc['load_average'][0]:.1f} on {hs['hardware']['cpu_count']} cores", src))
-        out.append((f"{sc['anchors_with_negatives']:,} anchors get negatives, {100 * sc['share_with_k']:.1f} % of them "
-                    f"all {hs['args']['k']}; their mean cosine is {sc['mean_cosine_hard_negative']:.2f}, against "
-                    f"{sc['mean_cosine_random_pair']:.2f} for a random pair", src))
-        if sc["method"] == "ann":
-            out.append((f"Exact blocking would compare {sc['pairs']:,} pairs for these anchors: "
-                        f"{sc['floor_s'] / 60:,.0f} minutes at the kernel's rate alone", src))
+        names = {"exact": "exact blocking", "ann": "the approximate search"}
+        for method, m in sc["by_method"].items():
+            out.append((f"The {sc['anchors']:,} most frequent phrases, mined end to end by {names[method]}: "
+                        f"{m['total_s'] / 60:.0f} minutes (candidates {m['candidates_s']:,.0f} s, exclusions "
+                        f"{m['exclusions_s']:,.0f} s, encoding its {m['needs_encoding']:,} phrases "
+                        f"{m['needs_encoding'] / sc['encode_phrases_per_s']:,.0f} s at the run's rate, selection "
+                        f"{m['select_s']:,.0f} s); {m['anchors_with_negatives']:,} anchors get negatives and "
+                        f"{100 * m['share_with_k']:.1f} % of all anchors get {hs['args']['k']}, of mean cosine "
+                        f"{m['mean_cosine_hard_negative']:.2f}", src))
+        out.append((f"Exact blocking compares {sc['pairs']:,} pairs for these anchors, {sc['floor_s']:,.0f} s at the "
+                    f"Levenshtein kernel's rate", src))
+        out.append((f"Encoding {sc['encoded']:,} phrases took {sc['encode_s']:,.0f} s "
+                    f"({sc['encode_phrases_per_s']:,.0f} phrases/s, {sc['encode_over_floor']:.2f}x its FLOP floor); "
+                    f"a random pair's mean cosine is {sc['mean_cosine_random_pair']:.2f}; peak RSS "
+                    f"{sc['peak_rss_mb'] / 1024:.1f} GB, load average {sc['load_average'][0]:.1f} on "
+                    f"{hs['hardware']['cpu_count']} cores", src))
+        if "candidate_recall" in sc:
+            out.append((f"At scale the approximate candidate lists hold {100 * sc['candidate_recall']['recall']:.1f} % "
+                        f"of the exact ones, and recall@{hs['args']['k']} of the hard negatives is "
+                        f"{100 * sc['negatives_recall_at_k']['recall']:.1f} %", src))
     return out
 
 
