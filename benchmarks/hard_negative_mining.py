@@ -2,7 +2,7 @@
 the Levenshtein kernel's floor and the faiss n-gram search; then a million anchors, end to end.
 
     .venv/bin/python benchmarks/hard_negative_mining.py [--corpus whole --min-freq 2] [--sample 5000]
-        [--encode-sample 500] [--scale 1000000 --scale-method ann] [--index ivf --nlist 2048 --nprobe 16
+        [--encode-sample 500] [--scale 1000000 --scale-method both] [--index ivf --nlist 2048 --nprobe 16
         --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
 
 The pool is the training corpus at the paper's scale: every phrase of the whole offline Wikipedia
@@ -60,7 +60,7 @@ def pool_phrases(corpus: str, min_freq: int) -> tuple[list[str], str]:
     else:
         raise SystemExit(f"unknown --corpus {corpus!r}: 'whole' or one of {', '.join(variants.CORPORA)}")
     dirs = [build.Settings(s, chunk_articles=50).folder() for s in samples]
-    missing = [d for d in dirs if not any(build.chunks(d))] if all(d.is_dir() for d in dirs) else dirs
+    missing = [d for d in dirs if not build.chunks(d)]  # a folder that is not there holds no chunk
     if missing:
         raise SystemExit(f"{missing[0]} holds no build: run experiments/whole_corpus.py (--corpus whole) or "
                          f"pearl.corpus.variants.prepare({corpus!r}) first")
@@ -242,7 +242,7 @@ def main() -> None:
     scale = {"anchors": len(anchors), "methods": list(methods), "complete": False, "pairs": pairs,
              "floor_s": round(pairs / lev, 1), "by_method": {}}
     record["scale"] = scale
-    cands = {}
+    cands, own = {}, {}  # own: the phrases a method needs encoded (its anchors and candidates)
     for method in methods:
         t0 = time.perf_counter()
         if method == "ann":  # the index of stage 1: its build is timed there
@@ -255,7 +255,8 @@ def main() -> None:
         cands[method] = hn.admissible(phrases, anchors, raw, tables)
         del raw
         took["exclusions_s"] = round(time.perf_counter() - t0, 1)
-        took["needs_encoding"] = len(set(anchors).union(*map(set, cands[method])))
+        own[method] = set(anchors).union(*map(set, cands[method]))
+        took["needs_encoding"] = len(own[method])
         took["mean_candidates"] = float(np.mean([len(c) for c in cands[method]]))
         scale["by_method"][method] = took
         print(f"scale: {method} candidates of {len(anchors):,} anchors in {took['candidates_s']:,.0f} s (exact "
@@ -265,7 +266,8 @@ def main() -> None:
         save(record, args)
     if len(methods) == 2:
         scale["candidate_recall"] = recall(cands["ann"], cands["exact"])
-    need = sorted(set(anchors).union(*(set(j for c in cs for j in c) for cs in cands.values())))
+    need = sorted(set().union(*own.values()))
+    del own
     texts = [phrases[j] for j in need]
     t0 = time.perf_counter()
     encoded = encode(inner, texts, progress=True)
