@@ -17,8 +17,10 @@ multilingual sibling, intfloat/multilingual-e5-small (12 layers, 384-d, mean poo
 rebuilds the tokenizer as a ``tokenizers`` Unigram model from the pieces (NFKC, the file's
 whitespace and control-character rules, Metaspace; ``<s> </s> <pad> <unk> <mask>`` special)
 and writes a sentence-transformers folder (mean pooling, normalised) under
-``data/derived/me5-small``, whole or not at all, with the source file's sha256 in ``me5.json``.
-:func:`folder` converts once and afterwards only checks that checksum.
+``data/derived/me5-small``, whole or not at all, with the source file's sha256 in ``me5.json``
+and the sha256 of every file it wrote in ``SHA256SUMS`` (:func:`pearl.weights.write_manifest`),
+which every load checks (:func:`pearl.weights.verify`). :func:`folder` converts once and
+afterwards checks the source's checksum.
 
 Which file: ``e5-small-q4.bin``, the full vocabulary (250,002 pieces, 118M parameters, of
 which 96M are the embedding matrix), not ``e5-small-enpt-q4.bin`` (English + Portuguese,
@@ -50,7 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paths
+from . import paths, weights
 from .provenance import write_json
 
 NAME = "me5-small"
@@ -60,7 +62,7 @@ PREFIX = "query: "  # E5's convention for symmetric tasks, on both sides
 SPECIALS = ("<s>", "</s>", "<pad>", "<unk>", "<mask>")
 QK = 32  # weights per Q4_0 block
 _F32, _Q4 = 0, 1
-_FORMAT_VERSION = 1  # of the converted folder: bump to rebuild it when this converter changes
+_FORMAT_VERSION = 2  # of the converted folder: bump to rebuild it when this converter changes (2: SHA256SUMS)
 
 
 def source_path(file: str = SOURCE_FILE) -> Path:
@@ -261,6 +263,7 @@ def convert(source: str | Path | None = None, target: str | Path | None = None) 
         "input_convention": f"{PREFIX!r} prepended by the tokenizer's normaliser (E5 card: symmetric tasks)",
         "vocabulary": len(parsed["pieces"]), "embedding_rows": parsed["config"]["vocab"],
         "parameters": sum(p.numel() for p in model.parameters())})
+    weights.write_manifest(tmp)  # every file's digest, checked at every load (pearl.weights.verify)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)  # the whole folder or none: a killed run never leaves half a model
     return target

@@ -86,6 +86,8 @@ def folder_name(method: str, backbone: str, seed: int | str, variant: str | None
     """``<method>-<backbone>[-<variant>]-seed<N>``: the one rule for trained-model folders
     (``seed="*"`` gives a glob pattern)."""
     parts = [method, backbone_short(backbone)] + ([variant] if variant else [])
+    for what, part in zip(("method", "backbone", "variant"), parts):  # a name never leaves models/
+        paths.safe_name(part, f"the {what} part of a model folder name")
     return "-".join(parts) + f"-seed{seed}"
 
 
@@ -184,26 +186,29 @@ def resolve(name_or_path: str | os.PathLike) -> str:
     return name
 
 
-def load_backbone(name_or_path: str | os.PathLike):
+def load_backbone(name_or_path: str | os.PathLike, verified: bool = True):
     """(backbone, tokenizer) of a Hugging Face encoder, for training; ``"minilm"`` resolves offline.
     A local folder's files are verified first (:func:`pearl.weights.verify`)."""
     from transformers import AutoTokenizer
 
     path = _reachable(resolve(name_or_path))
     if Path(path).is_dir():
-        weights.verify(path)
+        with weights.required(verified):
+            weights.verify(path)
     return load_hf_model(path), AutoTokenizer.from_pretrained(path)
 
 
-def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache: bool = True) -> Encoder | CharJaccard:
+def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache: bool = True,
+               verified: bool = True) -> Encoder | CharJaccard:
     """Any model by alias, folder or hub id (see :func:`resolve`), ready for ``encode()``.
 
     PEARL folders give the full embedding (phrase and character parts concatenated);
     ``"glove"`` averaged GloVe; ``"char3gram-jaccard"`` the string baseline (similarities only).
     With ``cache`` (the default) the encoder sits behind the on-disk embedding cache
     (:mod:`pearl.cache`): a phrase is encoded once per set of weights, across runs. A local
-    folder's files are verified first (:func:`pearl.weights.verify`: the backbone against its
-    package's RECORD, our folders against the digests they record).
+    folder's files are verified first, whole (:func:`pearl.weights.verify`: the backbone against
+    its package's RECORD, our folders against the digests they record); a local folder that
+    records none is refused unless ``verified=False``, the caller's explicit opt-out.
     """
     name = str(name_or_path)
     if name.lower() == "char3gram-jaccard":
@@ -212,12 +217,13 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
         encoder = load_glove_encoder()
     else:
         path = _reachable(resolve(name))
-        if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
-            encoder = folder_loader(path)(path, pick_device(device))
-        else:
-            if Path(path).is_dir():
+        with weights.required(verified):  # the loaders below verify again: they honour the opt-out
+            if Path(path).is_dir():  # before anything reads the folder: a damaged pearl.json is named here
                 weights.verify(path)
-            encoder = load_transformer(path, device, name=name)
+            if (Path(path) / "pearl.json").is_file():  # a trained PEARL folder: the concatenated embedding
+                encoder = folder_loader(path)(path, pick_device(device))
+            else:
+                encoder = load_transformer(path, device, name=name)
     return cached(encoder) if cache else encoder
 
 
@@ -232,9 +238,8 @@ def folder_loader(folder: str | os.PathLike):
     imports none of it; only functions of the ``pearl`` package can be named.
     """
     import importlib
-    import json
 
-    spec = json.loads((Path(folder) / "pearl.json").read_text()).get("loader", FOLDER_LOADER)
+    spec = (weights.read_info(folder) or {}).get("loader", FOLDER_LOADER)
     module, _, function = spec.partition(":")
     if not (module == "pearl" or module.startswith("pearl.")) or not function:
         raise ModelNotFound(f"{folder}/pearl.json names the loader {spec!r}: only 'pearl.<module>:<function>' "

@@ -131,3 +131,10 @@ def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp
     copy = shutil.copytree(full, tmp_path / "full")
     with pytest.raises(FileExistsError, match="holds a full-size model and this is a SMOKE run"):
         export(model, tok, copy, labels=LABELS)
+    before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
+    info = copy / "pearl.json"
+    info.write_text(info.read_text()[:40])  # cut short: its scale cannot be told, so it is refused too
+    before[info] = info.read_bytes()
+    with pytest.raises(FileExistsError, match=r"pearl.json is not valid JSON .*cannot tell .*scratch folder"):
+        export(model, tok, copy, labels=LABELS)
+    assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before

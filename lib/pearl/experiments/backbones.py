@@ -33,8 +33,8 @@ def truncated_minilm(layers: int) -> Path:
     if not 0 <= layers < 6:
         raise ValueError(f"MiniLM has 6 layers; keep 0 to 5, not {layers}")
     folder = paths.models_dir(f"minilm.l{layers}")
-    if (folder / "config.json").is_file():
-        return folder
+    if (folder / "config.json").is_file() and weights.covered(folder):
+        return folder  # written whole, with the digest of every file (older ones are written again)
     model, tokenizer = models.load_backbone("minilm")  # verified against its package's RECORD
     model.encoder.layer = model.encoder.layer[:layers]
     model.config.num_hidden_layers = layers
@@ -43,6 +43,7 @@ def truncated_minilm(layers: int) -> Path:
     model.save_pretrained(tmp)
     tokenizer.save_pretrained(tmp)
     weights.write_manifest(tmp)  # its digests, checked at every load
+    shutil.rmtree(folder, ignore_errors=True)
     tmp.rename(folder)  # whole folder or none: a killed run never leaves half a backbone
     return folder
 

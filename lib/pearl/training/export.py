@@ -76,20 +76,30 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
                   path / "type_head.safetensors")
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
-    info["sha256"] = weights.digests(path)  # checked at every load (pearl.weights.verify)
+    info["sha256"] = weights.digests(path)  # every file that changes a vector, checked at every load (pearl.weights.verify)
+    info["settings_sha256"] = weights.settings_digest(info)  # pearl.json's own settings, checked likewise
     write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
     return path
 
 
 def refuse_full(path: str | os.PathLike) -> None:
-    """In a SMOKE run, refuse to write into ``path`` when it holds a full-size model (a
-    ``pearl.json`` that does not say SMOKE): a smoke run never replaces a real model."""
-    info = Path(path) / "pearl.json"
-    if paths.smoke() and info.is_file() and "SMOKE" not in json.loads(info.read_text()):
-        raise FileExistsError(f"{path} holds a full-size model and this is a SMOKE run, which never replaces one: "
-                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
-                              "or point it at a scratch folder")
+    """In a SMOKE run, refuse to write into ``path`` when it holds a full-size model: its
+    ``pearl.json`` (read as JSON, :func:`pearl.weights.read_info`) has no ``"SMOKE"`` key. A
+    ``pearl.json`` that does not parse is refused too (its scale cannot be told), naming the file.
+    A smoke run never replaces a real model."""
+    if not paths.smoke() or not Path(path).is_dir():
+        return
+    fix = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
+           "or point it at a scratch folder")
+    try:
+        info = weights.read_info(path)
+    except weights.WeightsError as err:
+        raise FileExistsError(f"{err}; this SMOKE run cannot tell whether {path} holds a full-size model, "
+                              f"and never replaces one: {fix}") from err
+    if info is not None and "SMOKE" not in info:
+        raise FileExistsError(f"{path} holds a full-size model and this is a SMOKE run, which never replaces one "
+                              f"({Path(path) / 'pearl.json'} has no \"SMOKE\" key): {fix}")
 
 
 #: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)
