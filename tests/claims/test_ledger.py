@@ -1,6 +1,7 @@
 """The claims as data against their sources, and the committed ledger against the rule: every
 quote is verbatim in its paper, every paper number comes from the paper's text or its printed
-cells, and every verdict in ``results/claims.csv`` follows from the rule."""
+cells (and its like-for-like value from the same cells), each claim about E5-small has a row on
+both offline stand-ins, and every verdict in ``results/claims.csv`` follows from the rule."""
 import math
 import re
 from pathlib import Path
@@ -23,16 +24,48 @@ def _papers_folder():
     return next((p for p in places if (p / SOURCES["pearl"]).is_file()), None)
 
 
+WORDS = {"zero": 0.0, "three": 3.0, "six": 6.0}  # numbers a quote spells out
+
+
 def _flat(text: str) -> str:
     return re.sub(r"\s+", " ", text.replace("*", "")).strip()
 
 
-def test_at_least_twenty_claims_with_unique_ids_and_known_kinds():
-    assert len(ledger.CLAIMS) >= 20 and len(ledger.by_id()) == len(ledger.CLAIMS)
+def test_at_least_33_claims_with_unique_ids_and_known_kinds():
+    assert len(ledger.CLAIMS) >= 33 and len(ledger.by_id()) == len(ledger.CLAIMS)
     for c in ledger.CLAIMS:
-        assert c.kind in ("effect", "no difference", "direction", "value") and c.source in SOURCES
-        assert bool(c.measure) != bool(c.untestable), f"{c.id}: a measure or a reason it is not testable, not both"
-        assert (c.kind == "direction") == math.isnan(c.paper) == (c.direction != 0)
+        assert c.kind in rule.KINDS and c.source in SOURCES
+        # a measure or a reason it is not testable; both only for a run not yet in the results
+        assert bool(c.measure) or bool(c.untestable), c.id
+        assert not (c.measure and c.untestable) or c.untestable.startswith("not run here"), c.id
+        assert (c.kind == "direction") == math.isnan(c.paper), c.id
+        assert (c.direction != 0) == (c.kind in ("direction", "all")), c.id
+
+
+def test_each_claim_about_e5_small_has_a_minilm_and_a_me5_small_row():
+    about = {}
+    for c in ledger.CLAIMS:
+        if "E5-small" in c.quantity:
+            about.setdefault((c.quote, c.quantity), set()).add(c.backbone)
+    assert len(about) >= 5
+    assert all({"MiniLM", "me5-small"} <= b for b in about.values()), about
+
+
+def test_like_for_like_values_are_the_five_group_means_of_the_printed_cells():
+    t1, t3 = paper.wide(1), paper.wide(3)
+    # - entity type on Table 3's five group columns: (-0.3 + 0.8 - 1.5 - 9.2 + 0.3) / 5
+    assert report.like_for_like(ledger.by_id()["C12"]) == pytest.approx(-1.98)
+    groups = [g for g in t3.columns if g != "average"]
+    assert report.like_for_like(ledger.by_id()["C21"]) == pytest.approx(
+        (t3.loc["PEARL-small", groups] - t3.loc["- Hard Negatives", groups]).mean())
+    # PEARL-small - E5-small on Table 1: each group the mean of its datasets, then the five groups
+    row = lambda m: [t1.at[m, c] for c in ("PPDB", "PPDB filtered", "Turney", "BIRD", "YAGO", "UMLS", "CoNLL",  # noqa: E731
+                                           "BC5CDR", "AutoFJ")]
+    a, b = row("PEARL-small"), row("E5-small")
+    by_group = lambda r: [(r[0] + r[1]) / 2, (r[2] + r[3]) / 2, (r[4] + r[5]) / 2, (r[6] + r[7]) / 2, r[8]]  # noqa: E731
+    expected = sum(x - y for x, y in zip(by_group(a), by_group(b))) / 5
+    assert report.like_for_like(ledger.by_id()["C01"]) == pytest.approx(expected)
+    assert report.like_for_like(ledger.by_id()["C13"]) == ledger.by_id()["C13"].paper  # no like: the printed one
 
 
 def test_quotes_are_verbatim_in_their_sources():
@@ -57,18 +90,25 @@ def test_paper_numbers_come_from_the_sentence_or_the_printed_cells():
             assert c.paper == sum(a == "↓" for a in row) - sum(a == "↑" for a in row), c.id
         else:
             numbers = {abs(float(x)) for x in re.findall(r"\d+(?:\.\d+)?", c.quote)}
-            assert abs(c.paper) in numbers, f"{c.id}: {c.paper} is not in its sentence"
+            numbers |= {v for w, v in WORDS.items() if re.search(rf"\b{w}\b", c.quote)}
+            from_like = bool(c.like) and c.paper == pytest.approx(round(report.like_for_like(c), 1))
+            assert abs(c.paper) in numbers or from_like, f"{c.id}: {c.paper} is not in its sentence nor its cells"
 
 
 def test_the_committed_ledger_follows_the_rule():
+    """Every verdict in results/claims.csv re-derived from its own columns by the rule, and every
+    testable claim with a noise model has an interval."""
     table = pd.read_csv(ROOT / "results" / "claims.csv")
-    assert list(table.columns[:11]) == report.COLUMNS and len(table) >= 20
+    assert list(table.columns[:len(report.COLUMNS)]) == report.COLUMNS and len(table) >= 33
+    assert {"ci_low", "ci_high", "p_vs_paper", "p_holm", "paper_like_for_like", "backbone"} <= set(table.columns)
     assert "smoke" not in table.columns
     for r in table.itertuples():
-        testable = r.id not in {c.id for c in ledger.CLAIMS if c.untestable}
-        again = rule.verdict(r.paper, r.ours, r.p, r.mde, testable=testable, kind=r.kind,
-                             direction=int(r.direction), tol=r.tol)
+        testable = not math.isnan(r.ours)
+        again = rule.verdict(r.paper_like_for_like, r.ours, r.ci_low, r.ci_high, testable=testable, kind=r.kind,
+                             direction=int(r.direction), tol=r.tol, p_tost=r.p_tost, margin=r.margin)
         assert again == r.verdict, r.id
+        if testable and not math.isnan(r.se):
+            assert r.ci_low <= r.ours <= r.ci_high or r.kind == "all", r.id
         claim = ledger.by_id()[r.id]
         assert (r.paper == claim.paper) or (math.isnan(r.paper) and math.isnan(claim.paper)), r.id
         assert claim.quote == r.claim
@@ -80,4 +120,5 @@ def test_the_committed_ledger_is_what_the_committed_results_give():
     stale = "results/claims.* are stale: the results files changed; run notebooks/12_claims.ipynb"
     assert list(committed["id"]) == list(fresh["id"]), stale
     assert list(committed["verdict"]) == list(fresh["verdict"]), stale
+    assert committed["ci_low"].fillna(0).to_numpy() == pytest.approx(fresh["ci_low"].fillna(0).to_numpy(), rel=1e-9), stale
     assert committed["ours"].fillna(0).to_numpy() == pytest.approx(fresh["ours"].fillna(0).to_numpy(), rel=1e-9), stale

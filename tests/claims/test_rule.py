@@ -1,5 +1,6 @@
-"""The verdict rule on hand-made cases, one per verdict and kind, and its statistics against
-scipy's own t-tests and a simulation of the power they claim."""
+"""The verdict rule on hand-made cases, one per branch of its table and kind, and its statistics
+(intervals, Welch, TOST, Holm) against scipy's own t-tests, hand-computed numbers and a
+simulation of the power they claim."""
 import math
 
 import numpy as np
@@ -13,53 +14,84 @@ NAN = math.nan
 
 
 @pytest.mark.parametrize("case, expected", [
-    # effect: beyond the noise, same direction, at least half the paper's size
-    (dict(paper=-2.2, ours=-1.2, p=0.01, mde=1.0), "reproduced"),
-    # beyond the noise, same direction, less than half
-    (dict(paper=-2.2, ours=-1.0, p=0.01, mde=0.5), "direction only"),
-    # beyond the noise, opposite direction
-    (dict(paper=-0.5, ours=0.9, p=0.03, mde=1.1), "not reproduced"),
-    # within the noise, and the test could have seen the paper's effect: it did not
-    (dict(paper=-2.2, ours=-0.5, p=0.34, mde=1.75), "not reproduced"),
-    # within the noise, and the paper's effect is below what the test can see
-    (dict(paper=-0.8, ours=-0.04, p=0.93, mde=1.39), "underpowered"),
-    (dict(paper=6.1, ours=NAN, p=NAN, mde=NAN, testable=False), "not testable here"),
-    # no noise to test against: direction and size alone
-    (dict(paper=64.7, ours=64.9, p=NAN, mde=NAN, kind="value", tol=1.0), "reproduced"),
-    (dict(paper=64.7, ours=66.0, p=NAN, mde=NAN, kind="value", tol=1.0), "not reproduced"),
-    (dict(paper=5, ours=1, p=NAN, mde=NAN), "direction only"),
-    (dict(paper=5, ours=3, p=NAN, mde=NAN), "reproduced"),
-    (dict(paper=5, ours=-1, p=NAN, mde=NAN), "not reproduced"),
-    # a claim of no difference
-    (dict(paper=2.2, ours=0.19, p=0.16, mde=0.41, kind="no difference"), "reproduced"),
-    (dict(paper=1.5, ours=0.33, p=0.007, mde=0.16, kind="no difference"), "not reproduced"),
-    (dict(paper=0.3, ours=0.19, p=0.16, mde=0.41, kind="no difference"), "underpowered"),
+    # effect, paper -2.2: interval above 0 on the paper's side and holding -2.2, ours at least half its size
+    (dict(paper=-2.2, ours=-1.5, ci_low=-2.5, ci_high=-0.5), "reproduced"),
+    # ... holding -2.2, but ours (-1.0) under half of it
+    (dict(paper=-2.2, ours=-1.0, ci_low=-2.3, ci_high=-0.1), "direction only"),
+    # ... beyond the paper's value (ours larger): still the paper's effect at least
+    (dict(paper=-2.2, ours=-4.0, ci_low=-5.0, ci_high=-3.0), "reproduced"),
+    # excludes 0 and -2.2, between them
+    (dict(paper=-2.2, ours=-0.8, ci_low=-1.2, ci_high=-0.4), "direction only, smaller"),
+    # excludes 0 on the other side
+    (dict(paper=-0.5, ours=0.9, ci_low=0.1, ci_high=1.7), "not reproduced"),
+    # holds 0 and the paper's value (the issue's - entity type example)
+    (dict(paper=-9.2, ours=-4.0, ci_low=-9.5, ci_high=1.4), "inconclusive"),
+    # holds 0, excludes the paper's value
+    (dict(paper=5.5, ours=0.6, ci_low=-0.2, ci_high=1.4), "not reproduced"),
+    (dict(paper=6.1, ours=NAN, testable=False), "not testable here"),
+    # no noise model: the one comparison, by sign and half size
+    (dict(paper=5, ours=3), "reproduced"),
+    (dict(paper=5, ours=1), "direction only"),
+    (dict(paper=5, ours=-1), "not reproduced"),
+    (dict(paper=64.7, ours=64.9, kind="value", tol=1.0), "reproduced"),
+    (dict(paper=64.7, ours=66.0, kind="value", tol=1.0), "not reproduced"),
+    # no difference: TOST within the margin, wholly outside it, neither
+    (dict(paper=1.5, ours=0.33, ci_low=0.09, ci_high=0.58, kind="no difference", p_tost=0.001, margin=1.5), "reproduced"),
+    (dict(paper=0, ours=46.6, ci_low=33.9, ci_high=59.2, kind="no difference", p_tost=1.0, margin=10), "not reproduced"),
+    (dict(paper=0.3, ours=0.2, ci_low=-0.2, ci_high=0.6, kind="no difference", p_tost=0.3, margin=0.3), "inconclusive"),
     # a direction without a size
-    (dict(paper=NAN, ours=1.5, p=0.005, mde=0.6, kind="direction", direction=1), "reproduced"),
-    (dict(paper=NAN, ours=-1.5, p=0.005, mde=0.6, kind="direction", direction=1), "not reproduced"),
-    (dict(paper=NAN, ours=-0.4, p=0.25, mde=1.3, kind="direction", direction=1), "underpowered"),
-    (dict(paper=NAN, ours=-13.6, p=NAN, mde=NAN, kind="direction", direction=-1), "direction only"),
+    (dict(paper=NAN, ours=1.5, ci_low=0.5, ci_high=2.5, kind="direction", direction=1), "reproduced"),
+    (dict(paper=NAN, ours=-1.2, ci_low=-1.9, ci_high=-0.4, kind="direction", direction=1), "not reproduced"),
+    (dict(paper=NAN, ours=-0.4, ci_low=-1.4, ci_high=0.6, kind="direction", direction=1), "inconclusive"),
+    (dict(paper=NAN, ours=-13.6, kind="direction", direction=-1), "direction only"),
+    (dict(paper=NAN, ours=2.0, kind="direction", direction=-1), "not reproduced"),
+    # every part in the direction (-1): the least favourable part's interval
+    (dict(paper=5, ours=5, ci_low=-2.0, ci_high=-0.5, kind="all", direction=-1), "reproduced"),
+    (dict(paper=5, ours=1, ci_low=-4.1, ci_high=7.2, kind="all", direction=-1), "inconclusive"),
+    (dict(paper=5, ours=-1, ci_low=0.5, ci_high=3.0, kind="all", direction=-1), "not reproduced"),
 ])
-def test_each_verdict_on_a_hand_made_case(case, expected):
+def test_each_branch_on_a_hand_made_case(case, expected):
     assert verdict(**case) == expected
 
 
 def test_every_verdict_is_reachable_and_kinds_are_checked():
-    assert set(rule.VERDICTS) == {"reproduced", "direction only", "not reproduced", "underpowered", "not testable here"}
+    assert set(rule.VERDICTS) == {"reproduced", "direction only", "direction only, smaller", "not reproduced",
+                                  "inconclusive", "not testable here"}
     with pytest.raises(ValueError, match="kind must be"):
-        verdict(1.0, 1.0, 0.01, 0.5, kind="bigger")
-    with pytest.raises(ValueError, match="needs a test"):
-        verdict(1.0, 1.0, NAN, NAN, kind="no difference")
+        verdict(1.0, 1.0, 0.5, 1.5, kind="bigger")
+    with pytest.raises(ValueError, match="no difference needs"):
+        verdict(1.0, 1.0, kind="no difference")
 
 
-def test_p_values_are_scipys():
-    x, y = [60.0, 61.0, 62.0], [55.0, 56.0, 57.5]
-    assert rule.two_sample(x, y)["p"] == pytest.approx(stats.ttest_ind(x, y).pvalue, rel=1e-12)
-    assert rule.one_sample(x, 59.0)["p"] == pytest.approx(stats.ttest_1samp(x, 59.0).pvalue, rel=1e-12)
-    # hand-computed: t = 5 / (1 * sqrt(2/3)) = 6.124 with 4 dof
-    r = rule.two_sample([60, 61, 62], [55, 56, 57])
-    assert (r["ours"], r["std"], r["df"]) == (5.0, 1.0, 4) and r["se"] == pytest.approx(math.sqrt(2 / 3))
-    assert rule.deterministic(3.0)["p"] != rule.deterministic(3.0)["p"]  # NaN: nothing to test against
+def test_intervals_and_tests_on_hand_computed_numbers():
+    # seeds 1, 2, 3 against an exact 0: mean 2, sd 1, se 1/sqrt(3), 2 dof, t(0.975, 2) = 4.3027
+    r = rule.one_sample([1.0, 2.0, 3.0], 0.0)
+    assert (r["ours"], r["df"]) == (2.0, 2) and r["ci_low"] == pytest.approx(2 - 4.302653 / math.sqrt(3), abs=1e-5)
+    assert r["p"] == pytest.approx(stats.ttest_1samp([1, 2, 3], 0).pvalue, rel=1e-12)
+    lo, hi = stats.ttest_1samp([1, 2, 3], 0).confidence_interval()
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((lo, hi), rel=1e-12)
+    # the same seeds against a reference scored once through a noisy probe: se = 1 * sqrt(1/3 + 1)
+    n = rule.noisy_reference([1.0, 2.0, 3.0], 0.0)
+    assert n["se"] == pytest.approx(math.sqrt(4 / 3)) and n["df"] == 2 and n["ci_low"] < r["ci_low"]
+    # p against the paper's value: t = (2 - 5) / (1/sqrt(3)) on 2 dof
+    assert rule.p_value(2.0, 1 / math.sqrt(3), 2, 5.0) == pytest.approx(2 * stats.t.sf(3 * math.sqrt(3), 2))
+    # TOST: diff 0.3, se 0.1, 10 dof, margin 1 -> max(sf(13), cdf(-7)) = cdf(-7)
+    assert rule.tost(0.3, 0.1, 10, 1.0) == pytest.approx(stats.t.cdf(-7, 10))
+    assert rule.tost(0.3, 0.1, 10, 0.2) > 0.5  # the margin inside the estimate: no equivalence
+
+
+def test_welch_is_scipys():
+    x, y = [60.0, 61.0, 62.0], [55.0, 56.0, 59.5]
+    r, ref = rule.two_sample(x, y), stats.ttest_ind(x, y, equal_var=False)
+    assert r["p"] == pytest.approx(ref.pvalue, rel=1e-10) and r["df"] == pytest.approx(ref.df)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(tuple(ref.confidence_interval()), rel=1e-10)
+    assert rule.deterministic(3.0)["ci_low"] != rule.deterministic(3.0)["ci_low"]  # NaN: no noise model
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.02, 0.04 with 3 tests: 0.03, 0.04, 0.04 (monotone); NaN left out of the family
+    assert list(rule.holm([0.04, NAN, 0.01, 0.02])[[0, 2, 3]]) == pytest.approx([0.04, 0.03, 0.04])
+    assert math.isnan(rule.holm([0.04, NAN])[1]) and rule.holm([0.9, 0.8])[0] == 1.0
 
 
 def test_power_is_finite_far_in_the_tails():
@@ -76,7 +108,7 @@ def test_mde_has_the_power_it_claims():
     assert rule.mde(1.0, 10_000) == pytest.approx(1.96 + 0.8416, abs=0.01)
     # simulation: two arms of 3 seeds, std 1, true difference = mde -> about 80 % rejections
     rng = np.random.default_rng(0)
-    diff = rule.two_sample([0, 1, 2], [0, 1, 2])["mde"]
+    diff = rule.mde(math.sqrt(2 / 3), 4)  # two arms of 3 seeds, std 1, pooled
     hits = np.mean([stats.ttest_ind(rng.normal(diff, 1, 3), rng.normal(0, 1, 3)).pvalue < 0.05 for _ in range(4000)])
     assert 0.77 < hits < 0.83
 

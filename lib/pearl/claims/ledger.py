@@ -6,7 +6,12 @@ Each :class:`Claim` quotes its sentence verbatim from its source (``pearl``: the
 ``../shared/papers``). The paper's number is either in the quoted sentence, or the difference
 of two printed cells (``cells``: ``(table, model, column)`` pairs, first minus second, from
 :mod:`pearl.benchmark.paper`), or a count of Table 3's arrows (``arrows``); a test checks each
-against the source. ``measure`` names the function of :mod:`.ours` and its arguments.
+against the source. ``like`` gives the paper's value on the same datasets and averaging as ours
+(weighted printed cells, ``(table, model, column, weight)``: the five-group average where ours is
+one), kept beside the printed number. ``measure`` names the function of :mod:`.ours` and its
+arguments; ``backbone`` the encoder our number comes from (a claim about E5-small has a row on
+MiniLM and one on me5-small, the offline stand-ins). ``margin`` is the equivalence margin of a
+claim of no difference (default: the paper's printed gap).
 
 What it leaves out: the numbers themselves (:mod:`.ours`) and the verdicts (:mod:`.rule`).
 """
@@ -14,6 +19,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+
+from ..benchmark.tasks import GROUPS, TASKS
 
 NAN = math.nan
 SMALL, BASE, T1_AVG = "PEARL-small", "PEARL-base", "Avg"
@@ -36,10 +43,34 @@ class Claim:
     source: str = "pearl"
     cells: tuple = ()  # ((table, model, column), (table, model, column)): paper = first - second
     arrows: tuple = ()  # (table, model): paper = count of ↓ minus count of ↑ in that row
+    like: tuple = ()  # ((table, model, column, weight), ...): the paper's value like for like with ours
+    backbone: str = "MiniLM"  # the encoder our number comes from
+    margin: float = NAN  # for kind="no difference": the equivalence margin (NaN: |paper|)
+
+
+def five_groups(table: int, a: str, b: str) -> tuple:
+    """Weighted cells giving ``a - b`` on the mean of the five task groups (each group the mean of its
+    datasets: Table 1's nine columns, or Table 3's five group columns), as our "average" is."""
+    if table == 3:
+        return tuple((3, m, g, w / len(GROUPS)) for g in GROUPS for m, w in ((a, 1), (b, -1)))
+    return tuple((1, m, TASKS[d].column, w / len(GROUPS) / len(ds)) for ds in GROUPS.values() for d in ds
+                 for m, w in ((a, 1), (b, -1)))
+
+
+def mean_of(table: int, a: str, b: str, columns) -> tuple:
+    """Weighted cells giving ``a - b`` on the mean of ``columns``."""
+    return tuple((table, m, c, w / len(columns)) for c in columns for m, w in ((a, 1), (b, -1)))
 
 
 ABL = "results/08_ablations.json (per-seed group scores); two-sample t-test over seeds, removal − full recipe"
-ABL_AVG = ABL + "; our average is the mean of the five groups, the paper's Table 3 Avg is Table 1's nine-dataset average"
+ABL_AVG = ABL + "; our average is the mean of the five groups, like the paper's value beside it (its Table 3 Avg is " \
+    "Table 1's nine-dataset average)"
+ME5 = ("results/09_backbones.json: PEARL on me5-small (3 seeds) − untrained me5-small (multilingual-E5-small, 4-bit "
+       "weights dequantised, the offline stand-in for E5-small), sweep-suite average of the five groups")
+NO_ME5_SHORT = ("no PEARL model on me5-small was scored on Table 2's sets (results/me5_small_untrained.json holds the "
+                "untrained me5-small only); not run here: notebook 07's Table 2 scoring of notebook 09's three "
+                "me5-small seeds would test it")
+SHORT_SETS, LONG_SETS = ("Twitter-S", "ATIS-S"), ("Twitter-L", "ATIS-L")
 METH = "results/11_methods.json (per-seed scores, one trainer, corpus and backbone); two-sample t-test over seeds"
 T51 = ("Specifically, PEARL-base improves E5-base by 3.7 absolute percentage points on average and the corresponding "
        "improvement of PEARL-small is 6.1 absolute percentage points.")
@@ -53,28 +84,30 @@ F5 = "We observe that a learning rate of $3e-5$ and using 2 hard negatives in ea
 CLAIMS = (
     Claim("C01", "§5.1, abstract", T51, "PEARL-small − E5-small, average", 6.1, ("backbone_gain", "minilm", "average"),
           "results/09_backbones.json: PEARL on MiniLM (3 seeds) − untrained MiniLM, sweep-suite average of the five "
-          f"groups; one-sample t-test of the seeds against the backbone ({MINILM_STANDS_IN})"),
+          f"groups; t-test of the seeds against the backbone, scored once through the probe (its noise in the standard "
+          f"error; {MINILM_STANDS_IN})", like=five_groups(1, SMALL, "E5-small")),
     Claim("C02", "§5.1", T51, "PEARL-base − E5-base, average", 3.7,
           untestable="no base-size backbone offline (MiniLM stands in for E5-small only); the paper's own rows give "
-          "3.1, not 3.7 (pearl/benchmark/paper_slips.csv)"),
+          "3.1, not 3.7 (pearl/benchmark/paper_slips.csv)", backbone="none"),
     Claim("C03", "§5.1", "We first note that PEARL-base achieves the best performance on average, obtaining the best "
           "score on 6 of 9 datasets.", "PEARL-base best on average (Table 1)", NAN, kind="direction", direction=1,
           untestable="no base-size model, and the paper's competitors (E5, Phrase-BERT, UCTopic checkpoints) are "
-          "not offline; C05 compares the methods trained here on one backbone"),
+          "not offline; C05 compares the methods trained here on one backbone", backbone="none"),
     Claim("C04", "§5.1", "We first note that PEARL-base achieves the best performance on average, obtaining the best "
           "score on 6 of 9 datasets.", "datasets where PEARL-base scores best (of 9)", 6,
-          untestable="needs the paper's competitors and its real YAGO/UMLS dictionaries (572K/750K names)"),
+          untestable="needs the paper's competitors and its real YAGO/UMLS dictionaries (572K/750K names)",
+          backbone="none"),
     Claim("C05", "§5.1", "Moreover, PEARL-small with 40 million parameters outperforms other competitors, and this "
           "result validates our claim that a small model can obtain competitive results with a big model for short "
           "text representations.", "PEARL-small − best other model, average", 2.0, ("best_other", "average"),
           METH + ": PEARL − the best other of the untrained backbone, SimCSE, Phrase-BERT and PAUSE",
-          cells=((1, SMALL, T1_AVG), (1, "E5-base", T1_AVG))),
+          cells=((1, SMALL, T1_AVG), (1, "E5-base", T1_AVG)), like=five_groups(1, SMALL, "E5-base")),
     Claim("C06", "§5.1, Table 2", T2Q, "PEARL-small − Phrase-BERT, short-text average", 15.6,
           ("method_vs", "phrase_bert", "short-text average"), METH + "; Table 2's four sets, ten classifier seeds each",
           cells=((2, SMALL, "Avg"), (2, "Phrase-BERT", "Avg"))),
     Claim("C07", "§5.1, Table 2", T2Q, "PEARL-small − UCTopic, short-text average", 27.9,
           untestable="UCTopic's checkpoint is not offline and its objective is not implemented here",
-          cells=((2, SMALL, "Avg"), (2, "UCTopic", "Avg"))),
+          cells=((2, SMALL, "Avg"), (2, "UCTopic", "Avg")), backbone="none"),
     Claim("C08", "§5.1, Table 2", T2Q, "PEARL-small − SimCSE, short-text average (no difference)", 2.2,
           ("method_vs", "simcse", "short-text average"), METH + "; Table 2's four sets", kind="no difference",
           cells=((2, SMALL, "Avg"), (2, "SimCSE", "Avg"))),
@@ -89,14 +122,14 @@ CLAIMS = (
           cells=((2, SMALL, "ATIS-S"), (2, "E5-small", "ATIS-S"))),
     Claim("C12", "§5.2", "If entity type classification is removed, the average performance decreases by 2.2 "
           "percentage points and drops dramatically for the entity clustering task.", "− entity type, average", -2.2,
-          ("ablation", "no-entity-type", "average"), ABL_AVG),
+          ("ablation", "no-entity-type", "average"), ABL_AVG, like=five_groups(3, "- Entity Type", SMALL)),
     Claim("C13", "§5.2", "If entity type classification is removed, the average performance decreases by 2.2 "
           "percentage points and drops dramatically for the entity clustering task.", "− entity type, entity clustering",
           -9.2, ("ablation", "no-entity-type", "entity clustering"), ABL,
           cells=((3, "- Entity Type", "entity clustering"), (3, SMALL, "entity clustering"))),
     Claim("C14", "§5.2", "Removing LOVE causes a drop of 0.8 percentage points on average, especially for the "
           "entity-clustering task (-3.2).", "− character encoder, average", -0.8,
-          ("ablation", "no-char-encoder", "average"), ABL_AVG),
+          ("ablation", "no-char-encoder", "average"), ABL_AVG, like=five_groups(3, "- Character Encoder", SMALL)),
     Claim("C15", "§5.2", "Removing LOVE causes a drop of 0.8 percentage points on average, especially for the "
           "entity-clustering task (-3.2).", "− character encoder, entity clustering", -3.2,
           ("ablation", "no-char-encoder", "entity clustering"), ABL),
@@ -106,18 +139,24 @@ CLAIMS = (
           ("ablation", "no-char-aug", "entity retrieval"), ABL),
     Claim("C18", "§5.2", "Token-level augmentations create lexically diverse positive phrases, and removing these "
           "samples degrades performances across all five tasks.", "− token augmentation: groups lowered − groups "
-          "raised (of 5)", 5, ("groups_lowered", "no-token-aug"), "results/08_ablations.json: the sign of each "
-          "group's mean difference (no test: a count)", arrows=(3, "- Token DA")),
+          "raised (of 5)", 5, ("groups_lowered", "no-token-aug"), "results/08_ablations.json: the count of signs of the "
+          "groups' mean differences; the interval is the least favourable group's (Welch), an intersection-union test "
+          "of a drop in every group", kind="all", direction=-1, arrows=(3, "- Token DA")),
     Claim("C19", "§5.2", "Phrase-level augmentation has the strongest impact on the representation capabilities of "
           "a model.", "− phrase augmentation − the next-lowest ablation, average", -0.2, ("strongest", "no-phrase-aug"),
           ABL + "; against the other ablation with the lowest mean average",
-          cells=((3, "- Phrase DA", "average"), (3, "- Entity Type", "average"))),
+          cells=((3, "- Phrase DA", "average"), (3, "- Entity Type", "average")),
+          like=five_groups(3, "- Phrase DA", "- Entity Type")),
     Claim("C20", "§5.2", "Removing all augmentations results in an average drop of 2.4 percentage points.",
-          "− all augmentations, average", -2.4, untestable="no recipe without all three augmentations was trained "
-          "(notebook 08 trains Table 3's six), and the paper's Table 3 has no such row"),
+          "− all augmentations, average", -2.4, ("ablation", "no-all-aug", "average"), ABL_AVG,
+          untestable="not run here: notebook 08 trains Table 3's six ablations; a recipe `no-all-aug` (augment=(0, 0, "
+          "0)) in pearl.experiments.runner.ABLATIONS and `make reproduce NOTEBOOKS=08_ablations.ipynb` (3 seeds, about "
+          "10 minutes) would run it, and this claim reads it from results/08_ablations.json. The paper's Table 3 has no "
+          "such row, and its -2.4 is its - Phrase DA row's drop (pearl/benchmark/paper_slips.csv)"),
     Claim("C21", "§5.2", "We find that adding hard negatives brings decent improvements (+0.8 on average), "
           "especially considering the nearly zero additional cost of this strategy.", "hard negatives, average gain",
-          0.8, ("gain", "no-hard-negatives", "average"), ABL_AVG.replace("removal − full recipe", "full recipe − removal")),
+          0.8, ("gain", "no-hard-negatives", "average"), ABL_AVG.replace("removal − full recipe", "full recipe − removal"),
+          like=five_groups(3, SMALL, "- Hard Negatives")),
     Claim("C22", "§5.3", "As Figure 4 shows, PEARL can effectively cluster the same types of phrases together.",
           "type silhouette ×100, PEARL − MiniLM (embedding space)", NAN, ("figure4", "silhouette"),
           "results/05_figures.json: silhouette of the six types in the embedding space (deterministic per model), "
@@ -125,7 +164,8 @@ CLAIMS = (
     Claim("C23", "§5.4", "Table 4 shows that PEARL consistently obtains significant enhancements, showing that our "
           "method can be generalized to various models.", "smallest gain over the backbones, average", 17.7,
           ("backbone_min_gain",), "results/09_backbones.json: the backbone with the smallest gain (MiniLM, me5-small, "
-          "MiniLM's first two layers, its token embeddings), one-sample t-test of its seeds against the untrained encoder",
+          "MiniLM's first two layers, its token embeddings), t-test of its seeds against the untrained encoder scored "
+          "once through the probe", backbone="smallest of 4",
           cells=((4, "+ PEARL", "BERT"), (4, "Original", "BERT"))),
     Claim("C24", "§5.5", F5, "BIRD at lr 3e-5 − best other lr", NAN, ("hyper", "lr"),
           "results/10_hyperparameters.json: one seed per point; the noise is the full recipe's BIRD seed std "
@@ -143,12 +183,77 @@ CLAIMS = (
           "context from the Books3 dataset from the Pile (Gao et al., 2020).",
           "LCS ratio ×100 of the positives, Phrase-BERT's − PEARL's", NAN, ("lexical", "lcs_ratio"),
           "results/11_methods.json: longest-common-subsequence ratio of one positive per phrase (lower: more "
-          "diverse), deterministic", kind="direction", direction=-1, source="phrase_bert"),
+          "diverse), deterministic", kind="direction", direction=-1, source="phrase_bert", backbone="none"),
     Claim("C28", "§4.3, Table 1", "String Distance uses the Jaccard similarity of n-gram characters to compare two "
           "strings.", "String Distance on AutoFJ (accuracy)", 64.7, ("value", "char3gram-jaccard", "autofj"),
           "results/table1.csv: character 3-gram Jaccard on the 50 AutoFJ tables (deterministic; agreement within "
-          "1 point asked)", kind="value", tol=1.0, cells=((1, "String Distance", "AutoFJ"),)),
+          "1 point asked)", kind="value", tol=1.0, cells=((1, "String Distance", "AutoFJ"),), backbone="none"),
 )
+
+FIG1 = ("In Figure 1, our method correctly ranks all three positive candidates, including those with acronyms, as "
+        "*NYTimes*.")
+SIX = "If the length of input texts is very short (e.g., less than six tokens), it is beneficial to use PEARL embeddings."
+LONG = ("One potential limitation is that our PEARL may not provide significant advantages when dealing with long "
+        "sentences.")
+CHAR6 = "Adding character-level support to language models appears crucial to success on short texts."
+HN = ("We find that adding hard negatives brings decent improvements (+0.8 on average), especially considering the "
+      "nearly zero additional cost of this strategy.")
+ALL = ("We can show that our method outperforms other competitors across all these tasks – despite a smaller model "
+       "size.")
+_SL = mean_of(2, SMALL, "E5-small", SHORT_SETS) + mean_of(2, "E5-small", SMALL, LONG_SETS)
+
+MORE = (
+    Claim("C01-me5", "§5.1, abstract", T51, "PEARL-small − E5-small, average", 6.1,
+          ("backbone_gain", "me5-small", "average"), ME5 + "; t-test of the seeds against the backbone scored once "
+          "through the probe", like=five_groups(1, SMALL, "E5-small"), backbone="me5-small"),
+    Claim("C09-me5", "§5.1, Table 2", T2Q, "PEARL-small − E5-small, short-text average (no difference)", 1.5,
+          kind="no difference", untestable=NO_ME5_SHORT, cells=((2, SMALL, "Avg"), (2, "E5-small", "Avg")),
+          backbone="me5-small"),
+    Claim("C10-me5", "§5.1, Table 2", SHORT, "PEARL-small − E5-small, Twitter-S", 2.1, untestable=NO_ME5_SHORT,
+          cells=((2, SMALL, "Twitter-S"), (2, "E5-small", "Twitter-S")), backbone="me5-small"),
+    Claim("C11-me5", "§5.1, Table 2", SHORT, "PEARL-small − E5-small, ATIS-S", 1.0, untestable=NO_ME5_SHORT,
+          cells=((2, SMALL, "ATIS-S"), (2, "E5-small", "ATIS-S")), backbone="me5-small"),
+    Claim("C22-knn", "§5.3", "As Figure 4 shows, PEARL can effectively cluster the same types of phrases together.",
+          "type kNN accuracy ×100, PEARL − MiniLM (embedding space)", NAN, ("figure4", "knn_accuracy"),
+          "results/05_figures.json: kNN accuracy of the six types in the embedding space (deterministic per model), "
+          "PEARL seeds against MiniLM, one-sample t-test: the second metric the results hold for C22", kind="direction",
+          direction=1),
+    Claim("C29", "§1, Figure 1", FIG1, "aliases of “The New York Times” ranked above every non-alias (of 3), PEARL",
+          3, ("figure1",), "results/figure1.csv: the five PEARL seeds' ranks of Figure 1's five candidates (three "
+          "aliases); deterministic per model, so one comparison per seed and no noise model", kind="value", tol=0.0),
+    Claim("C30", "§6", SIX, "(PEARL − E5-small on Twitter-S, ATIS-S) − (the same on Twitter-L, ATIS-L)", NAN,
+          ("short_minus_long",), "results/table2.csv: per PEARL seed, its gain over the untrained MiniLM on the two "
+          "short sets less its gain on the two long sets; the reference scored once through the classifier",
+          kind="direction", direction=1, like=_SL),
+    Claim("C30-me5", "§6", SIX, "(PEARL − E5-small on Twitter-S, ATIS-S) − (the same on Twitter-L, ATIS-L)", NAN,
+          kind="direction", direction=1, untestable=NO_ME5_SHORT, like=_SL, backbone="me5-small"),
+    Claim("C31", "§5.2", HN, "training time with hard negatives − without (% of without)", 0,
+          ("hard_negative_cost",), "results/benchmarks/experiment_models.txt: training seconds of notebook 08's − token "
+          "and − character augmentation arms (the full recipe's model and batch, hard negatives included) against − "
+          "hard negatives, Welch; mining them (notebook 02) is not counted", kind="no difference", margin=10.0),
+    Claim("C32", "§6", CHAR6, "− character encoder and − character augmentation, short-text average", NAN,
+          kind="direction", direction=-1, untestable="not run here: notebook 08's ablations are scored on the sweep "
+          "suite only; scoring its − character encoder and − character augmentation seeds on Table 2's four sets "
+          "(notebook 07's pipeline) would test it"),
+    Claim("C33", "Limitations", LONG, "PEARL-small − E5-small, long-text average (Twitter-L, ATIS-L; no difference)",
+          1.5, ("short_set", "twitter_l", "atis_l"), "results/table2.csv: PEARL seeds against the untrained MiniLM on "
+          "the two long sets, the reference scored once through the classifier; margin the paper's own gap on them",
+          kind="no difference", like=mean_of(2, SMALL, "E5-small", LONG_SETS)),
+    Claim("C33-me5", "Limitations", LONG, "PEARL-small − E5-small, long-text average (Twitter-L, ATIS-L; no "
+          "difference)", 1.5, kind="no difference", untestable=NO_ME5_SHORT,
+          like=mean_of(2, SMALL, "E5-small", LONG_SETS), backbone="me5-small"),
+    Claim("C34", "§1", ALL, "PEARL best on every task (Tables 1 and 2)", NAN, kind="direction", direction=1,
+          untestable="the paper's competitors are not offline. The paper's own cells: a PEARL row has the best mean "
+          "of each of the six tasks, but E5-base is above both PEARL rows on UMLS (44.0 against 43.6 and 43.4) and "
+          "Twitter-L (79.5 against 78.5 and 77.1) (pearl/benchmark/paper_slips.csv)", backbone="none"),
+)
+
+
+def _order(c: Claim) -> tuple:
+    return int(c.id[1:3]), c.id
+
+
+CLAIMS = tuple(sorted(CLAIMS + MORE, key=_order))
 
 
 def by_id() -> dict:

@@ -8,7 +8,13 @@ the notebooks kept them): each function returns :mod:`.rule`'s statistics of one
   label-efficiency runs;
 - ``results/table2.csv``: per-seed short-text accuracies; ``results/table1.csv``: Table 1;
 - ``results/10_hyperparameters.json``: Figure 5's points and the full recipe's BIRD seed std;
-- ``results/05_figures.json``: Figure 4's per-model type-clustering scores.
+- ``results/05_figures.json``: Figure 4's per-model type-clustering scores; ``results/figure1.csv``:
+  Figure 1's ranks;
+- ``results/benchmarks/experiment_models.txt``: training seconds of notebook 08's models.
+
+Where the reference is the untrained backbone scored through a probe or a classifier, its noise
+enters the standard error (:func:`pearl.claims.rule.noisy_reference`); a deterministic score
+(a silhouette in the embedding space) is an exact reference.
 
 What it leaves out: the claims (:mod:`.ledger`) and the verdicts (:mod:`.rule`).
 """
@@ -69,10 +75,18 @@ def gain(res: Results, recipe: str, column: str) -> dict:
 
 
 def groups_lowered(res: Results, recipe: str) -> dict:
+    """Groups lowered − raised by ``recipe`` (the count, as the paper's arrows), with the interval of
+    the least favourable group (the largest one-sided p of a drop: an intersection-union test of
+    "every group drops") and a two-sided sign test of the count."""
+    from scipy import stats
+
     models = res.seeds("08_ablations")
-    deltas = [_col(models, recipe, g).mean() - _col(models, FULL, g).mean() for g in GROUPS]
-    out = rule.deterministic(float(sum(d < 0 for d in deltas) - sum(d > 0 for d in deltas)))
-    return {**out, "n": len(_col(models, recipe, "average"))}
+    tests = {g: rule.two_sample(_col(models, recipe, g), _col(models, FULL, g)) for g in GROUPS}
+    worst = max(tests, key=lambda g: stats.t.cdf(tests[g]["ours"] / tests[g]["se"], tests[g]["df"]))
+    down, up = sum(t["ours"] < 0 for t in tests.values()), sum(t["ours"] > 0 for t in tests.values())
+    sign_p = stats.binomtest(down, down + up, 0.5).pvalue if down + up else float("nan")
+    return {**tests[worst], "ours": float(down - up),
+            "against": f"least favourable group {worst} ({tests[worst]['ours']:+.2f}); sign test p = {sign_p:.3f}"}
 
 
 def strongest(res: Results, recipe: str) -> dict:
@@ -84,7 +98,7 @@ def strongest(res: Results, recipe: str) -> dict:
 
 def backbone_gain(res: Results, backbone: str, column: str) -> dict:
     models, originals = res.seeds("09_backbones"), res.seeds("09_backbones", "originals")
-    return rule.one_sample(_col(models, backbone, column), float(_col(originals, backbone, column).mean()))
+    return rule.noisy_reference(_col(models, backbone, column), float(_col(originals, backbone, column).mean()))
 
 
 def backbone_min_gain(res: Results, column: str = "average") -> dict:
@@ -104,21 +118,62 @@ def best_other(res: Results, column: str) -> dict:
     means = {r: _col(models, r, column).mean() for r in models["recipe"].unique() if r != "pearl"}
     best = max(means, key=means.get)
     x, y = _col(models, "pearl", column), _col(models, best, column)
-    out = rule.two_sample(x, y) if len(y) > 1 else rule.one_sample(x, float(y.mean()))
+    out = rule.two_sample(x, y) if len(y) > 1 else rule.noisy_reference(x, float(y.mean()))
     return {**out, "against": best}
 
 
 def backbone_gain_short(res: Results) -> dict:
     models = res.seeds("11_methods")
-    return rule.one_sample(_col(models, "pearl", "short-text average"),
+    return rule.noisy_reference(_col(models, "pearl", "short-text average"),
                            float(_col(models, "backbone", "short-text average").mean()))
 
 
-def short_set(res: Results, dataset: str) -> dict:
+def _short(res: Results, datasets) -> tuple:
     table = res.csv("table2")
-    rows = table[table["dataset"] == dataset].set_index("model")["score"]
-    seeds = rows[[m for m in rows.index if m.startswith("pearl-minilm-seed")]]
-    return rule.one_sample(seeds.to_numpy(float), float(rows["minilm"]))
+    wide = table[table["dataset"].isin(datasets)].pivot(index="model", columns="dataset", values="score")
+    seeds = wide.loc[[m for m in wide.index if m.startswith("pearl-minilm-seed")]]
+    return seeds.mean(axis=1).to_numpy(float), float(wide.loc["minilm"].mean())
+
+
+def short_set(res: Results, *datasets: str) -> dict:
+    """PEARL seeds − the untrained MiniLM on the mean of Table 2's ``datasets`` (results/table2.csv)."""
+    return rule.noisy_reference(*_short(res, datasets))
+
+
+def short_minus_long(res: Results) -> dict:
+    """(PEARL − MiniLM on Twitter-S and ATIS-S) − (the same on Twitter-L and ATIS-L), per seed."""
+    s, s0 = _short(res, ("twitter_s", "atis_s"))
+    long, long0 = _short(res, ("twitter_l", "atis_l"))
+    return rule.noisy_reference(s - long, s0 - long0)
+
+
+def figure1(res: Results, case: str = "figure1") -> dict:
+    """Aliases ranked above every non-alias for Figure 1's query, mean over the PEARL seeds (ranks
+    are deterministic per model: no noise model)."""
+    t = res.csv("figure1")
+    t = t[(t["case"] == case) & t["model"].str.startswith("PEARL seed")]
+    counts = [int((g["is_alias"] & (g["rank"] < g.loc[~g["is_alias"], "rank"].min())).sum()) for _, g in t.groupby("model")]
+    return {**rule.deterministic(float(np.mean(counts)), len(counts)), "against": f"per seed: {counts}"}
+
+
+def hard_negative_cost(res: Results) -> dict:
+    """Training seconds of the arms with hard negatives that share the full recipe's model and batch
+    (− token and − character augmentation) against − hard negatives, as % of the latter (notebook
+    08's run, two jobs at a time; a reused model, 0 s, is left out)."""
+    import pandas as pd
+
+    text = (res.folder / "benchmarks" / "experiment_models.txt").read_text().splitlines()
+    start = next(i for i, line in enumerate(text) if line.split()[:2] == ["elapsed_s", "folder"])
+    head = text[start].split()
+    body = [f for f in (line.split() for line in text[start + 1:]) if len(f) == len(head) and f[0].isdigit()]
+    rows = pd.DataFrame(body, columns=head).astype({"train_s": float})
+    rows = rows[rows["train_s"] > 0]
+    arm = rows["folder"].str.replace(r"-seed\d+$", "", regex=True)
+    without = rows.loc[arm == "pearl-minilm-no-hard-negatives", "train_s"].to_numpy(float)
+    with_ = rows.loc[arm.isin(["pearl-minilm-no-token-aug", "pearl-minilm-no-char-aug"]), "train_s"].to_numpy(float)
+    scale = 100 / without.mean()
+    return {**rule.two_sample(with_ * scale, without * scale),
+            "against": f"{len(with_)} models with hard negatives, {len(without)} without"}
 
 
 def hyper(res: Results, parameter: str) -> dict:
@@ -137,7 +192,7 @@ def figure4(res: Results, metric: str) -> dict:
     rows = [r for r in res.metrics("05_figures")["figure4"] if r["space"] == "embedding"]
     pearl = [100 * r[metric] for r in rows if r["model"].startswith("PEARL seed")]
     base = [100 * r[metric] for r in rows if r["model"].startswith("all-MiniLM")]
-    return rule.one_sample(pearl, base[0])
+    return rule.one_sample(pearl, base[0])  # deterministic in the embedding space: an exact reference
 
 
 def lexical(res: Results, metric: str) -> dict:
@@ -161,6 +216,6 @@ def value(res: Results, model: str, dataset: str) -> dict:
 def measure(res: Results, spec: tuple) -> dict:
     """Run ``spec`` = (function name, *arguments) of this module."""
     functions = {f.__name__: f for f in (ablation, gain, groups_lowered, strongest, backbone_gain, backbone_min_gain,
-                                         method_vs, best_other, backbone_gain_short, short_set, hyper, figure4,
-                                         lexical, label_share, value)}
+                                         method_vs, best_other, backbone_gain_short, short_set, short_minus_long,
+                                         hyper, figure4, figure1, hard_negative_cost, lexical, label_share, value)}
     return functions[spec[0]](res, *spec[1:])

@@ -1,8 +1,9 @@
-"""The claims ledger as a table and a figure: every claim of :mod:`.ledger` with our number
-(:mod:`.ours`), its test, the minimum detectable effect, the seeds per arm that would give the
-test 80 % power at the paper's effect (``n_power``, projected from our std) and the verdict
-(:mod:`.rule`), written
-to ``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
+"""The claims ledger as a table and a figure: every claim of :mod:`.ledger` with the paper's
+number and its like-for-like value, our number (:mod:`.ours`) with its 95 % interval, its
+p-values against 0 and against the paper's value, Holm's adjusted p over the ledger, the minimum
+detectable effect, the seeds per arm that would give the test 80 % power at the paper's effect
+(``n_power``, projected from our std) and the verdict (:mod:`.rule`), written to
+``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
 
 What it leaves out: re-running anything; it reads the committed results files only.
 """
@@ -15,59 +16,118 @@ from ..provenance import git_state, save_table, write_json
 from .. import paths
 from . import ledger, ours, rule
 
-COLUMNS = ["id", "section", "claim", "paper", "ours", "std", "n", "p", "mde", "verdict", "reason"]
-EXTRA = ["n_power", "quantity", "kind", "direction", "tol", "n_ref", "se", "df", "against", "source", "how"]
+COLUMNS = ["id", "section", "claim", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "n",
+           "p", "p_vs_paper", "p_holm", "mde", "verdict", "reason"]
+EXTRA = ["n_power", "quantity", "kind", "direction", "tol", "margin", "p_tost", "n_ref", "se", "df", "against", "source",
+         "how"]
+#: the family Holm's adjustment runs over, as the tables say it
+FAMILY = ("every row with a noise model: its test against 0 (TOST for a claim of no difference), "
+          "one family for the whole ledger")
+NONE = {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_ref": 0, "p": math.nan, "mde": math.nan,
+        "ci_low": math.nan, "ci_high": math.nan}
+
+
+def like_for_like(c: ledger.Claim) -> float:
+    """The paper's value on the same datasets and averaging as ours (its weighted printed cells), else
+    its printed number."""
+    from ..benchmark import paper
+
+    if not c.like:
+        return c.paper
+    return float(sum(w * paper.wide(t).at[m, col] for t, m, col, w in c.like))
+
+
+def margin(c: ledger.Claim) -> float:
+    """The equivalence margin of a claim of no difference: the ledger's, else the paper's printed gap."""
+    return c.margin if c.margin == c.margin else abs(c.paper)
+
+
+def _p(p: float, eq: str = "") -> str:
+    return "–" if p != p else ("< 0.001" if p < 0.001 else f"{eq}{p:.3f}")
 
 
 def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
     if verdict == "not testable here":
         return c.untestable
     against = f" (against {s['against']})" if s.get("against") else ""
-    if math.isnan(s["p"]):
-        size = "" if math.isnan(c.paper) else f"; paper {c.paper:g}"
-        return f"no seed noise to test against{against}: ours {s['ours']:+.2f}{size}"
-    paper = "paper gives a direction only" if math.isnan(c.paper) else f"paper {c.paper:g}"
+    like = s["paper_like_for_like"]
+    paper = "paper gives a direction only" if c.paper != c.paper else f"paper {c.paper:g}"
+    if like == like and (c.paper != c.paper or abs(like - c.paper) > 1e-9):
+        paper += f" ({like:.2f} like for like)"
+    if s["ci_low"] != s["ci_low"]:
+        ours_ = f"{s['ours']:.2f}" if c.kind == "value" else f"{s['ours']:+.2f}"
+        return (f"{paper}; ours {ours_}{against}; no noise model (one comparison per side): the verdict says "
+                f"what this comparison shows, no more")
+    test = (f"TOST within ±{s['margin']:g}: p {_p(s['p_tost'], '= ')}" if c.kind == "no difference" else
+            f"p {_p(s['p'], '= ')} against 0" + (f", p {_p(s['p_vs_paper'], '= ')} against the paper's value"
+                                                   if s["p_vs_paper"] == s["p_vs_paper"] else ""))
     plan = ""
-    if verdict == "underpowered" and not math.isnan(s["n_power"]):
+    if verdict == "inconclusive" and s["n_power"] == s["n_power"]:
         plan = (f"; 80 % power at the paper's size needs {s['n_power']:.0f} seeds per arm" if math.isfinite(s["n_power"])
                 else "; 80 % power at the paper's size needs more than 100 seeds per arm")
-    return (f"{paper}; ours {s['ours']:+.2f}{against}, p = {s['p']:.3f}, "
-            f"detectable at 80 % power: {s['mde']:.2f} ({s['n']} vs {s['n_ref']} models){plan}")
+    return (f"{paper}; ours {s['ours']:+.2f}{against}, 95 % CI [{s['ci_low']:+.2f}, {s['ci_high']:+.2f}] "
+            f"({s['n']} vs {s['n_ref']} models, {s['df']:.1f} dof), {test}, Holm p {_p(s['p_holm'], '= ')}; "
+            f"detectable at 80 % power: {s['mde']:.2f}{plan}")
 
 
 def n_power(c: ledger.Claim, s: dict) -> float:
-    """Seeds per arm for 80 % power at the paper's effect (:func:`.rule.seeds_for_power`), for a claim
-    with a size and seed noise: one-sample when our seeds face one deterministic model, else two-sample."""
-    if c.kind not in ("effect", "no difference") or math.isnan(c.paper) or math.isnan(s["p"]):
+    """Seeds per arm for 80 % power at the paper's (like-for-like) effect (:func:`.rule.seeds_for_power`),
+    for a claim with a size and seed noise: one-sample when our seeds face one model, else two-sample."""
+    size = s["paper_like_for_like"]
+    if c.kind not in ("effect", "no difference") or size != size or s["p"] != s["p"]:
         return math.nan
     design = "one-sample" if s["n_ref"] == 1 and s["n"] > 1 and s["df"] == s["n"] - 1 else "two-sample"
-    return rule.seeds_for_power(s["std"], c.paper, design)
+    return rule.seeds_for_power(s["std"], size, design)
+
+
+def _measure(results: ours.Results, c: ledger.Claim) -> tuple[dict, bool]:
+    """Our statistics and whether the claim is testable (a measure whose results exist)."""
+    if not c.measure:
+        return dict(NONE), False
+    try:
+        return ours.measure(results, c.measure), True
+    except (KeyError, FileNotFoundError):
+        if c.untestable:  # a measure whose run is not in the results yet
+            return dict(NONE), False
+        raise
 
 
 def build(results: ours.Results | None = None):
-    """One row per claim: :data:`COLUMNS` then :data:`EXTRA`."""
+    """One row per claim: :data:`COLUMNS` then :data:`EXTRA`; ``p_holm`` over :data:`FAMILY`."""
     import pandas as pd
 
     results = results or ours.Results()
     rows = []
     for c in ledger.CLAIMS:
-        s = ours.measure(results, c.measure) if c.measure else \
-            {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_ref": 0, "p": math.nan, "mde": math.nan}
-        verdict = rule.verdict(c.paper, s["ours"], s["p"], s["mde"], testable=bool(c.measure), kind=c.kind,
-                               direction=c.direction, tol=c.tol)
-        s = {**s, "n_power": n_power(c, s)}
-        rows.append({"id": c.id, "section": c.section, "claim": c.quote, "paper": c.paper, "ours": s["ours"],
-                     "std": s["std"], "n": s["n"], "p": s["p"], "mde": s["mde"], "verdict": verdict,
-                     "reason": _reason(c, s, verdict), "n_power": s["n_power"], "quantity": c.quantity, "kind": c.kind,
-                     "direction": c.direction, "tol": c.tol, "n_ref": s["n_ref"], "se": s["se"], "df": s["df"],
-                     "against": s.get("against", ""), "source": c.source, "how": c.how})
-    return pd.DataFrame(rows, columns=COLUMNS + EXTRA)
+        s, testable = _measure(results, c)
+        like, m = like_for_like(c), margin(c) if c.kind == "no difference" else math.nan
+        s = {**s, "paper_like_for_like": like, "margin": m,
+             "p_vs_paper": rule.p_value(s["ours"], s["se"], s["df"], like) if c.kind == "effect" else math.nan,
+             "p_tost": rule.tost(s["ours"], s["se"], s["df"], m) if c.kind == "no difference" else math.nan}
+        s["n_power"] = n_power(c, s)
+        s["verdict"] = rule.verdict(like, s["ours"], s["ci_low"], s["ci_high"], testable=testable, kind=c.kind,
+                                    direction=c.direction, tol=c.tol, p_tost=s["p_tost"], margin=m)
+        rows.append((c, s))
+    family = [s["p_tost"] if c.kind == "no difference" else s["p"] for c, s in rows]
+    for (c, s), adjusted in zip(rows, rule.holm(family)):
+        s["p_holm"] = float(adjusted)
+    out = [{"id": c.id, "section": c.section, "claim": c.quote, "backbone": c.backbone, "paper": c.paper,
+            **{k: s[k] for k in COLUMNS[5:-1] if k in s}, "reason": _reason(c, s, s["verdict"]),
+            **{k: s[k] for k in ("n_power", "margin", "p_tost", "n_ref", "se", "df")},
+            "quantity": c.quantity, "kind": c.kind, "direction": c.direction, "tol": c.tol,
+            "against": s.get("against", ""), "source": c.source, "how": c.how} for c, s in rows]
+    return pd.DataFrame(out, columns=COLUMNS + EXTRA)
 
 
 def counts(table) -> dict:
     """``{verdict: number of claims}`` in :data:`pearl.claims.rule.VERDICTS` order."""
     found = Counter(table["verdict"])
     return {v: found.get(v, 0) for v in rule.VERDICTS}
+
+
+def by_backbone(table) -> dict:
+    """``{backbone: {verdict: number of claims}}`` (verdicts in :data:`pearl.claims.rule.VERDICTS` order)."""
+    return {b: counts(table[table["backbone"] == b]) for b in dict.fromkeys(table["backbone"])}
 
 
 def reasons(table) -> str:
@@ -79,23 +139,52 @@ def _num(x, fmt: str = "{:.2f}") -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
 
 
+def _paper(r) -> str:
+    if r.paper != r.paper:
+        text = "direction " + ("↑" if r.direction > 0 else "↓")
+        return text + (f" ({r.paper_like_for_like:.2f})" if r.paper_like_for_like == r.paper_like_for_like else "")
+    if abs(r.paper_like_for_like - r.paper) > 1e-9:
+        return f"{r.paper:g} ({r.paper_like_for_like:.2f})"
+    return f"{r.paper:g}"
+
+
+def _ci(r) -> str:
+    return "–" if r.ci_low != r.ci_low else f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+
+
+RULE = """| our 95 % interval, oriented so the paper's effect is positive | verdict |
+|---|---|
+| wholly below 0 | not reproduced |
+| above 0, holds the paper's value (or lies beyond it) | reproduced (direction only if our estimate is under half the paper's) |
+| above 0, below the paper's value | direction only, smaller |
+| holds 0 and the paper's value | inconclusive (with the seeds that would decide) |
+| holds 0, below the paper's value | not reproduced |
+| a direction claim, or every part of an "all" claim: above 0 / below 0 / holds 0 | reproduced / not reproduced / inconclusive |
+| "no difference": TOST p < 0.05 within the margin / 95 % interval wholly outside it / else | reproduced / not reproduced / inconclusive |
+| no noise model (one measurement per side) | judged on that one comparison by sign and half-size, and said so |"""
+
+
 def markdown(table, smoke: bool = False) -> str:
     head = "**SMOKE run: the notebook ran at SMOKE size; the numbers below come from the committed results.**\n\n" \
         if smoke else ""
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
-    lines = [f"{len(table)} claims. {tally}.", "",
-             "| id | section | quantity | paper | ours | std | n | p | mde | seeds for power | verdict |",
-             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    per = "; ".join(f"{b}: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) for b, c in by_backbone(table).items())
+    lines = [f"{len(table)} claims. {tally}.", "", f"Per backbone (the encoder ours comes from): {per}.", "", RULE, "",
+             "| id | backbone | quantity | paper (like for like) | ours | 95 % CI | p | p vs paper | Holm p | mde | "
+             "seeds for power | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in table.itertuples():
-        paper = ("direction " + ("↑" if r.direction > 0 else "↓")) if math.isnan(r.paper) else f"{r.paper:g}"
-        lines.append(f"| {r.id} | {r.section} | {r.quantity} | {paper} | {_num(r.ours)} | {_num(r.std)} | {r.n} | "
-                     f"{'<0.001' if r.p < 0.001 else _num(r.p, '{:.3f}')} | {_num(r.mde)} | {_seeds(r.n_power)} | {r.verdict} |")
-    lines += ["", "paper: the paper's number (or the direction it claims); ours: our difference (mean over n seeds); "
-              "std: the seed std it is read against; p: two-sided t-test; mde: the smallest true difference that "
-              "test detects with 80 % power at α = 0.05; seeds for power: the seeds per arm at which that test "
-              "would detect the paper's size with 80 % power, projected from our std (> 100: more than 100). "
-              "Rule: `pearl.claims.rule`.", ""]
-    lines += [f"- **{r.id}** ({r.verdict}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
+        p = _num(r.p_tost, "TOST {:.3f}") if r.kind == "no difference" else _p(r.p)
+        lines.append(f"| {r.id} | {r.backbone} | {r.quantity} | {_paper(r)} | {_num(r.ours)} | {_ci(r)} | {p} | "
+                     f"{_p(r.p_vs_paper)} | {_p(r.p_holm)} | {_num(r.mde)} | {_seeds(r.n_power)} | {r.verdict} |")
+    lines += ["", "paper: the paper's number (in brackets its value on the same datasets and averaging as ours, from "
+              "its printed cells, where that differs); ours: our difference (mean over n seeds) with its 95 % t "
+              "interval (Welch between seeds; an untrained backbone scored once through a probe or classifier counts "
+              "as one more noisy draw); p: two-sided against 0 (TOST against the margin for a claim of no difference); "
+              "p vs paper: against the paper's like-for-like value; Holm p: adjusted over " + FAMILY + "; mde: the "
+              "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
+              "for that power at the paper's size, projected from our std (> 100: more than 100). Rule: "
+              "`pearl.claims.rule`.", ""]
+    lines += [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
     return head + "\n".join(lines)
 
@@ -112,7 +201,8 @@ def _seeds(n: float) -> str:
 
 
 def latex(table, smoke: bool = False) -> str:
-    out = table[["id", "quantity", "paper", "ours", "std", "n", "p", "mde", "n_power", "verdict"]]
+    out = table[["id", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "p", "p_vs_paper",
+                 "p_holm", "verdict"]]
     caption = ("SMOKE run (numbers from the committed results): " if smoke else "") + \
         "The paper's claims against this companion's results (pearl.claims)."
     return out.to_latex(index=False, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims", escape=True)
@@ -124,36 +214,37 @@ def save(table, smoke: bool = False) -> list:
     smoke = smoke or paths.smoke()
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
-    body = {"counts": counts(table), "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
+    body = {"counts": counts(table), "by_backbone": by_backbone(table), "holm_family": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
             **({"SMOKE": "smoke-size run"} if smoke else {})}
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
 
 def plot(table):
-    """Per claim: the paper's effect (×) and ours with its 95 % t interval (bar), one row each."""
+    """Per claim: the paper's like-for-like effect (×) and ours with its 95 % interval (bar), one row each."""
     import matplotlib.pyplot as plt
-    from scipy import stats
 
     shown = table[table["verdict"] != "not testable here"].iloc[::-1]
-    colours = {"reproduced": "C2", "direction only": "C1", "not reproduced": "C3", "underpowered": "0.5"}
-    fig, ax = plt.subplots(figsize=(7.5, 0.32 * len(shown) + 1.4))
+    colours = {"reproduced": "C2", "direction only": "C1", "direction only, smaller": "C4", "not reproduced": "C3",
+               "inconclusive": "0.5"}
+    fig, ax = plt.subplots(figsize=(7.5, 0.3 * len(shown) + 1.4))
     for y, r in enumerate(shown.itertuples()):
-        half = stats.t.ppf(0.975, r.df) * r.se if r.df > 0 and r.se == r.se else 0.0
-        ours_ = r.ours - (r.paper if r.kind == "value" else 0.0)
-        ax.errorbar(ours_, y, xerr=half, fmt="o", color=colours[r.verdict], capsize=2, ms=4)
+        shift = r.paper if r.kind == "value" else 0.0
+        mid = (r.ci_low + r.ci_high) / 2 if r.kind == "all" else r.ours  # "all": the least favourable part
+        err = [[mid - r.ci_low], [r.ci_high - mid]] if r.ci_low == r.ci_low else None
+        ax.errorbar(mid - shift, y, xerr=err, fmt="o", color=colours[r.verdict], capsize=2, ms=4)
         if r.kind == "value":
             ax.plot(0, y, "kx")
-        elif not math.isnan(r.paper):
-            ax.plot(r.paper, y, "kx")
+        elif r.kind in ("effect", "no difference"):
+            ax.plot(r.paper_like_for_like, y, "kx")
         else:
             ax.annotate("→" if r.direction > 0 else "←", (0, y), ha="center", va="center", fontsize=9)
     ax.axvline(0, color="0.7", lw=0.8)
     ax.set_yticks(range(len(shown)))
-    ax.set_yticklabels([f"{r.id} {r.quantity[:58]}" for r in shown.itertuples()], fontsize=7)
+    ax.set_yticklabels([f"{r.id} {r.quantity[:56]}" for r in shown.itertuples()], fontsize=7)
     ax.set_xscale("symlog", linthresh=2)
-    ax.set_xlabel("effect (points; symlog). × paper, ● ours ± 95 % t interval; arrows: direction claimed")
+    ax.set_xlabel("effect (points; symlog). × paper (like for like), ● ours ± 95 % interval; arrows: direction claimed")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in colours.items()]
-    ax.legend(handles=handles, fontsize=7, loc="lower right")
-    ax.set_title("The paper's claims against ours (String Distance: ours − paper)", fontsize=9)
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.06 - 1.2 / len(shown)), ncol=3)
+    ax.set_title("The paper's claims against ours (String Distance, Figure 1: ours − paper)", fontsize=9)
     fig.tight_layout()
     return fig
