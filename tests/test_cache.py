@@ -202,3 +202,111 @@ def test_a_stored_vector_takes_little_more_disk_than_its_bytes(tmp_path):
     store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     payload = sum(64 + len(t) + 448 * 4 for t in texts)
     assert os.path.getsize(tmp_path / "e.sqlite") < 1.4 * payload
+
+
+def test_a_flipped_byte_in_a_stored_vector_is_re_encoded_with_one_warning(tmp_path):
+    """SQLite's own integrity check passes over a changed byte inside a row: the vector's checksum does not."""
+    path = tmp_path / "e.sqlite"
+    encode(cached(tiny_encoder(), path), PHRASES)
+    db = sqlite3.connect(path)
+    for text in ("NYTimes", "in 2008"):
+        (blob,) = db.execute("SELECT vec FROM vectors WHERE text = ?", (text,)).fetchone()
+        raw = bytearray(blob)
+        raw[5] ^= 0x01  # one bit of the second float
+        db.execute("UPDATE vectors SET vec = ? WHERE text = ?", (bytes(raw), text))
+    db.commit()
+    assert db.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+    db.close()
+    again = cached(tiny_encoder(), path)
+    with pytest.warns(UserWarning, match=r"does not match its checksum") as caught:
+        got = encode(again, PHRASES)
+    assert len([w for w in caught if "checksum" in str(w.message)]) == 1  # warned once, not per vector
+    np.testing.assert_array_equal(got, encode(tiny_encoder(), PHRASES))
+    assert again.extra["vectors"].encoded == 2  # the two damaged ones, encoded again
+    third = cached(tiny_encoder(), path)
+    encode(third, PHRASES)
+    assert third.extra["vectors"].encoded == 0  # and replaced
+
+
+def test_the_fingerprint_covers_config_tokenizer_pearl_settings_and_pooling():
+    from tokenizers import normalizers
+
+    base = fingerprint(tiny_encoder())
+    changes = []
+    e = tiny_encoder()
+    e.model.config.hidden_act = "relu"
+    changes.append(e)
+    e = tiny_encoder()
+    e.model.config.layer_norm_eps = 1e-3
+    changes.append(e)
+    e = tiny_encoder()
+    e.tokenizer.backend_tokenizer.normalizer = normalizers.BertNormalizer(lowercase=False)
+    changes.append(e)
+    e = tiny_encoder()
+    e.tokenizer.init_kwargs["do_lower_case"] = False
+    changes.append(e)
+    e = tiny_encoder()
+    e.extra["pearl"] = {"char_weight": 0.5}
+    changes.append(e)
+    e = tiny_encoder()
+    e.forward = lambda batch, texts: None  # a pooling of its own
+    changes.append(e)
+    prints = [fingerprint(c) for c in changes]
+    assert base not in prints and len(set(prints)) == len(prints)
+    e = tiny_encoder()
+    e.tokenizer("a phrase", truncation=True, max_length=5)  # per-call state is not part of the model
+    assert fingerprint(e) == base
+
+
+def _saved_tiny(folder):
+    from pearl import weights
+
+    model, tok = tiny_backbone(0, dropout=0.0)
+    model.save_pretrained(folder)
+    tok.save_pretrained(folder)
+    weights.write_manifest(folder)
+    return folder
+
+
+def _edit(path, change):
+    import json
+
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data))
+
+
+@pytest.mark.parametrize("file, change", [
+    ("config.json", lambda c: c.update(hidden_act="relu")),
+    ("config.json", lambda c: c.update(layer_norm_eps=1e-3)),
+    ("tokenizer.json", lambda t: t["normalizer"].update(lowercase=False)),
+    ("tokenizer_config.json", lambda t: t.update(do_lower_case=False)),
+])
+def test_an_edited_model_file_changes_the_fingerprint(tmp_path, file, change):
+    """Each file edited with the weights unchanged (and the folder's digests recorded again, as its
+    owner would): the loaded model has another fingerprint, so it never gets the old vectors."""
+    from pearl import weights
+    from pearl.models import load_model
+
+    folder = _saved_tiny(tmp_path / "m")
+    before = fingerprint(load_model(folder, device="cpu", cache=False))
+    _edit(folder / file, change)
+    weights.write_manifest(folder)
+    assert fingerprint(load_model(folder, device="cpu", cache=False)) != before
+
+
+def test_an_edited_pearl_json_changes_the_fingerprint(tmp_path):
+    from _tiny import tiny_exported
+
+    from pearl import weights
+    from pearl.models import load_model
+
+    _, _, folder = tiny_exported(tmp_path / "pearl-tiny-seed0")
+    before = fingerprint(load_model(folder, device="cpu", cache=False))
+
+    def reweigh(info):
+        info["char_weight"] = 0.9
+        info["settings_sha256"] = weights.settings_digest(info)  # as if exported so
+
+    _edit(folder / "pearl.json", reweigh)
+    assert fingerprint(load_model(folder, device="cpu", cache=False)) != before

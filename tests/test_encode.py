@@ -42,6 +42,25 @@ def test_a_bare_string_is_refused():
         check_phrases("The New York Times")
 
 
+def test_none_in_place_of_the_list_names_the_fix(minilm):
+    with pytest.raises(ValueError, match=r"takes a list of phrases, got NoneType None: pass a list of strings"):
+        encode(minilm, None)
+
+
+@pytest.mark.parametrize("phrase", ["\u200b", "\u200b\u200d", "\x85\x80", "\ufeff"])
+def test_a_phrase_the_tokenizer_reduces_to_no_token_is_refused(minilm, phrase):
+    """Characters the tokenizer deletes (zero-width, C1 controls): such phrases would all get one vector."""
+    with pytest.raises(ValueError, match=r"phrase 1 .* holds no token for this model.*Drop it"):
+        encode(minilm, ["fine", phrase])
+
+
+def test_the_string_baseline_says_it_gives_similarities_not_vectors():
+    from pearl.baselines import CharJaccard
+
+    with pytest.raises(TypeError, match=r"char3gram-jaccard gives similarities, not vectors.*\.matrix\("):
+        encode(CharJaccard(), ["The New York Times"])
+
+
 def test_very_long_emoji_and_non_latin_are_encoded(minilm):
     """Long inputs are truncated to the model's 256 word pieces; odd scripts give finite unit vectors."""
     long = "word " * 2000  # 10,000 characters

@@ -62,3 +62,69 @@ def test_papermill_with_an_unknown_parameter_fails_naming_the_declared_ones(scra
         pm.execute_notebook(str(ROOT / "notebooks" / "00_template.ipynb"), str(out / "00_unknown.ipynb"),
                             parameters={"SMOKE": True, "NOT_A_PARAM": 3}, kernel_name="pearl",
                             cwd=str(ROOT / "notebooks"), progress_bar=False)
+
+
+@pytest.mark.parametrize("given, match", [
+    ({"SEEDS": []}, r"SEEDS = \[\] is out of range: it must be a non-empty list of distinct integers >= 0"),
+    ({"SEEDS": [0, 0]}, r"SEEDS = \[0, 0\] .*distinct"),
+    ({"SEEDS": [-1]}, r"SEEDS = \[-1\]"),
+    ({"STEPS": 0}, r"STEPS = 0 is out of range: it must be an integer >= 1"),
+    ({"LR": float("nan")}, r"LR = nan .*finite number > 0"),
+    ({"AVERAGE": 2.0}, r"AVERAGE = 2.0 .*\[0, 1\]"),
+    ({"HARD_NEGATIVES": -1}, r"HARD_NEGATIVES = -1 .*>= 0"),
+    ({"HARD_NEGATIVES": [0, -2]}, r"HARD_NEGATIVES = \[0, -2\] .*list of integers >= 0"),
+    ({"PHRASE_SHARE": 0.0}, r"PHRASE_SHARE = 0.0 .*\(0, 1\]"),
+    ({"LABEL_SHARES": [0.5, 1.5]}, r"LABEL_SHARES .*shares in \(0, 1\]"),
+    ({"WORKERS": 0}, r"WORKERS = 0"),
+    ({"VARIANT": "../x"}, r"VARIANT = '../x' .*no path separator or '\.\.'"),
+    ({"VARIANT": "a/b"}, r"VARIANT = 'a/b'"),
+])
+def test_a_parameter_out_of_range_is_named_with_its_value_and_range(given, match):
+    with pytest.raises(ParameterError, match=match):
+        check_params(given, {name: type(value) if not isinstance(value, float) else float for name, value in given.items()})
+
+
+def test_every_notebooks_defaults_are_in_range():
+    import re
+
+    for src in sorted((ROOT / "notebooks" / "src").glob("*.py")):
+        cell = re.search(r"# %% parameters\n(.*?)\n# %%", src.read_text(), re.S).group(1)
+        namespace = {"__annotations__": {}}
+        exec(cell, namespace)
+        check_params(namespace, namespace["__annotations__"])
+
+
+def test_a_variant_that_leaves_models_is_refused_before_anything_is_written(tmp_path, monkeypatch):
+    """Notebook 03 with -p VARIANT "../x": its first code cell stops, and no folder is written."""
+    import papermill as pm
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path / "out"))
+    with pytest.raises(pm.PapermillExecutionError, match=r"VARIANT = '\.\./x' is out of range"):
+        pm.execute_notebook(str(ROOT / "notebooks" / "03_training.ipynb"), str(tmp_path / "03.ipynb"),
+                            parameters={"SMOKE": True, "VARIANT": "../x"}, kernel_name="pearl",
+                            cwd=str(ROOT / "notebooks"), progress_bar=False)
+    assert not (tmp_path / "out").exists() and not (tmp_path / "x").exists()
+
+
+def test_folder_names_and_output_paths_stay_under_their_root(tmp_path, monkeypatch):
+    from pearl.models import folder_name
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    for bad in ("../x", "x/../../../results/evil", "a/b", ".."):
+        with pytest.raises(paths.UnsafeName, match="cannot name a folder"):
+            folder_name("pearl", "minilm", 0, variant=bad)
+    with pytest.raises(paths.UnsafeName, match="cannot name a folder"):
+        folder_name("pearl", "models/..", 0)  # a backbone folder whose last part is ..
+    with pytest.raises(paths.UnsafeName, match="leaves its output folder"):
+        paths.models_dir("x/../../../results/evil")
+    with pytest.raises(paths.UnsafeName, match="leaves its output folder"):
+        paths.results_dir("/etc/passwd")
+    assert paths.models_dir("pearl-minilm-seed0") == tmp_path / "models" / "pearl-minilm-seed0"
+
+
+def test_a_relative_pearl_output_is_taken_from_the_repository_root(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)  # a kernel's working folder is notebooks/, not the root
+    monkeypatch.setenv("PEARL_OUTPUT", "scratch-relative")
+    assert paths.output_root() == ROOT / "scratch-relative"
+    monkeypatch.setenv("PEARL_OUTPUT", "../elsewhere")
+    assert paths.output_root() == ROOT.parent / "elsewhere"

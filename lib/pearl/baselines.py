@@ -92,7 +92,8 @@ def jaccard(a: str, b: str) -> float:
 
 class CharJaccard:
     """Character 3-gram Jaccard as a similarity model: sparse binary 3-gram matrices, so
-    ``matrix(queries, keys)`` is one sparse product (|q ∩ k| / (|q| + |k| - |q ∩ k|))."""
+    ``matrix(queries, keys)`` is one sparse product (|q ∩ k| / (|q| + |k| - |q ∩ k|)).
+    It gives similarities, not vectors: ``encode()`` refuses it, saying which method to call."""
 
     name = "char3gram-jaccard"
 

@@ -1,13 +1,16 @@
 """The embedding cache: a model that has not changed is never asked to encode a phrase twice.
 
-Vectors are keyed by the model's **fingerprint** (a sha256 of its weights, tokenizer
-vocabulary, pooling and truncation: not its name or folder, so retrained weights never get
-old vectors) and the **exact text**. They live in one SQLite file under the derived-data
+Vectors are keyed by the model's **fingerprint** (a sha256 of its weights, config, tokenizer
+pipeline and settings, PEARL settings, pooling and truncation: not its name or folder, so
+retrained weights or an edited setting never get old vectors) and the **exact text**. They live in one SQLite file under the derived-data
 folder (``data/derived/embeddings.sqlite``), shared by Table 1, Table 2, the figures and
 the explorer, since all of them load models through :func:`pearl.models.load_model`.
 
 - SQLite writes each batch of new vectors in one transaction, so a run killed mid-write
   leaves the file as it was before that batch: a half-written entry is never read.
+- Each stored vector carries a checksum (its bytes, the fingerprint and the text, hashed); a
+  vector whose bytes no longer match (a flipped bit on disk) is never served: it is encoded
+  again and replaced, with one warning per store naming the file.
 - The vectors stored are the raw pooled ones (``encode(..., normalize=False)``); ``encode``
   normalises on the way out, so a cached and a fresh vector are the same bytes.
 - A cache folder that is missing is created; one that is read-only or a file that is corrupt
@@ -49,13 +52,25 @@ from .provenance import jsonable
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
 CHUNK = 900  # SQLite's default limit on bound parameters is 999
 PAGE_SIZE = 16384  # bytes; see EmbeddingStore.__init__
+SUM_BYTES = 8  # of the checksum stored after each vector's bytes
+
+
+def _checksum(fp: str, text: str, vec: bytes) -> bytes:
+    """blake2b of the vector's bytes, bound to its key (fingerprint, text): a vector damaged on
+    disk, or one stored under another key, fails it."""
+    h = hashlib.blake2b(vec, digest_size=SUM_BYTES)
+    h.update(fp.encode() + b"\0" + text.encode("utf8", "surrogatepass"))
+    return h.digest()
 
 
 def fingerprint(encoder: Encoder) -> str:
-    """sha256 of everything that decides the vectors: weights, vocabulary, pooling, truncation.
+    """sha256 of everything that decides the vectors: the weights, the model's config (activation,
+    LayerNorm epsilon, ...), the tokenizer (vocabulary and its whole pipeline: normaliser, lower-
+    casing, pre-tokeniser, special tokens), the pooling, the truncation and, for a PEARL folder,
+    every setting of its ``pearl.json`` (character weight, centring, ...).
 
     Baselines without a torch model bring their own (``encoder.extra["fingerprint"]``).
-    Computed once per loaded model (about 0.3 s for MiniLM's 90 MB).
+    Computed once per loaded model.
     """
     if "fingerprint" in encoder.extra:
         return encoder.extra["fingerprint"]
@@ -63,15 +78,53 @@ def fingerprint(encoder: Encoder) -> str:
         raise ValueError(f"{encoder!r} has no weights to fingerprint: set extra['fingerprint'] when loading it")
     h = hashlib.sha256()
     meta = {"dim": encoder.dim, "max_length": encoder.max_length, "pooling": "custom" if encoder.forward else "mean",
-            "pearl": encoder.extra.get("pearl", {}).get("char_weight") if "pearl" in encoder.extra else None}
-    h.update(json.dumps(meta, sort_keys=True).encode())
+            "pearl": _settings(encoder.extra.get("pearl")), "config": _config(encoder.model)}
+    h.update(json.dumps(meta, sort_keys=True, default=jsonable).encode())
     if encoder.tokenizer is not None:
-        h.update(json.dumps(sorted(encoder.tokenizer.get_vocab().items())).encode())
+        h.update(_tokenizer(encoder.tokenizer).encode())
     for key, tensor in sorted(encoder.model.state_dict().items()):
         h.update(key.encode())
         h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
     encoder.extra["fingerprint"] = h.hexdigest()
     return encoder.extra["fingerprint"]
+
+
+#: keys that name where a model or tokenizer was loaded from, or which library wrote it: they
+#: change no vector, and keeping them would give a copied folder other keys than its original
+_WHERE = {"_name_or_path", "name_or_path", "transformers_version", "tokenizer_file", "vocab_file", "_commit_hash"}
+
+
+def _settings(info) -> dict | None:
+    """A PEARL folder's ``pearl.json`` but its record of file digests (the weights and files those
+    cover are hashed themselves)."""
+    if not isinstance(info, dict):
+        return None
+    return {k: v for k, v in info.items() if k not in ("sha256", "settings_sha256")}
+
+
+def _config(model) -> dict | None:
+    config = getattr(model, "config", None)
+    if config is None or not hasattr(config, "to_dict"):
+        return None
+    return {k: v for k, v in config.to_dict().items() if k not in _WHERE}
+
+
+def _tokenizer(tokenizer) -> str:
+    """The tokenizer as text: a fast tokenizer's whole pipeline (``tokenizer.json`` as it runs, less
+    its per-call truncation and padding state), its init settings (``do_lower_case``, ...), its
+    special tokens and padding side; a slow one's vocabulary and settings."""
+    parts = {"init": {k: v for k, v in getattr(tokenizer, "init_kwargs", {}).items() if k not in _WHERE},
+             "special": getattr(tokenizer, "special_tokens_map", {}),
+             "padding_side": getattr(tokenizer, "padding_side", None)}
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is not None:
+        pipeline = json.loads(backend.to_str())
+        pipeline.pop("truncation", None)
+        pipeline.pop("padding", None)
+        parts["pipeline"] = pipeline
+    else:
+        parts["vocab"] = sorted(tokenizer.get_vocab().items())
+    return json.dumps(parts, sort_keys=True, default=str)
 
 
 def store_path() -> Path | None:
@@ -88,6 +141,7 @@ class EmbeddingStore:
     def __init__(self, path: str | os.PathLike):
         self.path = Path(path)
         self.db = None
+        self.damaged = 0  # vectors refused for a failed checksum (see get)
         self.lock = threading.Lock()
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -104,6 +158,14 @@ class EmbeddingStore:
             self.db = db
         except (sqlite3.Error, OSError) as err:
             self._disable(err)
+
+    def _damaged(self, text: str) -> None:
+        """One warning per store for vectors whose checksum fails (they are encoded again)."""
+        self.damaged += 1
+        if self.damaged == 1:
+            warnings.warn(f"embedding cache {self.path}: a stored vector does not match its checksum (first: "
+                          f"{text[:40]!r}); such vectors are encoded again and replaced. If this recurs, the disk "
+                          f"may be failing: delete the file or set {ENV}=0.", stacklevel=4)
 
     def _disable(self, err: Exception) -> None:
         warnings.warn(f"embedding cache {self.path} unusable ({err}); encoding without it. "
@@ -122,8 +184,13 @@ class EmbeddingStore:
                     rows = self.db.execute(f"SELECT text, vec FROM vectors WHERE fp = ? AND text IN "
                                            f"({','.join('?' * len(part))})", (fp, *part)).fetchall()
                 for text, blob in rows:
-                    if len(blob) == 4 * dim:
-                        found[text] = np.frombuffer(blob, dtype=np.float32)
+                    if len(blob) != 4 * dim + SUM_BYTES:  # another size, or written before checksums: a miss
+                        continue
+                    vec = blob[: 4 * dim]
+                    if blob[4 * dim:] != _checksum(fp, text, vec):
+                        self._damaged(text)
+                        continue
+                    found[text] = np.frombuffer(vec, dtype=np.float32)
         except sqlite3.Error as err:
             self._disable(err)
             return {}
@@ -137,7 +204,7 @@ class EmbeddingStore:
         try:
             with self.lock, self.db:
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
-                                    ((fp, t, v.tobytes()) for t, v in zip(texts, vectors)))
+                                    ((fp, t, v.tobytes() + _checksum(fp, t, v.tobytes())) for t, v in zip(texts, vectors)))
         except sqlite3.Error as err:
             self._disable(err)
 

@@ -17,7 +17,12 @@ encoding, and quantisation.
 
 Bad input behaviour (tested):
 - ``[]`` -> an empty ``(0, dim)`` array;
+- ``None`` in place of the list -> ``ValueError`` saying to pass a list; a model that gives
+  similarities, not vectors (the string baseline), or one not loaded -> ``TypeError`` naming
+  what to call instead;
 - ``None``, a non-string, an empty or whitespace-only string -> ``ValueError`` naming its index;
+- a phrase the tokenizer reduces to no token (only characters it deletes, e.g. ``"\u200b"``)
+  -> ``ValueError`` naming its index, like an empty phrase (:func:`check_tokens`);
 - a NUL or other C0 control character (U+0000-U+001F except tab, newline and carriage
   return, and U+007F DEL) -> ``ValueError`` naming its index, position and the fix: tokenizers
   silently delete them, so ``"New\x00York"`` would be encoded as ``"NewYork"`` and a phrase of
@@ -141,6 +146,9 @@ def check_phrases(phrases: Sequence[str]) -> list[str]:
     docstring), else a ``ValueError`` naming the phrase's index and the fix."""
     if isinstance(phrases, str):
         raise ValueError("encode() takes a list of phrases, not one string: wrap it as [phrase]")
+    if phrases is None or not hasattr(phrases, "__iter__"):
+        raise ValueError(f"encode() takes a list of phrases, got {type(phrases).__name__} {phrases!r}: "
+                         "pass a list of strings, e.g. encode(model, ['The New York Times'])")
     out = list(phrases)
     for i, p in enumerate(out):
         if not isinstance(p, str):
@@ -155,6 +163,22 @@ def check_phrases(phrases: Sequence[str]) -> list[str]:
                 r"re.sub(r'[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]', '', phrase), or fix the file it came from "
                 "(a binary or wrongly decoded file)")
     return out
+
+
+def check_tokens(tokenizer, phrases: Sequence[str], lengths: np.ndarray) -> None:
+    """Refuse a phrase the tokenizer reduces to its special tokens alone (characters it deletes:
+    zero-width spaces, C1 controls, ...), naming its index: every such phrase would get the same
+    vector, as an empty phrase would."""
+    try:
+        specials = tokenizer.num_special_tokens_to_add(pair=False)
+    except (AttributeError, TypeError):
+        return
+    empty = np.flatnonzero(lengths <= specials)
+    if len(empty):
+        i = int(empty[0])
+        raise ValueError(f"phrase {i} ({phrases[i][:40]!r}) holds no token for this model: its tokenizer deletes every "
+                         "character (zero-width or control characters, ...), so it would be encoded as an empty "
+                         "phrase. Drop it before encoding, or fix the file it came from")
 
 
 def mean_pool(hidden, mask):
@@ -186,6 +210,13 @@ def encode(
     long ones) unless ``batch_size`` fixes the rows; vectors are L2-normalised unless
     ``normalize=False``.
     """
+    if not (hasattr(model, "fn") and hasattr(model, "dim")):  # not an Encoder
+        kind = type(model).__name__
+        if hasattr(model, "matrix"):  # the string baseline (pearl.baselines.CharJaccard)
+            raise TypeError(f"{getattr(model, 'name', kind)} gives similarities, not vectors, so encode() cannot "
+                            "embed with it: use its .matrix(queries, keys), .paired(a, b) or .nearest(queries, keys)")
+        raise TypeError(f"encode() takes a model loaded by pearl.models.load_model, got {kind}: load it first, "
+                        "e.g. encode(load_model('minilm'), phrases)")
     phrases = check_phrases(phrases)
     if not phrases:
         return np.zeros((0, model.dim), dtype=np.float32)
@@ -212,6 +243,7 @@ def _encode_transformer(model: Encoder, phrases: list[str], batch_size: int, pro
     # YAGO stand-in dictionary it pads batches to 1.53x the real token count, against 1.00x here.
     enc = model.tokenizer(phrases, truncation=True, max_length=model.max_length)
     lengths = np.fromiter(map(len, enc["input_ids"]), dtype=np.int64, count=len(phrases))
+    check_tokens(model.tokenizer, phrases, lengths)
     order = np.argsort(-lengths, kind="stable")
     out = np.empty((len(phrases), model.dim), dtype=np.float32)
     show = len(phrases) > 10_000 if progress is None else progress

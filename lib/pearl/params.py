@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import math
 
 from . import paths
 
@@ -29,6 +30,11 @@ def check_params(namespace: dict, annotations: dict) -> dict:
     always passes (it means "the default"); an int passes for a float; other annotations
     (``str``, ``bool``, ``int``, ``list``, ``dict``) must match exactly (a bool is no int here).
     Only names in ``annotations`` are checked; nothing is converted.
+
+    Each parameter with a meaningful range (:data:`RANGES`, by name: ``SEEDS`` a non-empty list
+    of distinct non-negative integers, ``LR`` a finite positive number, ``VARIANT`` a plain
+    folder-name part, ...) is checked too, before anything runs: :class:`ParameterError` names
+    the parameter, its value and the allowed range.
 
     Two more duties, since every notebook calls it first: a name papermill injected that the
     notebook does not declare (``-p NOT_A_PARAM 3``, ``-p smoke True``: papermill only warns)
@@ -68,6 +74,9 @@ def check_params(namespace: dict, annotations: dict) -> dict:
                                  f"pass -p {name} True or -p {name} False (capitalised)")
         raise ParameterError(f"parameter {name} must be a {kind.__name__}, got {type(value).__name__} {value!r}: "
                              f'pass it as YAML, papermill -y "{name}: <value>"')
+    for name, value in out.items():  # ranges, by name: a name means the same in every notebook
+        if value is not None and name in RANGES:
+            check_range(name, value)
     if "SMOKE" in annotations:  # last: only a run whose parameters passed changes where it writes
         paths.set_smoke(bool(namespace.get("SMOKE")))
     return out
@@ -85,3 +94,78 @@ def injected(namespace: dict) -> list[str]:
             return [t.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
                     for t in (node.targets if isinstance(node, ast.Assign) else [node.target]) if isinstance(t, ast.Name)]
     return []
+
+
+def _number(value, low=None, high=None, low_open=False, integer=False) -> bool:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or (integer and not isinstance(value, int)):
+        return False
+    if not math.isfinite(value):
+        return False
+    if low is not None and (value <= low if low_open else value < low):
+        return False
+    return high is None or value <= high
+
+
+def _name_part(value) -> bool:
+    if value == "":
+        return True
+    try:
+        paths.safe_name(value)
+    except paths.UnsafeName:
+        return False
+    return True
+
+
+def _each(check, nonempty=True, distinct=False):
+    def ok(value):
+        if not isinstance(value, (list, tuple)) or (nonempty and not value):
+            return False
+        return all(check(v) for v in value) and (not distinct or len(set(value)) == len(value))
+    return ok
+
+
+_COUNT = (lambda v: _number(v, 1, integer=True), "an integer >= 1")
+_SIZE = (lambda v: _number(v, 0, integer=True), "an integer >= 0 (0: the notebook's 'all' or 'off')")
+_RATE = (lambda v: _number(v, 0, low_open=True), "a finite number > 0")
+_WEIGHT = (lambda v: _number(v, 0), "a finite number >= 0 (0 turns it off)")
+_SHARE = (lambda v: _number(v, 0, 1), "a number in [0, 1]")
+_SEEDS = (_each(lambda v: _number(v, 0, integer=True), distinct=True), "a non-empty list of distinct integers >= 0")
+
+#: parameter name -> (check, the allowed range in words); a name means the same in every notebook
+RANGES = {
+    **{n: _COUNT for n in ("MAX_TOKENS", "MIN_FREQ", "N_PROCESS", "BATCH_SIZE", "WIKI_MIN_FREQ", "CHUNK_ARTICLES",
+                           "GLOVE_VOCAB", "STEPS", "N_PER_GROUP", "VOCAB_SIZE", "LATENCY_CANDIDATES", "WORKERS",
+                           "DIVERSITY_PHRASES")},
+    **{n: _SIZE for n in ("MAX_LINES", "MAX_PHRASES", "WIKI_STRIDE", "WIKI_MAX_ARTICLES", "HN_ANCHORS", "THREADS",
+                          "K_NEGATIVES", "HARD_NEGATIVES", "SEED")},
+    **{n: _RATE for n in ("LR", "CHOSEN_LR")},
+    **{n: _WEIGHT for n in ("P_CHAR", "P_TOKEN", "P_PHRASE", "CHAR_AUG", "TOKEN_AUG", "PHRASE_AUG")},
+    **{n: _SEEDS for n in ("SEEDS", "NOISE_SEEDS", "LABEL_SEEDS")},
+    "AVERAGE": _SHARE,
+    "MAX_DISTANCE": _SHARE,
+    "GLOVE_THRESHOLD": (lambda v: _number(v, -1, 1), "a cosine in [-1, 1]"),
+    "PHRASE_SHARE": (lambda v: _number(v, 0, 1, low_open=True), "a share in (0, 1]"),
+    "LRS": (_each(lambda v: _number(v, 0, low_open=True)), "a non-empty list of finite numbers > 0"),
+    "LABEL_SHARES": (_each(lambda v: _number(v, 0, 1, low_open=True)), "a non-empty list of shares in (0, 1]"),
+    "HARD_NEGATIVES_LIST": (_each(lambda v: _number(v, 0, integer=True)), "a non-empty list of integers >= 0"),
+    "VARIANT": (_name_part, "empty, or a folder-name part: letters, digits, '-', '_', '.', no path separator or '..'"),
+    **{n: (_each(lambda v: isinstance(v, str) and bool(v)), "a non-empty list of names")
+       for n in ("METHODS", "BACKBONES", "DATASETS", "PROJECTIONS")},
+}
+
+
+def check_range(name: str, value) -> None:
+    """:class:`ParameterError` naming ``name``, ``value`` and the allowed range when ``value`` is
+    outside :data:`RANGES` ``[name]`` (a list parameter of a scalar name, such as notebook 10's
+    ``HARD_NEGATIVES``, is checked element by element).
+
+    >>> check_range("SEEDS", [])
+    Traceback (most recent call last):
+    ...
+    pearl.params.ParameterError: parameter SEEDS = [] is out of range: it must be a non-empty list of distinct integers >= 0
+    """
+    check, allowed = RANGES[name]
+    if isinstance(value, list) and name == "HARD_NEGATIVES":
+        check, allowed = RANGES["HARD_NEGATIVES_LIST"]
+    if not check(value):
+        raise ParameterError(f"parameter {name} = {value!r} is out of range: it must be {allowed}")

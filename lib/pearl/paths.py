@@ -54,9 +54,11 @@ def output_root() -> Path:
     A SMOKE run (:func:`smoke`) never writes into the repository's ``results/``, ``figures/``,
     ``data/derived/`` or ``models/``: unless ``$PEARL_OUTPUT`` names another folder, its root is
     ``smoke-output/`` in the repository (ignored by git). Tests set ``PEARL_OUTPUT`` to a scratch folder.
+    A relative ``$PEARL_OUTPUT`` is taken relative to the repository root, not to the working
+    folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
     """
     env = os.environ.get("PEARL_OUTPUT")
-    root = Path(env).expanduser().resolve() if env else ROOT
+    root = ROOT if not env else (ROOT / Path(env).expanduser()).resolve()
     return ROOT / SMOKE_ROOT if smoke() and root == ROOT else root
 
 
@@ -117,9 +119,41 @@ def figures_dir(*parts: str) -> Path:
     return _made(output_root() / "figures", *parts)
 
 
+class UnsafeName(ValueError):
+    """A name for a file or folder that would leave the folder it belongs in."""
+
+
+def safe_name(value: str, what: str = "name") -> str:
+    """``value`` when it can name one file or folder: not empty, no path separator, not ``.`` or
+    ``..``, no NUL; else :class:`UnsafeName` naming ``what`` (a parameter, a model name) and the fix.
+
+    >>> safe_name("no-char-encoder")
+    'no-char-encoder'
+    >>> safe_name("../x", "VARIANT")
+    Traceback (most recent call last):
+    ...
+    pearl.paths.UnsafeName: VARIANT '../x' cannot name a folder: it holds a path separator or '..'; use letters, digits, '-', '_' and '.' only
+    """
+    text = str(value)
+    if not text or text in (".", "..") or ".." in text or any(c in text for c in ("/", "\\", "\0", os.sep)):
+        raise UnsafeName(f"{what} {text!r} cannot name a folder: it holds a path separator or '..'; "
+                         "use letters, digits, '-', '_' and '.' only")
+    return text
+
+
+def under(base: Path, path: Path) -> Path:
+    """``path`` when it stays inside ``base`` once resolved (``..`` and links followed), else
+    :class:`UnsafeName` naming both: no output ever lands outside its root."""
+    if not Path(path).resolve().is_relative_to(Path(base).resolve()):
+        raise UnsafeName(f"{path} leaves its output folder {base}: a name built from a parameter holds '..' "
+                         "or a path separator; use a plain name")
+    return Path(path)
+
+
 def _made(base: Path, *parts: str) -> Path:
-    """``base/parts``; the folder part is created on first use, never at import."""
-    path = base.joinpath(*parts)
+    """``base/parts``, checked to stay under ``base`` (:func:`under`); the folder part is created
+    on first use, never at import."""
+    path = under(base, base.joinpath(*parts))
     folder = path if not path.suffix else path.parent
     folder.mkdir(parents=True, exist_ok=True)
     return path

@@ -263,7 +263,8 @@ def verify(folder: str | os.PathLike, required: bool | None = None) -> None:
         if extra:
             raise WeightsError(f"{folder / extra[0]} has no sha256 recorded in {where}, so the folder cannot be "
                                f"verified whole (a file added since, or a folder written before every file that "
-                               f"changes a vector was recorded): {fix}")
+                               f"changes a vector was recorded): {fix}; or, if you trust the folder as it "
+                               "is, record every file with pearl.weights.write_manifest(folder)")
     for name, digest in sorted(sums.items()):
         path = folder / name
         if not path.is_file():

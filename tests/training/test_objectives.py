@@ -3,6 +3,7 @@ worked out by hand, the settings they refuse, and each method trained a few step
 model and exported to a folder ``load_model`` reads."""
 import dataclasses
 import math
+import re
 
 import pytest
 import torch
@@ -165,6 +166,32 @@ def test_labelled_share_is_seeded():
 def test_bad_settings_are_refused_with_the_setting_named(bad, match):
     with pytest.raises(ValueError, match=match):
         TrainConfig(**bad)
+
+
+@pytest.mark.parametrize("bad", [
+    dict(steps=0), dict(steps=-5), dict(steps=2.5), dict(epochs=0), dict(batch_size=0), dict(batch_size=1),
+    dict(lr=0.0), dict(lr=float("nan")), dict(gamma=0.0), dict(gamma=1.5), dict(decay_every=0), dict(seed=-1),
+    dict(hard_negatives=-1), dict(char_dim=0), dict(char_weight=float("nan")), dict(char_weight=-0.5),
+    dict(char_distill_steps=-1), dict(char_distill_vocab=0), dict(type_weight=float("inf")), dict(head_lr=0.0),
+    dict(temperature=float("nan")), dict(average=2.0), dict(average=-1.0), dict(max_length=0),
+    dict(length_buckets=0), dict(checkpoint_every=-1), dict(num_workers=-1), dict(phrase_bert_margin=-1.0),
+    dict(use_char="yes"), dict(bf16="no"), dict(backbone=""),
+])
+def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
+    """Each field out of range fails at creation, not steps into a run (steps=0 used to train two
+    epochs, average=2.0 to extrapolate the weights)."""
+    (name, value), = bad.items()
+    with pytest.raises(ValueError, match=rf"{name}.*{re.escape(repr(value)) if name != 'temperature' else ''}.*must be"):
+        TrainConfig(**bad)
+
+
+def test_the_defaults_and_every_profile_pass_the_range_checks():
+    from pearl.training.recipe import config_for
+
+    TrainConfig()
+    for profile in ("smoke", "cpu", "gpu"):
+        for objective in OBJECTIVES:
+            config_for(profile, objective=objective)
 
 
 def test_objectives_are_the_method_names_of_the_folders():

@@ -20,6 +20,8 @@ after them). ``"triplet"``, the former name of ``"phrase_bert"``, is gone: nothi
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 from torch import nn
@@ -37,19 +39,66 @@ from .loss import (
 OBJECTIVES = ("pearl", "simcse", "phrase_bert", "pause")
 
 
+def _bad(name: str, value, allowed: str) -> ValueError:
+    return ValueError(f"TrainConfig.{name} = {value!r} is out of range: it must be {allowed}")
+
+
+def _integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _real(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+#: TrainConfig field -> (check, the allowed range in words); every numeric and switch field
+RANGES = {
+    "steps": (lambda v: v is None or (_integer(v) and v >= 1), "None (the epochs decide) or an integer >= 1"),
+    "epochs": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "batch_size": (lambda v: _integer(v) and v >= 2, "an integer >= 2 (in-batch negatives need another phrase)"),
+    "lr": (lambda v: _real(v) and v > 0, "a finite number > 0"),
+    "gamma": (lambda v: _real(v) and 0 < v <= 1, "a learning-rate decay factor in (0, 1]"),
+    "decay_every": (lambda v: _integer(v) and v >= 1, "an integer >= 1 (steps between decays)"),
+    "seed": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "hard_negatives": (lambda v: _integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
+    "char_dim": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "char_weight": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
+    "char_distill_steps": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "char_distill_vocab": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "type_weight": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
+    "head_lr": (lambda v: v is None or (_real(v) and v > 0), "None (the lr) or a finite number > 0"),
+    "average": (lambda v: _real(v) and 0 <= v <= 1, "a weight in [0, 1] (1 switches averaging off; outside it "
+                                                      "would extrapolate the weights)"),
+    "max_length": (lambda v: _integer(v) and v >= 3, "an integer >= 3 (the special tokens and one more)"),
+    "length_buckets": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
+    "checkpoint_every": (lambda v: _integer(v) and v >= 0, "an integer >= 0 (0: no checkpoints)"),
+    "num_workers": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
+    "phrase_bert_margin": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
+    **{name: (lambda v: isinstance(v, bool), "True or False") for name in ("use_char", "use_type_head", "pu_only", "compile")},
+    "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
+    "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
+    "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
+}
+
+
 def check_config(cfg) -> None:
-    """Refuse settings no objective can train with (called by ``TrainConfig`` on creation)."""
+    """Refuse settings no objective can train with (called by ``TrainConfig`` on creation): every
+    field of :data:`RANGES` and the objective's own; the error names the field, the value and the
+    allowed range."""
+    for name, (ok, allowed) in RANGES.items():
+        if hasattr(cfg, name) and not ok(getattr(cfg, name)):
+            raise _bad(name, getattr(cfg, name), allowed)
     if cfg.objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {cfg.objective!r}; choose from {', '.join(OBJECTIVES)}")
-    if not 0 < cfg.pu_prior < 1:
+    if not _real(cfg.pu_prior) or not 0 < cfg.pu_prior < 1:
         raise ValueError(f"pu_prior (PAUSE's class prior, the share of positives among the unlabeled pairs) "
                          f"must be in (0, 1), got {cfg.pu_prior}")
-    if not 0 < cfg.label_share <= 1:
+    if not _real(cfg.label_share) or not 0 < cfg.label_share <= 1:
         raise ValueError(f"label_share (share of positive pairs labelled, PAUSE) must be in (0, 1], got "
                          f"{cfg.label_share}: 0.01 for 1 %, 1.0 for all")
-    if not cfg.pu_anneal > 0:
+    if not _real(cfg.pu_anneal) or not cfg.pu_anneal > 0:
         raise ValueError(f"pu_anneal (PAUSE's annealing exponent) must be > 0, got {cfg.pu_anneal}; 3 is PAUSE's")
-    if not cfg.temperature > 0:
+    if not _real(cfg.temperature) or not cfg.temperature > 0:
         raise ValueError(f"temperature must be > 0, got {cfg.temperature}")
     if cfg.phrase_bert_form not in PHRASE_BERT_FORMS:
         raise ValueError(f"unknown phrase_bert_form {cfg.phrase_bert_form!r}; choose from {', '.join(PHRASE_BERT_FORMS)}")
