@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parents[1]
 R = ROOT / "results"
 NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram", "H100", "YAGO 4", "300-d",
          "Table 1", "Table-1", "Table 2", "Table 3", "Table 4", "Figure 5", "Figure 1", "Figure 4", "Figure A1", "Figure 3", "E5",
-         "Tables 1–4", "80 % of the time at α = 0.05")
+         "Tables 1–4", "80 % of the time at α = 0.05", "95 % confidence interval")
 #: results tables whose rows the README may copy verbatim
 TABLES = ("table1", "table2", "table3", "table4", "methods", "methods_lexical_diversity", "me5_small_untrained",
-          "discrepancy", "discrepancy_factors", "discrepancy_datasets")
+          "discrepancy", "discrepancy_factors", "discrepancy_datasets", "claims")
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 
 
@@ -386,38 +386,52 @@ def _f(x, fmt: str) -> str:
 
 
 def ledger_claims() -> list[tuple[str, str]]:
-    """The "What holds" lines, from results/claims.csv: the count per verdict, then one line per claim."""
+    """The "What holds" lines, from results/claims.csv: the count per verdict and per backbone, then
+    one line per claim (its interval, p against 0 and the paper's value, Holm's p)."""
     import pandas as pd
 
     if not (R / "claims.csv").is_file():
         return []
-    t, src = pd.read_csv(R / "claims.csv", keep_default_na=False, na_values={c: [""] for c in
-                                                                             ("paper", "ours", "std", "p", "mde", "n_power")}), \
-        "results/claims.csv"
-    order = ("reproduced", "direction only", "not reproduced", "underpowered", "not testable here")
-    counts = {v: int((t["verdict"] == v).sum()) for v in order}
-    out = [(f"Of the {len(t)} claims, " + ", ".join(f"{n} {v}" for v, n in counts.items()), src)]
+    t, src = pd.read_csv(R / "claims.csv", keep_default_na=False, na_values={c: [""] for c in (
+        "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "p", "p_vs_paper", "p_holm", "p_tost",
+        "mde", "n_power", "margin")}), "results/claims.csv"
+    order = ("reproduced", "direction only", "direction only, smaller", "not reproduced", "inconclusive",
+             "not testable here")
+    count = lambda rows: "; ".join(f"{int((rows['verdict'] == v).sum())} {v}" for v in order)  # noqa: E731
+    out = [(f"Of the {len(t)} claims: {count(t)}", src),
+           ("Per backbone: " + " — ".join(f"{b}: {count(t[t['backbone'] == b])}" for b in dict.fromkeys(t["backbone"])),
+            src)]
     who = {"pearl": "paper", "pause": "PAUSE paper", "phrase_bert": "Phrase-BERT paper"}
+    pv = lambda p: "p < 0.001" if p < 0.001 else f"p = {p:.3f}"  # noqa: E731
     for r in t.itertuples():
         paper = ("a direction (" + ("up" if r.direction > 0 else "down") + ")") if r.paper != r.paper else f"{r.paper:g}"
+        like = r.paper_like_for_like
+        if like == like and (r.paper != r.paper or abs(like - r.paper) > 1e-9):
+            paper += f" ({like:.2f} like for like)"
+        head = f"**{r.id}** ({r.backbone}) {r.quantity}: {who[r.source]} {paper}"
         if r.verdict == "not testable here":
-            out.append((f"**{r.id}** {r.quantity}: {who[r.source]} {paper}; not testable here", src))
+            out.append((f"{head}; not testable here", src))
             continue
-        p = "p < 0.001" if r.p < 0.001 else f"p = {r.p:.3f}"
-        noise = "no seed noise" if r.p != r.p else f"std {r.std:.2f}, {p}, detectable {r.mde:.2f}"
         ours = f"{r.ours:.2f}" if r.kind == "value" else f"{r.ours:+.2f}"
+        if r.ci_low != r.ci_low:
+            noise = "no noise model: this one comparison only"
+        else:
+            test = f"TOST within ±{r.margin:g} {pv(r.p_tost)}" if r.kind == "no difference" else pv(r.p)
+            if r.p_vs_paper == r.p_vs_paper:
+                test += f", against the paper's value {pv(r.p_vs_paper)}"
+            noise = (f"95 % CI [{r.ci_low:+.2f}, {r.ci_high:+.2f}], {test}, Holm {pv(r.p_holm)}, "
+                     f"detectable {r.mde:.2f}")
         plan = ""
-        if r.verdict == "underpowered" and r.n_power == r.n_power:  # NaN: no size to reach (a direction)
+        if r.verdict == "inconclusive" and r.n_power == r.n_power:  # NaN: no size to reach (a direction)
             plan = "; more than 100 seeds" if r.n_power == float("inf") else f"; {r.n_power:.0f} seeds"
             plan += " per arm would detect the paper's size"
-        out.append((f"**{r.id}** {r.quantity}: {who[r.source]} {paper}, ours {ours} (n = {r.n}; {noise}): "
-                    f"**{r.verdict}**{plan}", src))
+        out.append((f"{head}, ours {ours} (n = {r.n}; {noise}): **{r.verdict}**{plan}", src))
     return out
 
 
 def power_claims() -> list[tuple[str, str]]:
     """The "What holds" paragraph on seeds: how many each group of claims uses, what the
-    underpowered ablation claims would need, and what more seeds for Table 3 would cost
+    inconclusive ablation claims would need, and what more seeds for Table 3 would cost
     (notebook 08's stage in ``results/benchmarks/reproduce_projection.json``, per model)."""
     import pandas as pd
 
@@ -427,11 +441,11 @@ def power_claims() -> list[tuple[str, str]]:
     out = [(f"Claims C10 and C11 (Table 2's sets against the untrained backbone) use the {t.loc['C10', 'n']} seeds "
             f"notebook 03 trains, C08 and C09 (against the other methods) the {t.loc['C08', 'n']} of notebook 11", src)]
     abl = t.loc[[f"C{i}" for i in range(12, 22)]]
-    need = abl[abl["verdict"] == "underpowered"]["n_power"]
+    need = abl[abl["verdict"] == "inconclusive"]["n_power"]
     finite, inf = need[need != float("inf")], list(need[need == float("inf")].index)
     text = f"The ablation claims (C12–C21) use {abl['n'].max()} seeds per arm"
     if len(finite):
-        text += f"; the underpowered ones would need {finite.min():.0f} to {finite.max():.0f}"
+        text += f"; the inconclusive ones would need {finite.min():.0f} to {finite.max():.0f}"
     if inf:
         text += f", and {', '.join(inf)} more than 100"
     out.append((text, src))
