@@ -217,3 +217,45 @@ def test_the_corrupt_file_advice_fits_where_the_file_lives(monkeypatch, tmp_path
     monkeypatch.setenv("PEARL_CACHE", str(tmp_path / "cache"))
     with pytest.raises(data.DataError, match="corrupt.*Delete it and fetch it again"):
         data.fetch("pearl_benchmark/bird/bird.txt")
+
+
+def test_a_file_changed_after_it_was_verified_is_verified_again(monkeypatch, tmp_path):
+    """Verified once per process used to mean never again: a file changed later in the same kernel
+    was read unchecked. A changed size or mtime means verifying again."""
+    name = "pearl_benchmark/bird/bird.txt"
+    copy = tmp_path / name
+    copy.parent.mkdir(parents=True)
+    copy.write_bytes((paths.raw_data_dir() / name).read_bytes())
+    monkeypatch.setenv(paths.DATA_ENV, str(tmp_path))
+    assert data.fetch(name) == copy.resolve()
+    raw = bytearray(copy.read_bytes())
+    raw[100] ^= 0x01  # same size: the mtime changes
+    copy.write_bytes(bytes(raw))
+    with pytest.raises(data.DataError, match=r"bird.txt is corrupt"):
+        data.fetch(name)
+
+
+def test_wordnets_files_are_checksummed_in_debians_folder_and_in_the_copy(monkeypatch, tmp_path):
+    from conftest import have_wordnet
+
+    if not have_wordnet():
+        pytest.skip("WordNet missing: apt-get install wordnet-base")
+    assert set(resources.WORDNET_SHA256) <= {p.name for p in resources.DEBIAN_WORDNET.iterdir()}
+    debian = tmp_path / "debian"
+    debian.mkdir()
+    for name in resources.WORDNET_SHA256:
+        (debian / name).write_bytes((resources.DEBIAN_WORDNET / name).read_bytes())
+    raw = bytearray((debian / "data.noun").read_bytes())
+    at = raw.index(b" n ", 100_000)
+    raw[at + 1] = ord("x")  # a flipped letter: nltk would fail with KeyError 'x' deep inside
+    (debian / "data.noun").write_bytes(bytes(raw))
+    monkeypatch.setattr(resources, "DEBIAN_WORDNET", debian)
+    monkeypatch.setenv("PEARL_CACHE", str(tmp_path / "cache"))
+    with pytest.raises(data.DataError, match=r"data.noun is corrupt .*apt-get install --reinstall wordnet-base"):
+        resources.wordnet_ready()
+    monkeypatch.setattr(resources, "DEBIAN_WORDNET", resources.Path("/usr/share/wordnet"))
+    resources.wordnet_ready()  # intact: copied and verified
+    copy = tmp_path / "cache" / "nltk_data" / "corpora" / "wordnet" / "index.noun"
+    copy.write_bytes(copy.read_bytes()[:1000])  # the copy NLTK reads, cut short later
+    with pytest.raises(data.DataError, match=r"index.noun is corrupt .*delete"):
+        resources.wordnet_ready()

@@ -86,7 +86,14 @@ def sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-_verified: set[Path] = set()
+#: files verified in this process, keyed by (path, size, mtime, inode): a file changed since
+#: (another size or mtime, or replaced) is verified again before it is read
+_verified: set[tuple] = set()
+
+
+def _stat_key(path: Path) -> tuple:
+    st = path.stat()
+    return (str(path), st.st_size, st.st_mtime_ns, st.st_ino)
 
 
 def fetch(name: str) -> Path:
@@ -110,7 +117,8 @@ def fetch(name: str) -> Path:
 def _verify(path: Path, name: str) -> Path:
     """``path`` when its sha256 is the one in :data:`SHA256`; a file not in the table is an
     error too (an unverified input could silently change the numbers)."""
-    if path in _verified:
+    key = _stat_key(path)
+    if key in _verified:
         return path
     if name not in SHA256:
         raise DataError(f"{name} has no sha256 in pearl.data.SHA256, so it cannot be verified: add its "
@@ -118,7 +126,7 @@ def _verify(path: Path, name: str) -> Path:
     got = sha256(path)
     if got != SHA256[name]:
         raise DataError(f"{path} is corrupt (sha256 {got[:12]}…, expected {SHA256[name][:12]}…). " + _corrupt_fix(path, name))
-    _verified.add(path)
+    _verified.add(key)
     return path
 
 
