@@ -7,9 +7,10 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
-from pearl import provenance
+from pearl import paths, provenance
 from pearl.provenance import ParameterError, Run, check_params, dumps_strict, git_state, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -347,3 +348,96 @@ def test_smoke_or_and_times_measured_elsewhere(scratch_output, monkeypatch):
     run = Run("time_all_test")
     run.time_all({"train_seed0": 1.23456, "train_seed1": 2})
     assert run.timings == {"train_seed0": 1.235, "train_seed1": 2.0}
+
+
+# --------------------------------------------------------------------------- SMOKE never replaces full-size outputs
+
+
+@pytest.fixture
+def full_outputs(tmp_path, monkeypatch):
+    """A $PEARL_OUTPUT holding a full-size record, table and figure, written outside SMOKE."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    monkeypatch.setenv(paths.SMOKE_ENV, "")
+    provenance.Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
+    provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale")
+    fig, ax = plt.subplots()
+    ax.plot([0, 1])
+    provenance.save_figure(fig, "unit_scale")
+    plt.close(fig)
+    files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
+    return tmp_path, {p: p.read_bytes() for p in files}
+
+
+def test_full_size_outputs_have_no_sidecar_and_read_as_full(full_outputs):
+    root, files = full_outputs
+    assert all(provenance.scale_of(p) == "full" for p in files)
+    assert not [p for p in files if p.name.endswith(".smoke")]
+
+
+@pytest.mark.parametrize("write", ["record", "table", "figure"])
+def test_a_smoke_write_never_replaces_a_full_size_output(full_outputs, monkeypatch, write):
+    """The record's "SMOKE": false in its parameters used to pass a text-prefix check; tables and
+    figures had no check. Each refuses, naming the file, and nothing changes."""
+    import matplotlib.pyplot as plt
+
+    root, files = full_outputs
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    name = {"record": r"results/unit_scale\.json", "table": r"results/unit_scale\.csv",
+            "figure": r"figures/unit_scale\.png"}[write]
+    with pytest.raises(FileExistsError, match=rf"{name} holds a full-size output and this is a SMOKE run.*scratch folder"):
+        if write == "record":
+            provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
+        elif write == "table":
+            provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale")
+        else:
+            fig, ax = plt.subplots()
+            provenance.save_figure(fig, "unit_scale")
+            plt.close(fig)
+    assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
+
+
+def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    for _ in range(2):  # a smoke output may be rewritten by a smoke run
+        record = provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
+        table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale")
+        fig, _ = plt.subplots()
+        figures = provenance.save_figure(fig, "unit_scale")
+        plt.close(fig)
+    for path in [record, *table, *figures]:
+        assert provenance.scale_of(path) == "smoke", path
+    assert json.loads(provenance.sidecar(figures[0]).read_text())["scale"] == "smoke"
+    figures[0].write_bytes(figures[0].read_bytes() + b"x")  # replaced by other bytes: the sidecar no longer vouches
+    assert provenance.scale_of(figures[0]) == "full"
+    monkeypatch.setenv(paths.SMOKE_ENV, "")
+    provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale")  # a full-size run replaces a smoke table
+    assert provenance.scale_of(table[0]) == "full" and not provenance.sidecar(table[0]).exists()
+
+
+def test_a_record_that_is_not_json_is_refused_by_a_smoke_run(tmp_path, monkeypatch):
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    damaged = paths.results_dir("unit_scale.json")
+    damaged.write_text('{"notebook": "unit_scale", "parameters": {"SMOKE": fal')
+    with pytest.raises(ValueError, match=r"unit_scale.json is not valid JSON .*scratch folder"):
+        provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={})
+    assert damaged.read_text().endswith("fal")
+
+
+def test_append_jsonl_starts_a_new_line_after_a_cut_one(tmp_path):
+    log = tmp_path / "log.jsonl"
+    provenance.append_jsonl(log, {"step": 1})
+    with log.open("ab") as fh:
+        fh.write(b'{"step": 2, "lo')  # a kill mid-line
+    provenance.append_jsonl(log, {"step": 3})
+    lines = log.read_text().splitlines()
+    assert json.loads(lines[0]) == {"step": 1} and json.loads(lines[2]) == {"step": 3}
+    assert lines[1] == '{"step": 2, "lo'  # skipped by a reader, never glued to the next record

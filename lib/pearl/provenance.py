@@ -178,10 +178,8 @@ class Run:
         targets = [paths.results_dir(f"{n}.json") for n in ([self.name] if own else []) + ([also] if also else [])]
         if not targets:
             raise ValueError("own=False writes only results/<also>.json: pass also=")
-        for path in targets:
-            if smoke and path.is_file() and '"SMOKE"' not in path.read_text()[:200]:
-                raise FileExistsError(f"{path} holds a full-size result and this is a SMOKE run, which never replaces "
-                                      "one: unset $PEARL_OUTPUT or point it at a scratch folder")
+        for path in targets:  # all of them before any is written
+            refuse_full(path, smoke=bool(smoke))
         changed = record["provenance"]["changed_by_run"]
         if changed is not None:  # the records about to be written change too
             mine = {str(t.relative_to(paths.ROOT)) for t in targets if t.is_relative_to(paths.ROOT)}
@@ -191,7 +189,7 @@ class Run:
         if found:
             reasons = undefined or {}
             record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
-        return [write_json(t, record) for t in targets][0]
+        return [write_output(t, dumps_strict(record, indent=2) + "\n", smoke=bool(smoke)) for t in targets][0]
 
 
 def _finite(obj, path: str, found: dict):
@@ -232,16 +230,103 @@ def nulled(obj) -> tuple[object, dict]:
 def append_jsonl(path: str | Path, record: dict) -> Path:
     """Append ``record`` to a JSON-lines log as one strict line (a non-finite number becomes
     ``null``, listed under ``"undefined"``), flushed and fsync'ed: a killed run loses at most the
-    line it was writing, which a reader skips as the last, unterminated one."""
+    line it was writing, which a reader skips as unparseable; the next record starts a line of its
+    own after such a cut line, so it is never swallowed by it."""
     record, found = nulled(dict(record))
     if found:
         record["undefined"] = {k: f"{v} (not a finite number)" for k, v in found.items()}
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf8") as fh:
-        fh.write(dumps_strict(record) + "\n")
+    with path.open("a+b") as fh:
+        cut = fh.seek(0, os.SEEK_END) > 0 and (fh.seek(-1, os.SEEK_END), fh.read(1))[1] != b"\n"
+        # a line cut by a kill stays a line of its own (a reader skips it), never the start of the next record
+        fh.write((("\n" if cut else "") + dumps_strict(record) + "\n").encode("utf8"))
         fh.flush()
         os.fsync(fh.fileno())
+    return path
+
+
+# --------------------------------------------------------------------------- scale of existing outputs
+
+#: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``
+#: beside it, strict JSON ``{"scale": "smoke", "sha256": <the file's digest>}``. Full-size
+#: outputs have none (the committed ones included), so a file without a sidecar that vouches
+#: for its current bytes counts as full size.
+SIDECAR = ".{}.smoke"
+
+
+def sidecar(path: str | Path) -> Path:
+    path = Path(path)
+    return path.with_name(SIDECAR.format(path.name))
+
+
+def _digest(path: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def scale_of(path: str | Path) -> str | None:
+    """The scale of the output at ``path``: ``"smoke"``, ``"full"`` or None (no such file), read
+    from structured data, never from a text prefix:
+
+    - a notebook record (``results/<name>.json`` holding ``"parameters"``): smoke when it has a
+      top-level ``"SMOKE"`` key or ``parameters["SMOKE"]`` is true;
+    - anything else (tables, figures): smoke when its :func:`sidecar` names the file's current
+      sha256, or when it lies under the default SMOKE root ``smoke-output/``, which only SMOKE
+      runs write; otherwise full (a full-size output has no sidecar).
+
+    A record that is not JSON raises ``ValueError`` naming the file (its scale cannot be told)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    if path.resolve().is_relative_to((paths.ROOT / paths.SMOKE_ROOT).resolve()):
+        return "smoke"
+    if path.suffix == ".json":
+        try:
+            record = json.loads(path.read_text(encoding="utf8"))
+        except (ValueError, UnicodeDecodeError) as err:
+            raise ValueError(f"{path} is not valid JSON ({err}), so whether it holds a full-size result cannot "
+                             "be told: delete it if it is debris, or point $PEARL_OUTPUT at a scratch folder") from err
+        if isinstance(record, dict) and isinstance(record.get("parameters"), dict):
+            return "smoke" if "SMOKE" in record or record["parameters"].get("SMOKE") is True else "full"
+    mark = sidecar(path)
+    if mark.is_file():
+        try:
+            said = json.loads(mark.read_text(encoding="utf8"))
+        except (ValueError, UnicodeDecodeError):
+            said = {}
+        if isinstance(said, dict) and said.get("scale") == "smoke" and said.get("sha256") == _digest(path):
+            return "smoke"
+    return "full"
+
+
+def refuse_full(path: str | Path, smoke: bool | None = None) -> None:
+    """In a SMOKE run (``smoke``, else :func:`pearl.paths.smoke`), refuse to replace the full-size
+    output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
+    smoke = paths.smoke() if smoke is None else smoke
+    if smoke and scale_of(path) == "full":
+        raise FileExistsError(f"{path} holds a full-size output and this is a SMOKE run, which never replaces one: "
+                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or "
+                              "point it at a scratch folder")
+
+
+def write_output(path: str | Path, data: str | bytes, smoke: bool | None = None) -> Path:
+    """Write a result, table or figure atomically, keeping its scale readable (:func:`scale_of`):
+    a SMOKE write refuses to replace a full-size file (:func:`refuse_full`) and leaves a
+    :func:`sidecar` vouching for the bytes it wrote; a full-size write removes a stale sidecar first."""
+    path = Path(path)
+    smoke = paths.smoke() if smoke is None else smoke
+    refuse_full(path, smoke)
+    mark = sidecar(path)
+    if not smoke:
+        mark.unlink(missing_ok=True)
+        return write_atomic(path, data)
+    write_atomic(path, data)
+    raw = data.encode("utf8") if isinstance(data, str) else data
+    import hashlib
+
+    write_atomic(mark, dumps_strict({"scale": "smoke", "sha256": hashlib.sha256(raw).hexdigest()}) + "\n")
     return path
 
 
@@ -274,8 +359,10 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
     if smoke and "SMOKE" not in tex:
         tex = "% SMOKE run: tiny subsets; these numbers are not results.\n" + tex
     out = [paths.results_dir(f"{name}.{ext}") for ext in ("csv", "md", "tex")]
+    for path in out:  # all three checked before any is written
+        refuse_full(path, smoke)
     for path, text in zip(out, (df.to_csv(index=False), md + "\n", tex)):
-        write_atomic(path, text)
+        write_output(path, text, smoke)
     return out
 
 
@@ -285,7 +372,8 @@ def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> 
     import io
 
     smoke = smoke or paths.smoke()
-
+    for ext in formats:  # every format checked before any is written
+        refuse_full(paths.figures_dir(f"{name}.{ext}"), smoke)
     if smoke:
         fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",
                  color="darkred", fontsize=12, fontweight="bold")
@@ -295,5 +383,5 @@ def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> 
         # no creation date in the PDF: the same figure gives the same bytes, and a re-run leaves git clean
         fig.savefig(buf, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight",
                     metadata={"CreationDate": None} if ext == "pdf" else None)
-        out.append(write_atomic(paths.figures_dir(f"{name}.{ext}"), buf.getvalue()))
+        out.append(write_output(paths.figures_dir(f"{name}.{ext}"), buf.getvalue(), smoke))
     return out

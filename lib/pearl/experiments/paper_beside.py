@@ -86,7 +86,7 @@ def rewrite() -> list:
     import pandas as pd
 
     from ..paths import results_dir
-    from ..provenance import write_atomic
+    from ..provenance import write_output
     from .runner import ABLATION_LABELS
 
     comparison = pd.read_csv(results_dir("table3.csv"), keep_default_na=False, na_values={"std": [""], "delta": [""],
@@ -98,5 +98,5 @@ def rewrite() -> list:
     old4 = results_dir("table4.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
     md4 = table4_markdown(table4, header=old4)
     tex3 = table3_latex(comparison, ABLATION_LABELS, caption=TABLE3_CAPTION)
-    return [write_atomic(results_dir("table3.md"), md3 + "\n"), write_atomic(results_dir("table3.tex"), tex3),
-            write_atomic(results_dir("table4.md"), md4 + "\n")]
+    return [write_output(results_dir("table3.md"), md3 + "\n"), write_output(results_dir("table3.tex"), tex3),
+            write_output(results_dir("table4.md"), md4 + "\n")]
