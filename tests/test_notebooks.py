@@ -217,3 +217,33 @@ def test_smoke_notebooks_never_touch_the_checkouts_outputs(monkeypatch):
     info = json.loads((out / "models" / "pearl-minilm-seed0" / "pearl.json").read_text())
     assert info["SMOKE"].startswith("SMOKE run") and "SMOKE run" in (out / "models" / "pearl-minilm-seed0" / "README.md").read_text()
     assert json.loads((out / "results" / "01_data_building.json").read_text())["SMOKE"]
+
+
+@pytest.mark.notebooks
+def test_smoke_notebooks_never_replace_full_size_outputs_in_pearl_output(monkeypatch, tmp_path):
+    """$PEARL_OUTPUT holding full-size results and figures (the checkout's committed ones): notebooks
+    00 and 01 at SMOKE size each stop naming the full-size file they would have replaced (00 its
+    record, 01 Figure A1), and every full-size file is byte-identical afterwards."""
+    import shutil
+
+    import papermill as pm
+
+    from pearl import paths
+
+    out = tmp_path / "output"
+    tracked = [p for p in (ROOT / "results").glob("*") if p.is_file()] + \
+        [p for p in (ROOT / "figures").glob("*") if p.is_file()]
+    for p in tracked:
+        (out / p.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(p, out / p.parent.name / p.name)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert out / "results" / "00_template.json" in before and out / "figures" / "figureA1.png" in before
+    monkeypatch.setenv("PEARL_OUTPUT", str(out))
+    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
+    for name, file in (("00_template.ipynb", r"results/00_template\.json"), ("01_data_building.ipynb", r"figures/figureA1\.\w+")):
+        with pytest.raises(pm.PapermillExecutionError, match=rf"{file} holds a full-size output and this is a SMOKE run"):
+            pm.execute_notebook(str(ROOT / "notebooks" / name), str(tmp_path / name), parameters={"SMOKE": True},
+                                kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+    assert {p: p.read_bytes() for p in before} == before
+    assert not [p for p in out.rglob("*.smoke") if p.parent.name in ("results", "figures")
+                and p.with_name(p.name[1:-len(".smoke")]) in before]
