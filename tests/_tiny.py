@@ -48,11 +48,13 @@ def swap_augmenter(rng):
 
 def tiny_exported(folder):
     """``(model, tokenizer, path)``: an untrained tiny PEARL model (seed 0, 16-d character part,
-    a type head over :data:`LABELS`) exported to ``folder``."""
+    a type head over :data:`LABELS`, its phrase part centred on five phrases) exported to ``folder``."""
     from pearl.training.export import export
     from pearl.training.model import build_model
 
     backbone, tok = tiny_backbone()
     torch.manual_seed(0)
     model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
+    # a centre of its own, as training leaves one: round trips then cover the centring too
+    model.estimate_centre(tok, ["the New York Times", "in 2008", "green tree", "café au lait", "run"])
     return model, tok, export(model, tok, folder, labels=LABELS)

@@ -68,6 +68,7 @@ def main() -> None:
     ap.add_argument("--grid", default="0.5:0.5,0.5:0,1:0.5,1:0",
                     help="comma-separated average:char_weight pairs to score the one trained model at")
     ap.add_argument("--backbone-only", action="store_true")
+    ap.add_argument("--backbone", default="minilm", help="the backbone a --backbone-only row scores (a trained run: --set backbone=...)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", default=None, help="JSON lines file to append to (default: results/tuning/cpu_profile.jsonl)")
     ap.add_argument("--size", default="full", choices=("full", "smoke"),
@@ -82,7 +83,7 @@ def main() -> None:
     from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
     from pearl.training.model import average_weights
-    from pearl.training.train import train
+    from pearl.training.train import train, training_vocab
 
     if args.size != "full" and args.out is None:
         ap.error("--size smoke needs --out: smoke scores do not belong in results/tuning/cpu_profile.jsonl")
@@ -96,7 +97,8 @@ def main() -> None:
     if args.backbone_only:
         t0 = time.perf_counter()
         record({"tag": args.tag, "backbone_only": True, **({"size": args.size} if args.size != "full" else {}),
-                **dev_scores(load_model("minilm"), inputs),
+                **({"backbone": args.backbone} if args.backbone != "minilm" else {}),
+                **dev_scores(load_model(args.backbone), inputs),
                 "eval_s": round(time.perf_counter() - t0, 1)})
         return
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
@@ -113,6 +115,8 @@ def main() -> None:
     for avg, cw in grid:
         model.backbone.load_state_dict(tuned)  # each grid point averages from the fine-tuned weights
         average_weights(model.backbone, original, avg)
+        if model.char_encoder is not None and cfg.centre:  # as training does after averaging
+            model.estimate_centre(result.tokenizer, training_vocab([p for p, _ in corpus], cfg), cfg.max_length)
         model.char_weight = cw
         t0 = time.perf_counter()
         scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)

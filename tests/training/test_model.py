@@ -103,3 +103,25 @@ def test_length_buckets_give_the_same_vectors():
     one = model(**batch).embedding
     three = model(**batch, buckets=3).embedding
     torch.testing.assert_close(one, three, atol=1e-5, rtol=1e-5)
+
+
+def test_the_phrase_part_is_centred_on_the_training_vocabulary():
+    from pearl.encode import mean_pool
+
+    backbone, tok = tiny_backbone()
+    model = build_model(backbone, char_dim=16).eval()
+    assert float(model.phrase_centre.abs().sum()) == 0  # no centre until one is estimated
+    vocab = ["green tree", "the New York Times", "in 2008", "run"]
+    centre = model.estimate_centre(tok, vocab)
+    with torch.no_grad():
+        batch = tok(vocab, padding=True, return_tensors="pt")
+        raw = mean_pool(backbone(**batch).last_hidden_state, batch["attention_mask"])
+        np.testing.assert_allclose(centre.numpy(), raw.mean(0).numpy(), atol=1e-5)
+        emb = model(**model.inputs(tok, vocab)).embedding
+        want = torch.nn.functional.normalize(raw - raw.mean(0), dim=-1)
+    np.testing.assert_allclose(emb[:, :32].numpy(), want.numpy(), atol=1e-5)
+    no_char = build_model(backbone, use_char=False).eval()
+    no_char.phrase_centre.fill_(1.0)  # without a character part the phrase vector is never centred
+    with torch.no_grad():
+        plain = no_char(**no_char.inputs(tok, vocab)).embedding
+    np.testing.assert_allclose(plain.numpy(), torch.nn.functional.normalize(raw, dim=-1).numpy(), atol=1e-5)

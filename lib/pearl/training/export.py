@@ -49,7 +49,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     tokenizer.save_pretrained(path)
     if model.char_encoder is not None:
         modules = [PearlTransformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"),
-                   CharConcat.from_encoder(model.char_encoder, model.char_weight), Normalize()]
+                   CharConcat.from_encoder(model.char_encoder, model.char_weight, model.phrase_centre.cpu().tolist()), Normalize()]
     else:
         modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
@@ -62,7 +62,9 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         "char_dim": model.char_dim,
         "char_weight": model.char_weight,
         "max_length": max_length,
-        "embedding": "concat(normalize(mean_pool(phrase_encoder)), char_weight * normalize(char_encoder))",
+        "embedding": "concat(normalize(mean_pool(phrase_encoder) - phrase_centre), char_weight * normalize(char_encoder))",
+        # the phrase part's centre (pearl.training.model); float32 values, which JSON keeps exactly
+        "phrase_centre": model.phrase_centre.cpu().tolist() if model.char_encoder is not None else None,
         "char_encoder": None,
         "type_head": None,
         "labels": list(labels) if labels is not None else None,
@@ -197,6 +199,7 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
     """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`, its weight
     files verified against the digests ``pearl.json`` records (:func:`pearl.weights.verify`) and
     every tensor of every part found in its file."""
+    import torch
     from transformers import AutoTokenizer
 
     path = Path(path)
@@ -214,6 +217,8 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
         _load_part(char, path / info["char_encoder"]["file"])
     num_labels = info["type_head"]["num_labels"] if info["type_head"] else 0
     model = PearlModel(load_hf_model(path), char, num_labels, info["char_weight"])
+    if info.get("phrase_centre") is not None:  # folders exported before centring have none: m = 0
+        model.phrase_centre.copy_(torch.tensor(info["phrase_centre"], dtype=torch.float32))
     if num_labels:
         _load_part(model.type_head, path / info["type_head"]["file"])
     return model.to(device).eval(), AutoTokenizer.from_pretrained(path), info

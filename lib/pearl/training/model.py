@@ -3,12 +3,22 @@
 - **Phrase encoder**: any Hugging Face encoder with mask-aware mean pooling
   (all-MiniLM-L6-v2 by default: 384-d; e5-small-v2 384-d, e5-base-v2 768-d).
 - **Character encoder**: :class:`pearl.training.char_encoder.CharEncoder`, 64-d by default.
-- **Phrase embedding**: the concatenation ``[p / |p| ; w * c / |c|]`` of the two, e.g.
+- **Phrase embedding**: the concatenation ``[(p - m) / |p - m| ; w * c / |c|]`` of the two, e.g.
   384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
-  and the character part is scaled by ``char_weight`` (0.5), so the cosine of two phrase
+  and the character part is scaled by ``char_weight``, so the cosine of two phrase
   embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)``: the character view carries a
-  fixed, documented 20% share instead of whatever share its raw norm happens to take (the
+  fixed, documented share instead of whatever share its raw norm happens to take (the
   reference code concatenates raw vectors, whose norms drift during training).
+- **Centring** (``phrase_centre`` = m, not in the paper): the phrase part is centred on the
+  backbone's mean vector over the training vocabulary before it is normalised. Why: a fixed
+  share of the *cosine* is not a fixed share of the *variance*. An anisotropic backbone
+  (E5-family vectors share one dominant direction, so their unit vectors vary little) leaves
+  almost all of the embedding's variance to the character part, and clustering then follows
+  surface form (capitals, length) instead of meaning. Centred, every backbone's phrase part
+  varies in all directions and the character part keeps the small share it is given. The
+  mean is estimated at the start of training (the contrastive loss sees centred vectors)
+  and again after weight averaging (the exported model's own mean); without a character
+  part ``m`` stays 0, so a phrase-only embedding is the backbone's plain normalised vector.
 - **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
   (:data:`pearl.corpus.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
 
@@ -23,6 +33,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 from torch.nn import functional as F
@@ -37,10 +48,15 @@ class PearlOutput:
     type_logits: torch.Tensor | None  # (batch, num_labels) or None without the head
 
 
-def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: float) -> torch.Tensor:
-    """The PEARL embedding ``[p/|p| ; w c/|c|]`` (the phrase part alone without a character part);
-    :class:`pearl.training.st_modules.CharConcat` builds the same vector in sentence-transformers."""
-    parts = [F.normalize(phrase.float(), dim=-1)]
+def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: float,
+               centre: torch.Tensor | None = None) -> torch.Tensor:
+    """The PEARL embedding ``[(p-m)/|p-m| ; w c/|c|]`` (the phrase part alone without a character part;
+    ``centre`` m: None or zeros for none); :class:`pearl.training.st_modules.CharConcat` builds the
+    same vector in sentence-transformers."""
+    phrase = phrase.float()
+    if centre is not None:
+        phrase = phrase - centre.to(phrase.device, phrase.dtype)
+    parts = [F.normalize(phrase, dim=-1)]
     if chars is not None:
         parts.append(char_weight * F.normalize(chars.float(), dim=-1))
     return torch.cat(parts, dim=-1)
@@ -59,6 +75,9 @@ class PearlModel(nn.Module):
         self.char_dim = char_encoder.out_dim if char_encoder is not None else 0
         self.dim = self.phrase_dim + self.char_dim
         self.type_head = nn.Linear(self.dim, num_labels) if num_labels else None
+        # a buffer, not a parameter: estimated from data (estimate_centre), never trained, and
+        # saved with the model's state so a resumed run centres as the killed one did
+        self.register_buffer("phrase_centre", torch.zeros(self.phrase_dim))
 
     @property
     def num_labels(self) -> int:
@@ -77,7 +96,7 @@ class PearlModel(nn.Module):
             if char_ids is None:
                 raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.training.char_encoder.char_ids)")
             chars = self.char_encoder(char_ids)
-        embedding = join_parts(pooled, chars, self.char_weight)
+        embedding = join_parts(pooled, chars, self.char_weight, self.phrase_centre if chars is not None else None)
         logits = self.type_head(embedding) if self.type_head is not None else None
         return PearlOutput(embedding, logits)
 
@@ -98,6 +117,24 @@ class PearlModel(nn.Module):
         if order is None:
             return out[0]
         return torch.cat(out)[torch.argsort(order)]  # back to batch order
+
+    @torch.no_grad()
+    def estimate_centre(self, tokenizer, phrases: list[str], max_length: int = 32) -> torch.Tensor:
+        """Set :attr:`phrase_centre` to the backbone's mean pooled vector over ``phrases`` (the
+        training vocabulary) and return it. Encodes through :func:`pearl.encode.encode`, in eval
+        mode, restoring the training mode after."""
+        was_training = self.training
+        device = str(self.phrase_centre.device)
+        enc = Encoder(name="phrase part", dim=self.phrase_dim, model=self.eval(), tokenizer=tokenizer, device=device,
+                      max_length=max_length,
+                      forward=lambda batch, texts: self._phrase_vectors(batch["input_ids"], batch["attention_mask"],
+                                                                        batch.get("token_type_ids"), 1))
+        try:
+            vectors = encode(enc, list(dict.fromkeys(phrases)), normalize=False)
+        finally:
+            self.train(was_training)
+        self.phrase_centre.copy_(torch.from_numpy(vectors.mean(0, dtype=np.float64).astype(np.float32)))
+        return self.phrase_centre
 
     def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
         """The tensors :meth:`forward` takes for ``phrases`` (tokenised outside forward)."""

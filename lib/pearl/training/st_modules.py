@@ -7,7 +7,8 @@
   hands the phrases' UTF-8 byte ids (``char_ids``) down the pipeline: the character part needs
   the raw text, which token ids cannot give back (MiniLM lower-cases).
 - :class:`CharConcat` runs the character encoder and joins the two parts as
-  :meth:`pearl.training.model.PearlModel.forward` does: ``[p/|p| ; w c/|c|]``.
+  :meth:`pearl.training.model.PearlModel.forward` does: ``[(p-m)/|p-m| ; w c/|c|]``, the
+  phrase part's centre ``m`` kept in its config.
 
 The vectors equal ``pearl.encode.encode(load_model(path), phrases)`` (tested to 1e-5).
 What it leaves out: the phrase-type head (not part of the embedding) and training through
@@ -49,22 +50,27 @@ class PearlTransformer(Transformer):
 class CharConcat(Module):
     """Character encoder + concatenation with the pooled phrase vector."""
 
-    config_keys = ["char_config", "char_weight"]
+    config_keys = ["char_config", "char_weight", "phrase_centre"]
 
-    def __init__(self, char_config: dict, char_weight: float):
+    def __init__(self, char_config: dict, char_weight: float, phrase_centre: list[float] | None = None):
         super().__init__()
         self.char_config, self.char_weight = dict(char_config), float(char_weight)
+        self.phrase_centre = list(phrase_centre) if phrase_centre is not None else None
         self.char_encoder = CharEncoder(**self.char_config)
 
     @classmethod
-    def from_encoder(cls, encoder: CharEncoder, char_weight: float) -> "CharConcat":
-        module = cls(encoder.config, char_weight)
+    def from_encoder(cls, encoder: CharEncoder, char_weight: float, phrase_centre=None) -> "CharConcat":
+        centre = [float(x) for x in phrase_centre] if phrase_centre is not None else None
+        module = cls(encoder.config, char_weight, centre)
         module.char_encoder.load_state_dict(encoder.state_dict())
         return module
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
+        import torch
+
+        centre = torch.tensor(self.phrase_centre) if self.phrase_centre is not None else None
         features["sentence_embedding"] = join_parts(features["sentence_embedding"],
-                                                    self.char_encoder(features["char_ids"]), self.char_weight)
+                                                    self.char_encoder(features["char_ids"]), self.char_weight, centre)
         return features
 
     def get_sentence_embedding_dimension(self) -> int:

@@ -76,6 +76,7 @@ class TrainConfig:
     use_type_head: bool = True
     char_dim: int = 64
     char_weight: float = 0.5
+    centre: bool = True  # centre the phrase part on the training vocabulary's mean (pearl.training.model)
     char_distill_steps: int = 300
     char_distill_vocab: int = 8000
     type_weight: float = 1.0
@@ -127,11 +128,21 @@ def seed_everything(seed: int) -> None:
     torch.manual_seed(seed)
 
 
+def training_vocab(phrases: list[str], cfg: TrainConfig) -> list[str]:
+    """The training vocabulary: the corpus's first phrases and their words, ``char_distill_vocab``
+    strings at most; the character encoder is distilled on it and the phrase part centred on it.
+
+    >>> training_vocab(["new york", "york", "big apple"], TrainConfig(char_distill_vocab=4))
+    ['new york', 'new', 'york', 'big']
+    """
+    words = [w for p in phrases for w in p.split()]
+    return list(dict.fromkeys(phrases[: cfg.char_distill_vocab // 2] + words))[: cfg.char_distill_vocab]
+
+
 def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg: TrainConfig) -> list[float]:
     """LOVE-style start for the character encoder: mimic the backbone on the training vocabulary."""
 
-    words = [w for p in phrases for w in p.split()]
-    vocab = list(dict.fromkeys(phrases[: cfg.char_distill_vocab // 2] + words))[: cfg.char_distill_vocab]
+    vocab = training_vocab(phrases, cfg)
     with torch.no_grad():
         proxy = PearlModel(model.backbone, None, 0)  # the phrase encoder alone
         teacher = proxy.embed(tokenizer, vocab, max_length=cfg.max_length).numpy()
@@ -220,6 +231,9 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         run_dir = Path(resume_from).parent
     ckpt_path = run_dir / checkpoint.LATEST if run_dir is not None else None
     resume = checkpoint.load(run_dir, resume_from) if run_dir is not None else None
+    centre = model.char_encoder is not None and cfg.centre
+    if centre and resume is None:  # a resumed run has its centre in the checkpoint
+        model.estimate_centre(tokenizer, training_vocab(phrases, cfg), cfg.max_length)
     if model.char_encoder is not None and cfg.char_distill_steps and resume is None:
         distill_char_encoder(model, tokenizer, phrases, cfg)
     model.to(device).train()
@@ -292,6 +306,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         model.backbone = model.backbone._orig_mod
     if stop_at is None or stop_at >= total:
         average_weights(model.backbone, original, cfg.average)
+        if centre:  # the averaged backbone has a mean of its own: the exported model centres on it
+            model.estimate_centre(tokenizer, training_vocab(phrases, cfg), cfg.max_length)
     if run_dir is not None and rank == 0:
         import pandas as pd
 
