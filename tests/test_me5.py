@@ -129,12 +129,13 @@ def test_folder_is_converted_once_with_the_source_checksum(model, monkeypatch):
     calls = []
     monkeypatch.setattr(me5, "convert", lambda source, target: calls.append(target) or target)
     assert me5.folder() == folder and calls == []  # present and unchanged: not converted again
+    raw = (folder / "me5.json").read_bytes()
     (folder / "me5.json").write_text(json.dumps({**meta, "source_sha256": "0" * 64}))
     try:
         me5.folder()
         assert calls == [folder]  # the source changed (or the record did): converted again
     finally:
-        (folder / "me5.json").write_text(json.dumps(meta))
+        (folder / "me5.json").write_bytes(raw)  # the same bytes: SHA256SUMS covers this file too
 
 
 def test_names_and_labels():
@@ -205,3 +206,34 @@ def test_workers_asking_at_once_convert_once(tmp_path, monkeypatch):
         w.join(30)
     assert [w.exitcode for w in workers] == [0, 0, 0]
     assert log.read_text().split() == ["start", "end"]  # one conversion, none overlapping it
+
+
+def test_the_converted_folder_is_verified_whole(model):
+    """SHA256SUMS covers every file the conversion wrote: a flipped byte in the weights or an
+    edited tokenizer.json is refused at load, naming the file (only the source's digest was kept)."""
+    from pearl import weights
+
+    folder = me5.folder()
+    assert {"model.safetensors", "config.json", "tokenizer.json", "modules.json"} <= set(weights.expected(folder)[0])
+    weights_file, at = folder / "model.safetensors", (folder / "model.safetensors").stat().st_size - 5
+    with open(weights_file, "r+b") as fh:  # in place: the file is large
+        fh.seek(at)
+        byte = fh.read(1)
+        fh.seek(at)
+        fh.write(bytes([byte[0] ^ 0x01]))
+    try:
+        with pytest.raises(weights.WeightsError, match=r"model.safetensors: sha256 .* SHA256SUMS"):
+            models.load_model("me5-small", device="cpu", cache=False)
+    finally:
+        with open(weights_file, "r+b") as fh:
+            fh.seek(at)
+            fh.write(byte)
+    tokenizer = folder / "tokenizer.json"
+    text = tokenizer.read_text()
+    tokenizer.write_text(text.replace('"query: "', '"passage: "', 1))
+    try:
+        with pytest.raises(weights.WeightsError, match=r"tokenizer.json: sha256 .* SHA256SUMS"):
+            models.load_model("me5-small", device="cpu", cache=False)
+    finally:
+        tokenizer.write_text(text)
+    weights.verify(folder)
