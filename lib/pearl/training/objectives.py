@@ -74,7 +74,7 @@ RANGES = {
     "checkpoint_every": (lambda v: _integer(v) and v >= 0, "an integer >= 0 (0: no checkpoints)"),
     "num_workers": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
     "phrase_bert_margin": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
-    **{name: (lambda v: isinstance(v, bool), "True or False") for name in ("use_char", "use_type_head", "pu_only", "compile")},
+    **{name: (lambda v: isinstance(v, bool), "True or False") for name in ("use_char", "use_type_head", "pu_only", "compile", "centre")},
     "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
     "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
     "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
