@@ -95,7 +95,7 @@ def test_resumed_run_gives_the_uninterrupted_weights(built, corpus, tmp_path):
     first = pre.pretrain(TINY, run, corpus=corpus, progress=False, stop_after=3)  # as if killed after step 3
     assert first["step"] == 3 and not first["done"] and (run / "checkpoint.pt").is_file()
     rest = pre.pretrain(TINY, run, corpus=corpus, progress=False)
-    assert rest["done"] and pre.weights_sha256(rest["model"]) == mlm.meta(built)["weights_sha256"]
+    assert rest["done"] and mlm.weights_sha256(rest["model"]) == mlm.meta(built)["weights_sha256"]
     assert [r["step"] for r in rest["log"]] == list(range(1, TINY.steps + 1))
     with pytest.raises(mlm_checkpoint_error(), match="another config"):
         pre.pretrain(dataclasses.replace(TINY, lr=5e-4), run, corpus=corpus, progress=False)

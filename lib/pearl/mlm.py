@@ -30,12 +30,13 @@ What it leaves out: anything but the encoder for the companion's uses (no fill-m
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import shutil
 from pathlib import Path
 
 from . import paths
-from .mlm_pretrain import CONFIG, NAME, Config, pretrain, vocab_sha256, weights_sha256
+from .mlm_pretrain import CONFIG, NAME, Config, pretrain, vocab_sha256
 from .provenance import git_state, write_atomic, write_json
 
 SHORT = "mlmwiki"  # folder names allow no hyphen in their backbone part
@@ -49,6 +50,15 @@ def label(config: Config = CONFIG) -> str:
 
 
 LABEL = label()
+
+
+def weights_sha256(model) -> str:
+    """sha256 over the model's tensors (names and bytes, in order): equal weights, equal digest."""
+    h = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        h.update(name.encode())
+        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
 
 
 def write_folder(result: dict, config: Config, target: str | Path) -> Path:

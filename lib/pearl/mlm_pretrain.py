@@ -46,8 +46,8 @@ class Config:
     heads: int = 4
     intermediate: int = 1024
     max_tokens: int = 64  # per sequence, [CLS] and [SEP] included; also the model's positions
-    batch: int = 64  # sequences per step
-    steps: int = 400
+    batch: int = 32  # sequences per step
+    steps: int = 1400
     lr: float = 1e-3
     warmup: float = 0.06  # share of the steps with a linear warm-up; then linear decay to 0
     weight_decay: float = 0.01
@@ -55,11 +55,12 @@ class Config:
     mask_prob: float = 0.15
     seed: int = 0
     stride: int = 8  # training articles: every stride-th; held-out: the same stride at offset stride // 2
-    heldout_articles: int = 60
+    heldout_articles: int = 100
+    heldout_per_article: int = 8  # at most 8 sequences from each held-out article
     eval_sequences: int = 512
-    eval_every: int = 100  # steps between held-out evaluations (and the last step)
+    eval_every: int = 200  # steps between held-out evaluations (and the last step)
     log_every: int = 10
-    checkpoint_every: int = 100
+    checkpoint_every: int = 200
     threads: int = 1  # torch threads: results are reproducible for a given number
 
     @property
@@ -105,10 +106,12 @@ def new_model(config: Config, vocab_size: int, pad_id: int):
 
 
 def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, max_articles: int = 0,
-              folder=None) -> tuple[np.ndarray, int]:
+              folder=None, per_article: int = 0) -> tuple[np.ndarray, int]:
     """``(sequences, articles read)``: up to ``n_sequences`` rows of ``max_tokens`` ids, ``[CLS]`` +
     ``max_tokens - 2`` pieces of the concatenated articles + ``[SEP]``, from every ``stride``-th
-    article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows)."""
+    article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows).
+    ``per_article`` > 0: at most that many rows from each article's start (spreads a small held-out
+    set over many articles; long articles would otherwise fill it alone)."""
     from .corpus import wikipedia
 
     body, rows, buffer, n_articles = max_tokens - 2, [], [], 0
@@ -117,9 +120,13 @@ def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, 
         n_articles += 1
         for ids in tok(list(article.paragraphs), add_special_tokens=False)["input_ids"]:
             buffer.extend(ids)
+        if per_article:
+            del buffer[per_article * body:]  # and what is left below is not carried to the next article
         while len(buffer) >= body and len(rows) < n_sequences:
             rows.append([tok.cls_token_id, *buffer[:body], tok.sep_token_id])
             del buffer[:body]
+        if per_article:
+            buffer = []
         if len(rows) >= n_sequences:
             break
     if not rows:
@@ -229,7 +236,8 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
         train_rows, train_articles = sequences(whole, config.steps * config.batch, config.max_tokens, config.stride, 0,
                                                folder=corpus)
         held_rows, held_articles = sequences(whole, config.eval_sequences, config.max_tokens, config.stride,
-                                             config.stride // 2, max_articles=config.heldout_articles, folder=corpus)
+                                             config.stride // 2, max_articles=config.heldout_articles, folder=corpus,
+                                             per_article=config.heldout_per_article)
         data_s = time.perf_counter() - t0
         torch.manual_seed(config.seed)
         model = new_model(config, len(tok), tok.pad_token_id)
@@ -289,12 +297,3 @@ def _save(run_dir, model, optimizer, scheduler, step, log, config, vocab, evals,
                               "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
                               "rng": checkpoint.rng_state(), "config": dataclasses.asdict(config),
                               "extra": {"vocab_sha256": vocab, "evals": list(evals), "train_s": train_s}})
-
-
-def weights_sha256(model) -> str:
-    """sha256 over the model's tensors (names and bytes, in order): equal weights, equal digest."""
-    h = hashlib.sha256()
-    for name, tensor in model.state_dict().items():
-        h.update(name.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    return h.hexdigest()
