@@ -118,7 +118,7 @@ def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, 
     sample = wikipedia.Sample(stride=stride, offset=offset, max_articles=max_articles)
     for article in wikipedia.articles(sample, folder):
         n_articles += 1
-        for ids in tok(list(article.paragraphs), add_special_tokens=False)["input_ids"]:
+        for ids in tok(list(article.paragraphs), add_special_tokens=False)["input_ids"] if article.paragraphs else []:
             buffer.extend(ids)
         if per_article:
             del buffer[per_article * body:]  # and what is left below is not carried to the next article
