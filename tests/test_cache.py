@@ -12,8 +12,9 @@ import pytest
 import torch
 from _tiny import tiny_backbone
 
-from pearl.cache import EmbeddingStore, cached, fingerprint
+from pearl.cache import EmbeddingStore, cached
 from pearl.encode import Encoder, encode
+from pearl.fingerprint import fingerprint
 
 PHRASES = ["The New York Times", "NYTimes", "in 2008", "café au lait", "NYTimes"]
 

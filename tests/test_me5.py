@@ -1,4 +1,4 @@
-"""The me5-small conversion (pearl.me5): the 4-bit format read right (a hand-computed block),
+"""The me5-small conversion (pearl.me5): the 4-bit format read right (pearl.e5s1, a hand-computed block),
 a strict load, token ids and vectors equal to committed references, and the folder converted
 once, checksummed, and loadable by sentence-transformers.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pearl import me5, models
+from pearl import e5s1, me5, models
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "me5_reference.json"
@@ -44,7 +44,7 @@ def engine():
 
 @pytest.fixture(scope="module")
 def parsed():
-    return me5.read(me5.source_path())
+    return e5s1.read(me5.source_path())
 
 
 @pytest.fixture(scope="module")
@@ -63,18 +63,18 @@ def test_a_q4_block_dequantises_by_hand():
     # weight j is the low nibble of byte j, weight j + 16 its high nibble; each is (q - 8) * d
     nibbles = list(range(16)) + [15 - j for j in range(16)]
     raw = b"pad!" + _q4_block(0.5, nibbles) + _q4_block(-2.0, [8] * 31 + [0])
-    out = me5._tensor(raw, "t", me5._Q4, 64, 4, 36)
+    out = e5s1._tensor(raw, "t", e5s1._Q4, 64, 4, 36)
     assert out[:16].tolist() == [(j - 8) * 0.5 for j in range(16)]
     assert out[16:32].tolist() == [(7 - j) * 0.5 for j in range(16)]
     assert out[32:63].tolist() == [0.0] * 31 and out[63] == 16.0
     with pytest.raises(ValueError, match="no Q4_0 layout"):
-        me5._tensor(raw, "t", me5._Q4, 64, 4, 35)
+        e5s1._tensor(raw, "t", e5s1._Q4, 64, 4, 35)
 
 
 def test_not_a_model_file_is_named(tmp_path):
     (tmp_path / "x.bin").write_bytes(b"GGUF" + bytes(60))
     with pytest.raises(ValueError, match="no E5S1 model file"):
-        me5.read(tmp_path / "x.bin")
+        e5s1.read(tmp_path / "x.bin")
 
 
 def test_strict_load_every_key_and_no_other(parsed):

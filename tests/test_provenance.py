@@ -1,5 +1,6 @@
 """pearl.provenance: results and caches are strict JSON, written whole or not at all; the commit
-a batch run records (a throwaway git repository); parameter checks; SMOKE labels on tables."""
+a batch run records (a throwaway git repository); parameter checks; SMOKE labels on tables; and
+pearl.outputs: a SMOKE write never replaces a full-size record, table or figure."""
 import json
 import os
 import re
@@ -10,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pearl import paths, provenance
+from pearl import outputs, paths, provenance
 from pearl.provenance import ParameterError, Run, check_params, dumps_strict, git_state, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -375,7 +376,7 @@ def full_outputs(tmp_path, monkeypatch):
 
 def test_full_size_outputs_have_no_sidecar_and_read_as_full(full_outputs):
     root, files = full_outputs
-    assert all(provenance.scale_of(p) == "full" for p in files)
+    assert all(outputs.scale_of(p) == "full" for p in files)
     assert not [p for p in files if p.name.endswith(".smoke")]
 
 
@@ -413,13 +414,13 @@ def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, m
         figures = provenance.save_figure(fig, "unit_scale")
         plt.close(fig)
     for path in [record, *table, *figures]:
-        assert provenance.scale_of(path) == "smoke", path
-    assert json.loads(provenance.sidecar(figures[0]).read_text())["scale"] == "smoke"
+        assert outputs.scale_of(path) == "smoke", path
+    assert json.loads(outputs.sidecar(figures[0]).read_text())["scale"] == "smoke"
     figures[0].write_bytes(figures[0].read_bytes() + b"x")  # replaced by other bytes: the sidecar no longer vouches
-    assert provenance.scale_of(figures[0]) == "full"
+    assert outputs.scale_of(figures[0]) == "full"
     monkeypatch.setenv(paths.SMOKE_ENV, "")
     provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale")  # a full-size run replaces a smoke table
-    assert provenance.scale_of(table[0]) == "full" and not provenance.sidecar(table[0]).exists()
+    assert outputs.scale_of(table[0]) == "full" and not outputs.sidecar(table[0]).exists()
 
 
 def test_a_record_that_is_not_json_is_refused_by_a_smoke_run(tmp_path, monkeypatch):

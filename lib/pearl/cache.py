@@ -1,10 +1,11 @@
 """The embedding cache: a model that has not changed is never asked to encode a phrase twice.
 
-Vectors are keyed by the model's **fingerprint** (a sha256 of its weights, config, tokenizer
-pipeline and settings, PEARL settings, pooling and truncation: not its name or folder, so
-retrained weights or an edited setting never get old vectors) and the **exact text**. They live in one SQLite file under the derived-data
-folder (``data/derived/embeddings.sqlite``), shared by Table 1, Table 2, the figures and
-the explorer, since all of them load models through :func:`pearl.models.load_model`.
+Vectors are keyed by the model's **fingerprint** (:func:`pearl.fingerprint.fingerprint`: a
+sha256 of its weights, config, tokenizer pipeline and settings, PEARL settings, pooling and
+truncation: not its name or folder, so retrained weights or an edited setting never get old
+vectors) and the **exact text**. They live in one SQLite file under the derived-data folder
+(``data/derived/embeddings.sqlite``), shared by Table 1, Table 2, the figures and the explorer,
+since all of them load models through :func:`pearl.models.load_model`.
 
 - SQLite writes each batch of new vectors in one transaction, so a run killed mid-write
   leaves the file as it was before that batch: a half-written entry is never read.
@@ -16,11 +17,6 @@ the explorer, since all of them load models through :func:`pearl.models.load_mod
 - A cache folder that is missing is created; one that is read-only or a file that is corrupt
   gives a one-line warning naming the file and the fix, and encoding goes on without the
   cache, never with wrong vectors (a stored vector of the wrong size is a miss).
-
->>> from pearl.models import load_model
->>> model = load_model("minilm")             # cached by default  # doctest: +SKIP
->>> fingerprint(model.extra["inner"])[:12]                       # doctest: +SKIP
-'5f0c2c7d9a51'
 
 **Scores** are cached in the same file (:class:`ScoreStore`): a task's result for a model is
 keyed by the model's fingerprint, the task, its size, and a hash of the code and data that
@@ -47,6 +43,7 @@ import numpy as np
 
 from . import data, paths
 from .encode import Encoder, encode
+from .fingerprint import fingerprint
 from .provenance import jsonable
 
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
@@ -61,70 +58,6 @@ def _checksum(fp: str, text: str, vec: bytes) -> bytes:
     h = hashlib.blake2b(vec, digest_size=SUM_BYTES)
     h.update(fp.encode() + b"\0" + text.encode("utf8", "surrogatepass"))
     return h.digest()
-
-
-def fingerprint(encoder: Encoder) -> str:
-    """sha256 of everything that decides the vectors: the weights, the model's config (activation,
-    LayerNorm epsilon, ...), the tokenizer (vocabulary and its whole pipeline: normaliser, lower-
-    casing, pre-tokeniser, special tokens), the pooling, the truncation and, for a PEARL folder,
-    every setting of its ``pearl.json`` (character weight, centring, ...).
-
-    Baselines without a torch model bring their own (``encoder.extra["fingerprint"]``).
-    Computed once per loaded model.
-    """
-    if "fingerprint" in encoder.extra:
-        return encoder.extra["fingerprint"]
-    if encoder.model is None:
-        raise ValueError(f"{encoder!r} has no weights to fingerprint: set extra['fingerprint'] when loading it")
-    h = hashlib.sha256()
-    meta = {"dim": encoder.dim, "max_length": encoder.max_length, "pooling": "custom" if encoder.forward else "mean",
-            "pearl": _settings(encoder.extra.get("pearl")), "config": _config(encoder.model)}
-    h.update(json.dumps(meta, sort_keys=True, default=jsonable).encode())
-    if encoder.tokenizer is not None:
-        h.update(_tokenizer(encoder.tokenizer).encode())
-    for key, tensor in sorted(encoder.model.state_dict().items()):
-        h.update(key.encode())
-        h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    encoder.extra["fingerprint"] = h.hexdigest()
-    return encoder.extra["fingerprint"]
-
-
-#: keys that name where a model or tokenizer was loaded from, or which library wrote it: they
-#: change no vector, and keeping them would give a copied folder other keys than its original
-_WHERE = {"_name_or_path", "name_or_path", "transformers_version", "tokenizer_file", "vocab_file", "_commit_hash"}
-
-
-def _settings(info) -> dict | None:
-    """A PEARL folder's ``pearl.json`` but its record of file digests (the weights and files those
-    cover are hashed themselves)."""
-    if not isinstance(info, dict):
-        return None
-    return {k: v for k, v in info.items() if k not in ("sha256", "settings_sha256")}
-
-
-def _config(model) -> dict | None:
-    config = getattr(model, "config", None)
-    if config is None or not hasattr(config, "to_dict"):
-        return None
-    return {k: v for k, v in config.to_dict().items() if k not in _WHERE}
-
-
-def _tokenizer(tokenizer) -> str:
-    """The tokenizer as text: a fast tokenizer's whole pipeline (``tokenizer.json`` as it runs, less
-    its per-call truncation and padding state), its init settings (``do_lower_case``, ...), its
-    special tokens and padding side; a slow one's vocabulary and settings."""
-    parts = {"init": {k: v for k, v in getattr(tokenizer, "init_kwargs", {}).items() if k not in _WHERE},
-             "special": getattr(tokenizer, "special_tokens_map", {}),
-             "padding_side": getattr(tokenizer, "padding_side", None)}
-    backend = getattr(tokenizer, "backend_tokenizer", None)
-    if backend is not None:
-        pipeline = json.loads(backend.to_str())
-        pipeline.pop("truncation", None)
-        pipeline.pop("padding", None)
-        parts["pipeline"] = pipeline
-    else:
-        parts["vocab"] = sorted(tokenizer.get_vocab().items())
-    return json.dumps(parts, sort_keys=True, default=str)
 
 
 def store_path() -> Path | None:
@@ -216,10 +149,10 @@ class EmbeddingStore:
 
 
 #: the code that decides every task's score besides the model (paths under lib/pearl): the
-#: encoder, this cache (it serves the vectors), the data readers, the evaluators, the task
-#: definitions with their sizes, the string baselines
-SCORING_CODE = ("encode.py", "cache.py", "data.py", "benchmark/evaluate.py", "benchmark/tasks.py",
-                "baselines.py", "resources.py")
+#: encoder, this cache (it serves the vectors) and the fingerprint it keys them by, the data
+#: readers, the evaluators, the task definitions with their sizes, the string baselines
+SCORING_CODE = ("encode.py", "cache.py", "fingerprint.py", "data.py", "benchmark/evaluate.py",
+                "benchmark/tasks.py", "baselines.py", "resources.py")
 #: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
 #: YAGO, UMLS and AutoFJ. Left out on purpose:

@@ -48,13 +48,8 @@ def pick_device(device: str | None = None) -> str:
     """The device, chosen once: an explicit one, else CUDA, else MPS, else CPU."""
     import torch
 
-    if device:
-        return device
-    if torch.cuda.is_available():
-        return "cuda"
-    if getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
-        return "mps"
-    return "cpu"
+    mps = getattr(torch.backends, "mps", None)
+    return device or ("cuda" if torch.cuda.is_available() else "mps" if mps and mps.is_available() else "cpu")
 
 
 @contextmanager
@@ -226,8 +221,7 @@ def encode(
     else:
         vecs = _encode_transformer(model, unique, batch_size, progress)
     if normalize:
-        norms = np.linalg.norm(vecs, axis=1, keepdims=True)
-        vecs = vecs / np.maximum(norms, 1e-12)
+        vecs = vecs / np.maximum(np.linalg.norm(vecs, axis=1, keepdims=True), 1e-12)
     if len(unique) == len(phrases):
         return vecs
     index = {p: i for i, p in enumerate(unique)}
@@ -298,9 +292,6 @@ def pad_batch(tokenizer, enc, idx, width: int) -> dict:
         arr = np.full((len(idx), width), fill, dtype=np.int64)
         for r, i in enumerate(idx):
             seq = rows[i]
-            if left:
-                arr[r, width - len(seq):] = seq
-            else:
-                arr[r, : len(seq)] = seq
+            arr[r, slice(width - len(seq), width) if left else slice(0, len(seq))] = seq
         out[key] = torch.from_numpy(arr)
     return out

@@ -11,14 +11,16 @@ Every JSON file the library writes goes through :func:`write_json`: strict JSON 
 that is undefined (a NaN, e.g. a mean over nothing) is saved as ``null`` with its reason under
 ``"undefined"``, so a reader never mistakes it for a number nor chokes on it.
 
-Tables go through :func:`save_table`, which writes ``results/<name>.csv``, ``.md`` and
-``.tex``; figures through :func:`save_figure`. Each notebook's first code cell checks its
-parameters with :func:`check_params`. The git commit comes from :func:`git_state`, which in a
-batch run uses the commit recorded at the run's start (see the Makefile's ``reproduce``).
-Nothing here reads results back.
+Tables go through :func:`save_table` (``results/<name>.csv``, ``.md`` and ``.tex``), figures
+through :func:`save_figure`, records through :meth:`Run.save`, all by way of
+:func:`pearl.outputs.write_output`: a SMOKE run never replaces a full-size output. Each
+notebook's first code cell checks its parameters with :func:`check_params`. The git commit comes
+from :func:`git_state`, which in a batch run uses the commit recorded at the run's start (see the
+Makefile's ``reproduce``). Nothing here reads results back.
 """
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -32,6 +34,7 @@ from pathlib import Path
 
 from . import paths
 from .atomic import remove_debris, write_atomic  # noqa: F401 (the library imports write_atomic from here)
+from .outputs import refuse_full, write_output
 from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
 
 PACKAGES = (
@@ -158,23 +161,15 @@ class Run:
         """Write ``results/<name>.json`` (and the same record to ``results/<also>.json``: a
         notebook whose outputs are named by a parameter; ``own=False`` writes only that one, for a
         run outside ``make reproduce`` that must not replace the batch's record); returns the first
-        written. A non-finite number anywhere in the record becomes
-        ``null`` and is listed under ``"undefined"`` (key: its path, e.g. ``"f1"`` for
-        ``metrics["f1"]`` or ``"parameters/x"``) with the reason from ``undefined`` (metric key ->
-        reason) or a generic one."""
+        written. A non-finite number anywhere in the record becomes ``null`` and is listed under
+        ``"undefined"`` (key: its path, e.g. ``"f1"`` for ``metrics["f1"]`` or ``"parameters/x"``)
+        with the reason from ``undefined`` (metric key -> reason) or a generic one."""
         smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
             if self.params.get("SMOKE") or paths.smoke() else {}
-        record = {
-            **smoke,
-            "notebook": self.name,
-            "parameters": self.params,
-            "metrics": metrics,
-            **extra,
-            "timings_s": self.timings,
-            "wall_time_s": round(time.time() - self.started, 2),
-            "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
-                           "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")},
-        }
+        record = {**smoke, "notebook": self.name, "parameters": self.params, "metrics": metrics, **extra,
+                  "timings_s": self.timings, "wall_time_s": round(time.time() - self.started, 2),
+                  "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
+                                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}}
         targets = [paths.results_dir(f"{n}.json") for n in ([self.name] if own else []) + ([also] if also else [])]
         if not targets:
             raise ValueError("own=False writes only results/<also>.json: pass also=")
@@ -246,90 +241,6 @@ def append_jsonl(path: str | Path, record: dict) -> Path:
     return path
 
 
-# --------------------------------------------------------------------------- scale of existing outputs
-
-#: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``
-#: beside it, strict JSON ``{"scale": "smoke", "sha256": <the file's digest>}``. Full-size
-#: outputs have none (the committed ones included), so a file without a sidecar that vouches
-#: for its current bytes counts as full size.
-SIDECAR = ".{}.smoke"
-
-
-def sidecar(path: str | Path) -> Path:
-    path = Path(path)
-    return path.with_name(SIDECAR.format(path.name))
-
-
-def _digest(path: Path) -> str:
-    import hashlib
-
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def scale_of(path: str | Path) -> str | None:
-    """The scale of the output at ``path``: ``"smoke"``, ``"full"`` or None (no such file), read
-    from structured data, never from a text prefix:
-
-    - a notebook record (``results/<name>.json`` holding ``"parameters"``): smoke when it has a
-      top-level ``"SMOKE"`` key or ``parameters["SMOKE"]`` is true;
-    - anything else (tables, figures): smoke when its :func:`sidecar` names the file's current
-      sha256, or when it lies under the default SMOKE root ``smoke-output/``, which only SMOKE
-      runs write; otherwise full (a full-size output has no sidecar).
-
-    A record that is not JSON raises ``ValueError`` naming the file (its scale cannot be told)."""
-    path = Path(path)
-    if not path.is_file():
-        return None
-    if path.resolve().is_relative_to((paths.ROOT / paths.SMOKE_ROOT).resolve()):
-        return "smoke"
-    if path.suffix == ".json":
-        try:
-            record = json.loads(path.read_text(encoding="utf8"))
-        except (ValueError, UnicodeDecodeError) as err:
-            raise ValueError(f"{path} is not valid JSON ({err}), so whether it holds a full-size result cannot "
-                             "be told: delete it if it is debris, or point $PEARL_OUTPUT at a scratch folder") from err
-        if isinstance(record, dict) and isinstance(record.get("parameters"), dict):
-            return "smoke" if "SMOKE" in record or record["parameters"].get("SMOKE") is True else "full"
-    mark = sidecar(path)
-    if mark.is_file():
-        try:
-            said = json.loads(mark.read_text(encoding="utf8"))
-        except (ValueError, UnicodeDecodeError):
-            said = {}
-        if isinstance(said, dict) and said.get("scale") == "smoke" and said.get("sha256") == _digest(path):
-            return "smoke"
-    return "full"
-
-
-def refuse_full(path: str | Path, smoke: bool | None = None) -> None:
-    """In a SMOKE run (``smoke``, else :func:`pearl.paths.smoke`), refuse to replace the full-size
-    output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
-    smoke = paths.smoke() if smoke is None else smoke
-    if smoke and scale_of(path) == "full":
-        raise FileExistsError(f"{path} holds a full-size output and this is a SMOKE run, which never replaces one: "
-                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or "
-                              "point it at a scratch folder")
-
-
-def write_output(path: str | Path, data: str | bytes, smoke: bool | None = None) -> Path:
-    """Write a result, table or figure atomically, keeping its scale readable (:func:`scale_of`):
-    a SMOKE write refuses to replace a full-size file (:func:`refuse_full`) and leaves a
-    :func:`sidecar` vouching for the bytes it wrote; a full-size write removes a stale sidecar first."""
-    path = Path(path)
-    smoke = paths.smoke() if smoke is None else smoke
-    refuse_full(path, smoke)
-    mark = sidecar(path)
-    if not smoke:
-        mark.unlink(missing_ok=True)
-        return write_atomic(path, data)
-    write_atomic(path, data)
-    raw = data.encode("utf8") if isinstance(data, str) else data
-    import hashlib
-
-    write_atomic(mark, dumps_strict({"scale": "smoke", "sha256": hashlib.sha256(raw).hexdigest()}) + "\n")
-    return path
-
-
 def jsonable(obj):
     """JSON for what ``json`` cannot write itself: numpy/torch scalars and arrays, paths, sets, tuples."""
     if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:
@@ -369,8 +280,6 @@ def save_table(df, name: str, markdown: str | None = None, latex: str | None = N
 def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> list[Path]:
     """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
     the figure carries a SMOKE banner, so it cannot pass for a result (always in a SMOKE process)."""
-    import io
-
     smoke = smoke or paths.smoke()
     for ext in formats:  # every format checked before any is written
         refuse_full(paths.figures_dir(f"{name}.{ext}"), smoke)

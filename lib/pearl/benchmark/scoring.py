@@ -24,8 +24,9 @@ from typing import Callable, Sequence
 
 from .. import models
 from .. import workers as workers_
-from ..cache import ScoreStore, cached, fingerprint, score_store, scoring_version
+from ..cache import ScoreStore, cached, score_store, scoring_version
 from ..encode import Encoder, encode, torch_threads
+from ..fingerprint import fingerprint
 from . import evaluate
 from .tasks import DATASETS, task
 

@@ -86,7 +86,7 @@ def rewrite() -> list:
     import pandas as pd
 
     from ..paths import results_dir
-    from ..provenance import write_output
+    from ..outputs import write_output
     from .runner import ABLATION_LABELS
 
     comparison = pd.read_csv(results_dir("table3.csv"), keep_default_na=False, na_values={"std": [""], "delta": [""],
