@@ -83,7 +83,7 @@ def run(args, lines: Path) -> None:
                 continue
             # smoke: the smoke profile's tiny batch, steps still growing with the budget (every code path)
             over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
-            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, bf16=False,
+            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device,
                                    **over, **({"anchors_only": False} if args.all_phrases else {}))
             corpus, negs, tables = load_training_data(seed=seed, **data)
             corpus, augmenter = inputs_for(cfg, corpus, tables)

@@ -114,7 +114,8 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
     from pearl.training.methods import inputs_for
     from pearl.training.model import average_weights
     from pearl.training.recipe import config_for, load_training_data
-    from pearl.training.train import train, training_vocab
+    from pearl.training.model import training_vocab
+    from pearl.training.train import train
 
     done = {(r["backbone"], r.get("centre"), r["what"]) for r in map(json.loads, lines.read_text().splitlines())} \
         if lines.is_file() else set()
@@ -144,7 +145,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
         views[MOMENTS[1]] = measure(model, tok, sets, cfg)
         average_weights(model.backbone, load_backbone(backbone)[0].state_dict(), 0.5)  # the recipe's averaging
         if centre:
-            model.estimate_centre(tok, training_vocab([p for p, _ in corpus], cfg), cfg.max_length)
+            model.estimate_centre(tok, training_vocab([p for p, _ in corpus], cfg.char_distill_vocab), cfg.max_length)
         views[MOMENTS[2]] = measure(model, tok, sets, cfg)
         record({"centre": centre, "what": "views", "train_s": round(result.seconds, 1), "views": views})
         t0 = time.perf_counter()

@@ -31,7 +31,12 @@ HN=.cache/device/hn_all.json  # outside the bundle folder: only the compressed c
 mkdir -p .cache/device
 [ -f $HN ] || PEARL_DATA=$DATA .venv/bin/python experiments/device/mine_all.py $HN
 cp -r "$DATA/README.md" "$DATA/SHA256SUMS" "$DATA/pearl_benchmark" "$DATA/wordnet" "$B/data/"
-cp -r data/derived "$B/pout/data/"
+# the training data only: Wikipedia builds, converted or pretrained backbones, the embedding
+# cache stay here
+mkdir -p "$B/pout/data/derived"
+tar cf - --exclude=./wikipedia_builds --exclude='./mlm-wiki*' --exclude='./.mlm-wiki*' --exclude='./me5*' \
+  --exclude='./.me5*' --exclude='./embeddings.sqlite*' \
+  -C data/derived . | tar xf - -C "$B/pout/data/derived"
 cp $HN "$B/hn_all.json"
 cp -r experiments/device/shim "$B/shim"
 cp -r "$SITE/nlpaug" "$B/vendor/" && cp -r "$SITE/autofj/benchmark" "$B/vendor/autofj/"

@@ -83,7 +83,8 @@ def main() -> None:
     from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
     from pearl.training.model import average_weights
-    from pearl.training.train import train, training_vocab
+    from pearl.training.model import training_vocab
+    from pearl.training.train import train
 
     if args.size != "full" and args.out is None:
         ap.error("--size smoke needs --out: smoke scores do not belong in results/tuning/cpu_profile.jsonl")
@@ -116,7 +117,7 @@ def main() -> None:
         model.backbone.load_state_dict(tuned)  # each grid point averages from the fine-tuned weights
         average_weights(model.backbone, original, avg)
         if model.char_encoder is not None and cfg.centre:  # as training does after averaging
-            model.estimate_centre(result.tokenizer, training_vocab([p for p, _ in corpus], cfg), cfg.max_length)
+            model.estimate_centre(result.tokenizer, training_vocab([p for p, _ in corpus], cfg.char_distill_vocab), cfg.max_length)
         model.char_weight = cw
         t0 = time.perf_counter()
         scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)

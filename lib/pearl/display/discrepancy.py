@@ -4,13 +4,17 @@
   (mean over its seeds; bars: std over seeds, none for one seed), the paper's gain of
   PEARL-small over E5-small per group as black ticks, and its printed +6.1 as a dashed line;
 - :func:`design_frame`, :func:`corpora_frame`: what is run, on what;
-- :func:`markdown`, :func:`factors_markdown`: the study's two tables with how to read them.
+- :func:`markdown`, :func:`factors_markdown`: the study's two tables with how to read them;
+- :func:`views_frame`, :func:`plot_views`: the two views of the embedding on a clustering set
+  (``results/views_mechanism.json``): what the old join lost and what centring keeps.
 
 Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`).
 """
 from __future__ import annotations
 
 import json
+
+import numpy as np
 
 from ..benchmark.tasks import GROUPS
 
@@ -137,3 +141,61 @@ def datasets_markdown(datasets) -> str:
     return ("Untrained backbones, score per dataset (sweep suite):\n\n" + base.to_markdown(index=False, disable_numparse=True)
             + "\n\nPEARL − its untrained backbone per dataset, mean over seeds:\n\n"
             + wide[["backbone", "corpus", "budget", "seeds", *order]].to_markdown(index=False, disable_numparse=True))
+
+
+def views_frame(record: dict, dataset: str = "bc5cdr"):
+    """``results/views_mechanism.json``'s view rows for one clustering set, one row per backbone,
+    recipe and moment: NMI of the embedding under each join, of each view, and the character
+    part's share of the variance under each join."""
+    import pandas as pd
+
+    rows = pd.DataFrame(record["views"])
+    rows = rows[rows["set"] == dataset]
+    keys = ["backbone", "trained with", "moment"]
+    wide = rows.pivot_table(index=keys, columns="join", values=["NMI embedding", "char share of variance"], sort=False)
+    wide.columns = [f"{a} ({b} join)" for a, b in wide.columns]
+    per_view = rows[rows["join"] == "uncentred"].set_index(keys)[["NMI phrase part", "NMI character part"]]
+    return wide.join(per_view).reset_index()
+
+
+def plot_views(record: dict, dataset: str = "bc5cdr"):
+    """BC5CDR's NMI for the embedding under each join and for the phrase part alone, per backbone,
+    recipe and moment: where the old join lost the entity split and what centring keeps."""
+    import matplotlib.pyplot as plt
+
+    frame = views_frame(record, dataset)
+    fig, axes = plt.subplots(1, frame["backbone"].nunique(), figsize=(11, 3.6), sharey=True, squeeze=False)
+    for ax, (backbone, sub) in zip(axes[0], frame.groupby("backbone", sort=False)):
+        labels = [f"{t.split(' ')[0]}\n{m.replace(', before averaging', '').replace('after averaging', 'averaged')}"
+                  for t, m in zip(sub["trained with"], sub["moment"])]
+        x = np.arange(len(sub))
+        for i, (col, name) in enumerate([("NMI embedding (uncentred join)", "embedding, old join"),
+                                         ("NMI embedding (centred join)", "embedding, centred join"),
+                                         ("NMI phrase part", "phrase part alone")]):
+            ax.bar(x + (i - 1) * 0.27, sub[col], 0.27, label=name)
+        ax.set_xticks(x, labels, fontsize=7)
+        ax.set_title(backbone)
+    axes[0][0].set_ylabel(f"{dataset.upper()} NMI x100")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def views_section(path) -> tuple[str, object]:
+    """(Markdown, figure) of ``results/views_mechanism.json`` (``experiments/views_mechanism.py``
+    writes it): BC5CDR's view table, the development subset's scores of each join, and
+    :func:`plot_views`; a line naming the script, and no figure, when the record is absent."""
+    import pandas as pd
+
+    from pathlib import Path
+
+    path = Path(path)
+    if not path.is_file():
+        return f"`{path.name}` is not there yet: `.venv/bin/python experiments/views_mechanism.py` writes it.", None
+    record = json.loads(path.read_text())
+    dev = pd.DataFrame(record["dev"])
+    md = "\n\n".join(["**BC5CDR** (NMI x100; the character part's share of the joined embedding's variance):",
+                      views_frame(record).round(3).to_markdown(index=False),
+                      "**Development subset** (the join is chosen here, never on a test set alone):",
+                      dev.round(2).to_markdown(index=False)])
+    return md, plot_views(record)

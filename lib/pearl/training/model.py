@@ -39,7 +39,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from ..encode import Encoder, encode, mean_pool
-from .char_encoder import CharEncoder, char_ids
+from .char_encoder import CharEncoder, char_ids, distill_init
 
 
 @dataclass
@@ -171,6 +171,28 @@ def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool 
     """A :class:`PearlModel` with the components the switches keep."""
     char = CharEncoder(out_dim=char_dim) if use_char else None
     return PearlModel(backbone, char, num_labels if use_type_head else 0, char_weight)
+
+
+def training_vocab(phrases: list[str], size: int) -> list[str]:
+    """The training vocabulary: the corpus's first phrases and their words, ``size`` strings at
+    most; the character encoder is distilled on it and the phrase part centred on it.
+
+    >>> training_vocab(["new york", "york", "big apple"], 4)
+    ['new york', 'york', 'new', 'big']
+    """
+    words = [w for p in phrases for w in p.split()]
+    return list(dict.fromkeys(phrases[: size // 2] + words))[:size]
+
+
+def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg) -> list[float]:
+    """LOVE-style start for the character encoder: mimic the backbone on the training vocabulary
+    (``cfg``: a :class:`pearl.training.train.TrainConfig`)."""
+
+    vocab = training_vocab(phrases, cfg.char_distill_vocab)
+    with torch.no_grad():
+        proxy = PearlModel(model.backbone, None, 0)  # the phrase encoder alone
+        teacher = proxy.embed(tokenizer, vocab, max_length=cfg.max_length).numpy()
+    return distill_init(model.char_encoder, vocab, teacher, steps=cfg.char_distill_steps, seed=cfg.seed)
 
 
 def average_weights(backbone: nn.Module, original: dict, average: float) -> None:

@@ -56,8 +56,7 @@ from .batches import (
     StepDataset,
     identity_augmenter,
 )
-from .char_encoder import distill_init
-from .model import PearlModel, average_weights, build_model
+from .model import PearlModel, average_weights, build_model, distill_char_encoder, training_vocab
 from .objectives import check_config, check_dropout, contrastive, labelled_pairs
 
 
@@ -126,27 +125,6 @@ def seed_everything(seed: int) -> None:
     random.seed(seed)
     np.random.seed(seed)
     torch.manual_seed(seed)
-
-
-def training_vocab(phrases: list[str], cfg: TrainConfig) -> list[str]:
-    """The training vocabulary: the corpus's first phrases and their words, ``char_distill_vocab``
-    strings at most; the character encoder is distilled on it and the phrase part centred on it.
-
-    >>> training_vocab(["new york", "york", "big apple"], TrainConfig(char_distill_vocab=4))
-    ['new york', 'new', 'york', 'big']
-    """
-    words = [w for p in phrases for w in p.split()]
-    return list(dict.fromkeys(phrases[: cfg.char_distill_vocab // 2] + words))[: cfg.char_distill_vocab]
-
-
-def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg: TrainConfig) -> list[float]:
-    """LOVE-style start for the character encoder: mimic the backbone on the training vocabulary."""
-
-    vocab = training_vocab(phrases, cfg)
-    with torch.no_grad():
-        proxy = PearlModel(model.backbone, None, 0)  # the phrase encoder alone
-        teacher = proxy.embed(tokenizer, vocab, max_length=cfg.max_length).numpy()
-    return distill_init(model.char_encoder, vocab, teacher, steps=cfg.char_distill_steps, seed=cfg.seed)
 
 
 def param_groups(model: PearlModel, cfg: TrainConfig) -> list[dict]:
@@ -233,7 +211,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     resume = checkpoint.load(run_dir, resume_from) if run_dir is not None else None
     centre = model.char_encoder is not None and cfg.centre
     if centre and resume is None:  # a resumed run has its centre in the checkpoint
-        model.estimate_centre(tokenizer, training_vocab(phrases, cfg), cfg.max_length)
+        model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)
     if model.char_encoder is not None and cfg.char_distill_steps and resume is None:
         distill_char_encoder(model, tokenizer, phrases, cfg)
     model.to(device).train()
@@ -307,7 +285,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     if stop_at is None or stop_at >= total:
         average_weights(model.backbone, original, cfg.average)
         if centre:  # the averaged backbone has a mean of its own: the exported model centres on it
-            model.estimate_centre(tokenizer, training_vocab(phrases, cfg), cfg.max_length)
+            model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)
     if run_dir is not None and rank == 0:
         import pandas as pd
 
