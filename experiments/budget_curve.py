@@ -30,6 +30,7 @@ def main() -> None:
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--all-phrases", action="store_true", help="train on every corpus phrase, not only the mined anchors")
     ap.add_argument("--tag", default="cpu", help="the series' name (its lines file): e.g. cpu, gpu")
+    ap.add_argument("--uncentred", action="store_true", help="the old join: the phrase part not centred (TrainConfig.centre=False)")
     ap.add_argument("--device", default=None)
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
     ap.add_argument("--summarise", action="store_true")
@@ -41,6 +42,8 @@ def main() -> None:
         paths.set_smoke(True)
     if args.summarise:
         return summarise(args.size == "smoke")
+    if args.uncentred:
+        args.tag += "-uncentred"
     lines = paths.results_dir("budget") / f"{args.tag}.jsonl"
     run(args, lines)
 
@@ -53,7 +56,7 @@ def run(args, lines: Path) -> None:
     from pearl.experiments.budget import budget_config
     from pearl.experiments.tables import group_scores
     from pearl.models import load_model
-    from pearl.provenance import append_jsonl, git_sha
+    from pearl.provenance import append_jsonl, stamp
     from pearl.training.methods import inputs_for
     from pearl.training.recipe import config_for, load_training_data
     from pearl.training.train import train
@@ -70,8 +73,8 @@ def run(args, lines: Path) -> None:
         return {"scores": {r["dataset"]: float(r["score"]) for r in rows}, "groups": groups}
 
     def record(row):
-        row = {"series": args.tag, "backbone": args.backbone, "size": args.size, "all_phrases": args.all_phrases,
-               **row, "git_sha": git_sha()}
+        row = {"series": args.tag, "centre": not args.uncentred, "backbone": args.backbone, "size": args.size, "all_phrases": args.all_phrases,
+               **row, **stamp()}
         append_jsonl(lines, row)
         print(json.dumps({k: row[k] for k in row if k != "scores"}), flush=True)
 
@@ -83,7 +86,7 @@ def run(args, lines: Path) -> None:
                 continue
             # smoke: the smoke profile's tiny batch, steps still growing with the budget (every code path)
             over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
-            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device,
+            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
                                    **over, **({"anchors_only": False} if args.all_phrases else {}))
             corpus, negs, tables = load_training_data(seed=seed, **data)
             corpus, augmenter = inputs_for(cfg, corpus, tables)

@@ -110,7 +110,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
     from pearl.benchmark.tasks import TASKS
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
-    from pearl.provenance import append_jsonl, git_sha
+    from pearl.provenance import append_jsonl, stamp
     from pearl.training.methods import inputs_for
     from pearl.training.model import average_weights
     from pearl.training.recipe import config_for, load_training_data
@@ -124,7 +124,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
     inputs = dev_inputs(size)
 
     def record(row):
-        row = {"backbone": backbone, "seed": seed, "size": size, **row, "git_sha": git_sha()}
+        row = {"backbone": backbone, "seed": seed, "size": size, **row, **stamp()}
         append_jsonl(lines, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("views",)})[:400], flush=True)
 

@@ -1,16 +1,24 @@
 #!/bin/bash
-USAGE="PEARL's gain against its budget on the GPU machine (experiments/budget_curve.py): MiniLM trained at
-each budget on every WikiText-2 phrase (hard negatives mined for all of them: the bundle's hn_all.json),
-bf16 autocast on CUDA, scored on the sweep suite. Run from the repository root:
-    bash experiments/device/budget_curve.sh [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR] [BUDGETS [SEEDS]]
-BUDGETS (default 1,10,30,100) are multiples of the cpu profile's 4,800 phrase views; SEEDS default 0.
-Writes OUT/budget_gpu.jsonl (copy it to results/budget/gpu.jsonl here, then run budget_curve.py --summarise)."
+USAGE="PEARL's gain against its budget on the GPU machine (experiments/budget_curve.py), MiniLM, bf16 autocast
+on CUDA, every model scored on the sweep suite, in order of priority (a --time-limit keeps what finished):
+  1. gpu-anchors: the cpu recipe itself (the mined anchors, 1x = 150 steps x 32), seeds 0-2, centred join;
+  2. gpu-anchors-uncentred: the same with the old, uncentred join;
+  3. gpu: every WikiText-2 phrase (hard negatives mined for all: the bundle's hn_all.json), centred,
+     at BUDGETS (default 10,100), seed 0.
+Run from the repository root:
+    bash experiments/device/budget_curve.sh [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR] [BUDGETS]
+Writes OUT/gpu*.jsonl (copy them to results/budget/ here, then run budget_curve.py --summarise).
+PEARL_DEVICE=cpu SIZE=smoke rehearse it on a CPU (numbers meaningless)."
 source "$(dirname "$0")/setup.sh" "$@"
-BUDGETS=${ARGS[0]:-1,10,30,100}
-SEEDS=${ARGS[1]:-0}
-# PEARL_DEVICE=cpu SIZE=smoke rehearse it on a CPU (seconds a model, numbers meaningless)
-limited env PEARL_OUTPUT="$PGPU" python3 experiments/budget_curve.py --tag gpu --all-phrases --device "${PEARL_DEVICE:-cuda}" \
-  --budgets "$BUDGETS" --seeds "$SEEDS" --size "${SIZE:-sweep}" 2>&1 | grep -v "it/s\]$\|Loading weights\|Warning"
-cp "$PGPU/results/budget/gpu.jsonl" "$OUT/budget_gpu.jsonl" 2>/dev/null || echo "no budget lines written"
+BUDGETS=${ARGS[0]:-10,100}
+curve() {  # curve ARGS...: one series of budget_curve.py on this machine
+  limited env PEARL_OUTPUT="$PGPU" python3 experiments/budget_curve.py --device "${PEARL_DEVICE:-cuda}" \
+    --size "${SIZE:-sweep}" "$@" 2>&1 | grep "^{\|Error\|error" | cut -c1-400
+  cp "$PGPU"/results/budget/gpu*.jsonl "$OUT/" 2>/dev/null
+  echo "series $* done at $SECONDS s"
+}
+curve --tag gpu-anchors --budgets 1 --seeds 0,1,2
+curve --tag gpu-anchors --uncentred --budgets 1 --seeds 0,1,2
+curve --tag gpu --all-phrases --budgets "$BUDGETS" --seeds 0
 nvidia-smi --query-gpu=name,memory.used --format=csv,noheader 2>/dev/null
 echo "all done at $SECONDS s"

@@ -1,10 +1,7 @@
 """Provenance for every result: package versions, git SHA, hardware, wall time, parameters.
 
-Each notebook ends with::
-
-    run = Run("04_benchmark", params)          # at the top, starts the clock
-    ...
-    run.save(metrics={...})                     # writes results/04_benchmark.json
+Each notebook starts the clock with ``run = Run("04_benchmark", params)`` and ends with
+``run.save(metrics={...})``, which writes ``results/04_benchmark.json``.
 
 Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
 ``Infinity`` are refused, since most JSON readers reject them) written atomically. A metric
@@ -102,28 +99,35 @@ def git_sha(root: Path | None = None) -> str | None:
     return git_state(root)["git_sha"]
 
 
+def stamp(root: Path | None = None) -> dict:
+    """A log line's provenance: ``git_sha``, and when code was uncommitted a ``provenance_note`` naming it."""
+    state = git_state(root)
+    code = [p for p in state["dirty_at_start"] if not p.startswith(REGENERATED)]
+    return {"git_sha": state["git_sha"], **({"provenance_note": "uncommitted at this run: " + ", ".join(code)} if code else {})}
+
+
 def hardware() -> dict:
-    info = {"platform": platform.platform(), "python": platform.python_version(),
-            "cpu_count": os.cpu_count(), "processor": platform.processor() or platform.machine()}
+    info = {"platform": platform.platform(), "python": platform.python_version(), "cpu_count": os.cpu_count(),
+            "processor": platform.processor() or platform.machine()}
     try:
         import torch
-
-        info["torch_threads"] = torch.get_num_threads()
-        if torch.cuda.is_available():
-            info["gpu"] = torch.cuda.get_device_name(0)
     except ImportError:
-        pass
+        return info
+    info["torch_threads"] = torch.get_num_threads()
+    if torch.cuda.is_available():
+        info["gpu"] = torch.cuda.get_device_name(0)
     return info
 
 
 def versions(packages=PACKAGES) -> dict:
-    out = {}
-    for name in packages:
-        try:
-            out[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            out[name] = None
-    return out
+    return {name: _version(name) for name in packages}
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
 
 
 @dataclass
