@@ -142,9 +142,11 @@ def safe_name(value: str, what: str = "name") -> str:
 
 
 def under(base: Path, path: Path) -> Path:
-    """``path`` when it stays inside ``base`` once resolved (``..`` and links followed), else
-    :class:`UnsafeName` naming both: no output ever lands outside its root."""
-    if not Path(path).resolve().is_relative_to(Path(base).resolve()):
+    """``path`` when it stays inside ``base`` once its ``..`` parts are collapsed, else
+    :class:`UnsafeName` naming both: no name built from a parameter lands outside its root.
+    Links are not followed: a link someone placed inside the root (the GPU bundle links the
+    derived data of one output root into another) is where they chose to write."""
+    if not Path(os.path.normpath(path)).is_relative_to(Path(os.path.normpath(base))):
         raise UnsafeName(f"{path} leaves its output folder {base}: a name built from a parameter holds '..' "
                          "or a path separator; use a plain name")
     return Path(path)
