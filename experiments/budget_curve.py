@@ -11,8 +11,10 @@ corpus the output root holds (WikiText-2's mined anchors by default; ``--all-phr
 phrase, as the GPU bundle's hard negatives allow) and is scored on the sweep suite like Table
 4's backbones; the untrained backbone is scored once. One line per model in
 ``--lines`` (default ``results/budget/<tag>.jsonl``; a rerun skips what it has). ``--summarise``
-reads every ``results/budget/*.jsonl``, gives the gain per group and on average per
-(series, budget) with its std over seeds, fits the average gain on log10(views) per series and
+reads every ``results/budget/*.jsonl`` and ``results/gpu/budget/*.jsonl``, pools each
+machine's lines per join (a series' name up to its first ``-``: ``gpu-anchors`` and ``gpu``
+make one curve), gives the gain per group and on average per (curve, budget) with its std
+over seeds, fits the average gain on log10(views) per series and
 projects it to the paper's 7.6M views with a 95 % prediction interval.
 """
 from __future__ import annotations
@@ -109,7 +111,10 @@ def summarise(smoke: bool) -> None:
     from pearl.experiments.budget import PAPER_VIEWS, fit, project
     from pearl.provenance import Run, save_figure, save_table
 
-    rows = [json.loads(x) for f in sorted(paths.results_dir("budget").glob("*.jsonl")) for x in f.read_text().splitlines()]
+    files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
+    rows = [json.loads(x) for f in files for x in f.read_text().splitlines()]
+    for r in rows:  # one curve per machine, join and backbone: a series' budgets and its variants' pool together
+        r["series"] = f"{r['series'].split('-')[0]}, {'centred' if r.get('centre', True) else 'uncentred'}"
     cols = [*GROUPS, "average"]
     points, table, fits = [], [], {}
     for (series, backbone), sub in pd.DataFrame(rows).groupby(["series", "backbone"], sort=False):
@@ -125,6 +130,7 @@ def summarise(smoke: bool) -> None:
         for budget, g in pts.groupby("budget"):
             meta = trained[trained["budget"] == budget].iloc[0]
             table.append({"series": series, "backbone": backbone, "budget": budget, "views": int(meta["views"]),
+                          "phrases": int(meta["phrases"]),
                           "batch": int(meta["batch_size"]), "steps": int(meta["steps"]), "seeds": len(g),
                           **{f"gain {c}": float(g[c].mean()) for c in cols},
                           "std average": float(g["average"].std(ddof=1)) if len(g) > 1 else np.nan})
@@ -167,6 +173,7 @@ def plot(points, fits):
             ax.plot(xs, [p["gain"] for p in pr], color=color)
             ax.fill_between(xs, [p["pi_low"] for p in pr], [p["pi_high"] for p in pr], color=color, alpha=0.12)
     ax.axvline(PAPER_VIEWS, color="grey", ls=":", lw=1)
+    ax.text(PAPER_VIEWS, ax.get_ylim()[1], "paper's budget ", ha="right", va="top", fontsize=7, color="grey")
     ax.axhline(0, color="black", lw=0.6)
     ax.set_xscale("log")
     ax.set_xlabel("phrase views in training (steps x batch)")

@@ -1,7 +1,9 @@
 #!/bin/bash
 USAGE="PEARL's gain against its budget on the GPU machine (experiments/budget_curve.py), MiniLM, bf16 autocast
 on CUDA, every model scored on the sweep suite, in order of priority (a --time-limit keeps what finished):
-  1. gpu-anchors: the cpu recipe itself (the mined anchors, 1x = 150 steps x 32), seeds 0-2, centred join;
+  1. gpu-anchors: the cpu recipe's steps and batch (1x = 150 x 32) on the phrases that have mined hard
+     negatives (the bundle mines them for every phrase: most of WikiText-2's, not the cpu run's ~9K
+     most frequent), seeds 0-2, centred join;
   2. gpu-anchors-uncentred: the same with the old, uncentred join;
   3. gpu: every WikiText-2 phrase (hard negatives mined for all: the bundle's hn_all.json), centred,
      at BUDGETS (default 10,100), seed 0.
