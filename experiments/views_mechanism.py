@@ -54,15 +54,12 @@ def lowercasing(tokenizer):
 
 def parts(model, tokenizer, phrases: list[str], max_length: int):
     """(raw pooled phrase vectors, raw character vectors) of ``phrases`` under ``model``."""
-    from pearl.encode import Encoder, encode
     from pearl.training.char_encoder import char_ids
 
-    enc = Encoder(name="phrase part", dim=model.phrase_dim, model=model.eval(), tokenizer=tokenizer, max_length=max_length,
-                  forward=lambda b, t: model._phrase_vectors(b["input_ids"], b["attention_mask"], b.get("token_type_ids"), 1))
-    phrase = encode(enc, phrases, normalize=False)
+    model.eval()  # the character encoder's dropout off, as when the model encodes
     with torch.no_grad():
         chars = torch.cat([model.char_encoder(char_ids(phrases[i:i + 512])) for i in range(0, len(phrases), 512)]).numpy()
-    return phrase, chars
+    return model.phrase_vectors(tokenizer, phrases, max_length), chars
 
 
 def measure(model, tokenizer, sets: dict, cfg) -> dict:
@@ -70,15 +67,13 @@ def measure(model, tokenizer, sets: dict, cfg) -> dict:
 
     out = {}
     centre = model.phrase_centre.numpy().astype(np.float64)
-    if not centre.any():  # an old-recipe model has no centre: the centred join uses the set's own vocabulary mean
-        centre = None
+    trained_centre = bool(centre.any())  # an old-recipe model has none: its centred join uses the set's own mean
     for name, mentions in sets.items():
         phrases, labels = [m for m, _ in mentions], [t for _, t in mentions]
         p, c = parts(model, tokenizer, phrases, cfg.max_length)
-        own = centre if centre is not None else None
         out[name] = {"uncentred": view_report(p, c, cfg.char_weight, labels),
-                     "centred": view_report(p, c, cfg.char_weight, labels, centre=own if own is not None else p.mean(0)),
-                     "centre_from": "training vocabulary" if own is not None else "this set's mentions"}
+                     "centred": view_report(p, c, cfg.char_weight, labels, centre=centre if trained_centre else p.mean(0)),
+                     "centre_from": "training vocabulary" if trained_centre else "this set's mentions"}
         _, clusters = nmi(join(p, c, cfg.char_weight), labels)
         out[name]["uncentred_split"] = split_surface(phrases, clusters)
     return out
@@ -112,9 +107,8 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
     from pearl.models import load_backbone, load_model
     from pearl.provenance import append_jsonl, stamp
     from pearl.training.methods import inputs_for
-    from pearl.training.model import average_weights
+    from pearl.training.model import average_and_centre
     from pearl.training.recipe import config_for, load_training_data
-    from pearl.training.model import training_vocab
     from pearl.training.train import train
 
     done = {(r["backbone"], r.get("centre"), r["what"]) for r in map(json.loads, lines.read_text().splitlines())} \
@@ -143,9 +137,8 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path) -> None:
         result = train(cfg, corpus, negs, augmenter, labels=list(LABELS), progress=False)  # average 1.0: none yet
         model, tok = result.model, result.tokenizer
         views[MOMENTS[1]] = measure(model, tok, sets, cfg)
-        average_weights(model.backbone, load_backbone(backbone)[0].state_dict(), 0.5)  # the recipe's averaging
-        if centre:
-            model.estimate_centre(tok, training_vocab([p for p, _ in corpus], cfg.char_distill_vocab), cfg.max_length)
+        # the recipe's averaging (TrainConfig's default 0.5; training ran with 1.0 to stop before it)
+        average_and_centre(model, tok, load_backbone(backbone)[0].state_dict(), [p for p, _ in corpus], cfg, 0.5)
         views[MOMENTS[2]] = measure(model, tok, sets, cfg)
         record({"centre": centre, "what": "views", "train_s": round(result.seconds, 1), "views": views})
         t0 = time.perf_counter()

@@ -15,7 +15,7 @@ only (10K names each). The data come from the benchmark's own task loaders
 its dictionary for the gold names. The winning variant is then scored on all nine by notebook 04.
 
 One training run is scored several ways without retraining: weight averaging ratios
-(:func:`pearl.training.model.average_weights`, as training applies it) and the character
+(:func:`pearl.training.model.average_and_centre`, as training applies it) and the character
 part's weight in the concatenation (``--grid average:char_weight,...``; average = the share
 of the fine-tuned weights, the rest the backbone's original ones). Each line of
 results/tuning/cpu_profile.jsonl is one (run, averaging, char weight) with its scores
@@ -82,8 +82,7 @@ def main() -> None:
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
     from pearl.training.recipe import augmenter_factory, config_for, load_training_data
-    from pearl.training.model import average_weights
-    from pearl.training.model import training_vocab
+    from pearl.training.model import average_and_centre
     from pearl.training.train import train
 
     if args.size != "full" and args.out is None:
@@ -115,9 +114,7 @@ def main() -> None:
         grid = list(dict.fromkeys((avg, 0.0) for avg, _ in grid))
     for avg, cw in grid:
         model.backbone.load_state_dict(tuned)  # each grid point averages from the fine-tuned weights
-        average_weights(model.backbone, original, avg)
-        if model.char_encoder is not None and cfg.centre:  # as training does after averaging
-            model.estimate_centre(result.tokenizer, training_vocab([p for p, _ in corpus], cfg.char_distill_vocab), cfg.max_length)
+        average_and_centre(model, result.tokenizer, original, [p for p, _ in corpus], cfg, avg)  # as training ends
         model.char_weight = cw
         t0 = time.perf_counter()
         scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)

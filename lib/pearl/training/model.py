@@ -119,10 +119,9 @@ class PearlModel(nn.Module):
         return torch.cat(out)[torch.argsort(order)]  # back to batch order
 
     @torch.no_grad()
-    def estimate_centre(self, tokenizer, phrases: list[str], max_length: int = 32) -> torch.Tensor:
-        """Set :attr:`phrase_centre` to the backbone's mean pooled vector over ``phrases`` (the
-        training vocabulary) and return it. Encodes through :func:`pearl.encode.encode`, in eval
-        mode, restoring the training mode after."""
+    def phrase_vectors(self, tokenizer, phrases: list[str], max_length: int = 32) -> np.ndarray:
+        """The phrase part's raw pooled vectors of ``phrases`` (neither centred nor normalised),
+        through :func:`pearl.encode.encode`, in eval mode, restoring the training mode after."""
         was_training = self.training
         device = str(self.phrase_centre.device)
         enc = Encoder(name="phrase part", dim=self.phrase_dim, model=self.eval(), tokenizer=tokenizer, device=device,
@@ -130,9 +129,18 @@ class PearlModel(nn.Module):
                       forward=lambda batch, texts: self._phrase_vectors(batch["input_ids"], batch["attention_mask"],
                                                                         batch.get("token_type_ids"), 1))
         try:
-            vectors = encode(enc, list(dict.fromkeys(phrases)), normalize=False)
+            return encode(enc, phrases, normalize=False)
         finally:
             self.train(was_training)
+
+    @torch.no_grad()
+    def estimate_centre(self, tokenizer, phrases: list[str], max_length: int = 32,
+                        vectors: np.ndarray | None = None) -> torch.Tensor:
+        """Set :attr:`phrase_centre` to the backbone's mean pooled vector over ``phrases`` (the
+        training vocabulary; ``vectors``: their :meth:`phrase_vectors`, when already computed)
+        and return it."""
+        if vectors is None:
+            vectors = self.phrase_vectors(tokenizer, list(dict.fromkeys(phrases)), max_length)
         self.phrase_centre.copy_(torch.from_numpy(vectors.mean(0, dtype=np.float64).astype(np.float32)))
         return self.phrase_centre
 
@@ -184,14 +192,11 @@ def training_vocab(phrases: list[str], size: int) -> list[str]:
     return list(dict.fromkeys(phrases[: size // 2] + words))[:size]
 
 
-def distill_char_encoder(model: PearlModel, tokenizer, phrases: list[str], cfg) -> list[float]:
+def distill_char_encoder(model: PearlModel, vocab: list[str], vectors: np.ndarray, cfg) -> list[float]:
     """LOVE-style start for the character encoder: mimic the backbone on the training vocabulary
-    (``cfg``: a :class:`pearl.training.train.TrainConfig`)."""
-
-    vocab = training_vocab(phrases, cfg.char_distill_vocab)
-    with torch.no_grad():
-        proxy = PearlModel(model.backbone, None, 0)  # the phrase encoder alone
-        teacher = proxy.embed(tokenizer, vocab, max_length=cfg.max_length).numpy()
+    ``vocab``, whose :meth:`PearlModel.phrase_vectors` are ``vectors`` (the teacher is their unit
+    vectors; ``cfg``: a :class:`pearl.training.train.TrainConfig`)."""
+    teacher = F.normalize(torch.from_numpy(vectors).float(), dim=-1).numpy()
     return distill_init(model.char_encoder, vocab, teacher, steps=cfg.char_distill_steps, seed=cfg.seed)
 
 
@@ -202,3 +207,13 @@ def average_weights(backbone: nn.Module, original: dict, average: float) -> None
         for name, tensor in backbone.state_dict().items():
             if tensor.is_floating_point():
                 tensor.mul_(average).add_(original[name].to(tensor.device, tensor.dtype), alpha=1 - average)
+
+
+def average_and_centre(model: PearlModel, tokenizer, original: dict, phrases: list[str], cfg,
+                       average: float | None = None) -> None:
+    """How training ends: :func:`average_weights` of the backbone (``average``, default
+    ``cfg.average``), then, for a centred model, the centre re-estimated on the training vocabulary
+    of ``phrases``: the averaged backbone has a mean of its own."""
+    average_weights(model.backbone, original, cfg.average if average is None else average)
+    if model.char_encoder is not None and cfg.centre:
+        model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import torch
 from sentence_transformers.base.modules.module import Module
 from sentence_transformers.base.modules.transformer import Transformer
 
@@ -55,7 +56,8 @@ class CharConcat(Module):
     def __init__(self, char_config: dict, char_weight: float, phrase_centre: list[float] | None = None):
         super().__init__()
         self.char_config, self.char_weight = dict(char_config), float(char_weight)
-        self.phrase_centre = list(phrase_centre) if phrase_centre is not None else None
+        self.phrase_centre = list(phrase_centre) if phrase_centre is not None else None  # the config's copy
+        self._centre = torch.tensor(self.phrase_centre) if phrase_centre is not None else None  # made once, not per batch
         self.char_encoder = CharEncoder(**self.char_config)
 
     @classmethod
@@ -66,11 +68,8 @@ class CharConcat(Module):
         return module
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
-        import torch
-
-        centre = torch.tensor(self.phrase_centre) if self.phrase_centre is not None else None
         features["sentence_embedding"] = join_parts(features["sentence_embedding"],
-                                                    self.char_encoder(features["char_ids"]), self.char_weight, centre)
+                                                    self.char_encoder(features["char_ids"]), self.char_weight, self._centre)
         return features
 
     def get_sentence_embedding_dimension(self) -> int:

@@ -56,7 +56,7 @@ from .batches import (
     StepDataset,
     identity_augmenter,
 )
-from .model import PearlModel, average_weights, build_model, distill_char_encoder, training_vocab
+from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
 from .objectives import check_config, check_dropout, contrastive, labelled_pairs
 
 
@@ -209,11 +209,15 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         run_dir = Path(resume_from).parent
     ckpt_path = run_dir / checkpoint.LATEST if run_dir is not None else None
     resume = checkpoint.load(run_dir, resume_from) if run_dir is not None else None
+    vocab = training_vocab(phrases, cfg.char_distill_vocab)
     centre = model.char_encoder is not None and cfg.centre
-    if centre and resume is None:  # a resumed run has its centre in the checkpoint
-        model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)
-    if model.char_encoder is not None and cfg.char_distill_steps and resume is None:
-        distill_char_encoder(model, tokenizer, phrases, cfg)
+    # a resumed run has its centre and its distilled character encoder in the checkpoint
+    if model.char_encoder is not None and resume is None and (centre or cfg.char_distill_steps):
+        vectors = model.phrase_vectors(tokenizer, vocab, cfg.max_length)  # one pass serves both
+        if centre:
+            model.estimate_centre(tokenizer, vocab, vectors=vectors)
+        if cfg.char_distill_steps:
+            distill_char_encoder(model, vocab, vectors, cfg)
     model.to(device).train()
 
     plan = BatchPlan(len(corpus), cfg.batch_size, cfg.seed, cfg.epochs)
@@ -283,9 +287,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     if hasattr(model.backbone, "_orig_mod"):
         model.backbone = model.backbone._orig_mod
     if stop_at is None or stop_at >= total:
-        average_weights(model.backbone, original, cfg.average)
-        if centre:  # the averaged backbone has a mean of its own: the exported model centres on it
-            model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)
+        average_and_centre(model, tokenizer, original, phrases, cfg)
     if run_dir is not None and rank == 0:
         import pandas as pd
 
