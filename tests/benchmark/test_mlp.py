@@ -73,3 +73,40 @@ def test_bad_settings_name_the_choices():
         MLPConfig(init="xavier").check()
     with pytest.raises(ValueError, match="'accuracy' or 'loss'"):
         MLPConfig(stop_on="f1").check()
+
+
+@pytest.mark.parametrize("init", ["torch", "glorot"])
+def test_each_seed_starts_where_a_lone_seeded_linear_pair_starts(init):
+    """The oracle: nn.Linear under torch.manual_seed, then (glorot) uniform redraws at sklearn's bound."""
+    import torch
+    from torch import nn
+
+    from pearl.benchmark.mlp import glorot_bound, initial_weights
+
+    config = MLPConfig(hidden=8, init=init)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(3)
+        first, last = nn.Linear(5, 8), nn.Linear(8, 2)
+        if init == "glorot":
+            with torch.no_grad():
+                for layer, gain in ((first, 6.0), (last, 2.0)):
+                    bound = glorot_bound(layer.in_features, layer.out_features, gain)
+                    layer.weight.uniform_(-bound, bound)
+                    layer.bias.uniform_(-bound, bound)
+    expected = (first.weight.T, first.bias, last.weight.T, last.bias)
+    assert all(torch.equal(a, b.detach()) for a, b in zip(initial_weights(3, 5, 2, config), expected))
+
+
+def test_threads_drawing_initial_weights_side_by_side_get_their_seeds_numbers():
+    """The draws use no global generator, so concurrent scorers cannot interleave them."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import torch
+
+    from pearl.benchmark.mlp import initial_weights
+
+    config = MLPConfig(hidden=64)
+    alone = [initial_weights(s, 300, 4, config) for s in range(8)]
+    with ThreadPoolExecutor(4) as pool:
+        side_by_side = list(pool.map(lambda s: initial_weights(s, 300, 4, config), list(range(8)) * 4))
+    assert all(all(torch.equal(a, b) for a, b in zip(alone[i % 8], got)) for i, got in enumerate(side_by_side))

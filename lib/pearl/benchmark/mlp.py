@@ -9,9 +9,9 @@ binary cross-entropy, labels 0/1); ``k > 1`` a softmax head (cross-entropy, inte
 Several seeds train at once: their weights are stacked and every step is one batched matrix
 product for all of them (``torch.matmul`` on (seeds, batch, d)), so the Python loop runs once
 for all seeds. Each seed keeps what the one-at-a-time protocol gives it: its own
-initialisation (``nn.Linear`` under ``torch.manual_seed(seed)``, then :func:`glorot_init` by
-default), its own batch order and its own early stopping (a seed that has stopped keeps its
-best weights; the others go on). Adam is per-element, so stacking changes nothing but the
+initialisation (``nn.Linear``'s draws from a generator seeded with the seed, then
+:func:`glorot_bound` by default), its own batch order and its own early stopping (a seed that
+has stopped keeps its best weights; the others go on). Adam is per-element, so stacking changes nothing but the
 floating-point summation order.
 
 The protocols (which data, which split, standardised or not, which hyper-parameters) live with
@@ -43,7 +43,7 @@ class MLPConfig:
             raise ValueError(f"unknown stopping rule {self.stop_on!r}; choose 'accuracy' or 'loss'")
 
 
-def glorot_init(layer, gain: float) -> None:
+def glorot_bound(fan_in: int, fan_out: int, gain: float) -> float:
     """scikit-learn's MLP initialisation: weights and biases ~ U(-b, b), b = sqrt(gain / (fan_in + fan_out)).
 
     gain is 6 for a ReLU layer and 2 for the output layer. torch's default bound is
@@ -51,32 +51,35 @@ def glorot_init(layer, gain: float) -> None:
     start has not converged by the 100-epoch cap (best epoch 98-100 on PPDB), so the score
     depended on the initialisation scale.
 
-    >>> import torch; layer = torch.nn.Linear(768, 256); glorot_init(layer, 6)
-    >>> float(layer.weight.abs().max()) <= (6 / 1024) ** 0.5
-    True
+    >>> round(glorot_bound(768, 256, 6), 4)
+    0.0765
     """
-    import torch
-
-    bound = (gain / (layer.in_features + layer.out_features)) ** 0.5
-    with torch.no_grad():
-        layer.weight.uniform_(-bound, bound)
-        layer.bias.uniform_(-bound, bound)
+    return (gain / (fan_in + fan_out)) ** 0.5
 
 
 def initial_weights(seed: int, d_in: int, d_out: int, config: MLPConfig):
     """(W1, b1, W2, b2) of one seed's MLP, drawn exactly as a lone ``nn.Linear`` pair would be."""
-    import torch
-    from torch import nn
+    import math
 
-    # nn.Linear's initialisation draws from the global generator: seed it inside a fork so the
-    # caller's random state is the same after scoring as before
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(seed)
-        first, last = nn.Linear(d_in, config.hidden), nn.Linear(config.hidden, d_out)
-        if config.init == "glorot":
-            glorot_init(first, 6.0)
-            glorot_init(last, 2.0)
-    return first.weight.detach().T, first.bias.detach(), last.weight.detach().T, last.bias.detach()
+    import torch
+    from torch.nn import init
+
+    # nn.Linear's own draws, from a private generator: with the global one, two threads scoring
+    # side by side interleaved their draws (same seed, other numbers)
+    g = torch.Generator().manual_seed(seed)
+    layers = []
+    for fan_in, fan_out in ((d_in, config.hidden), (config.hidden, d_out)):
+        w, b = torch.empty(fan_out, fan_in), torch.empty(fan_out)
+        init.kaiming_uniform_(w, a=math.sqrt(5), generator=g)
+        init.uniform_(b, -1 / math.sqrt(fan_in), 1 / math.sqrt(fan_in), generator=g)
+        layers.append((w, b))
+    if config.init == "glorot":  # redrawn after torch's draws, as re-initialising built layers does
+        for (w, b), gain in zip(layers, (6.0, 2.0)):
+            bound = glorot_bound(w.shape[1], w.shape[0], gain)
+            w.uniform_(-bound, bound, generator=g)
+            b.uniform_(-bound, bound, generator=g)
+    (w1, b1), (w2, b2) = layers
+    return w1.T, b1, w2.T, b2
 
 
 def train_mlps(parts: dict, n_out: int, seeds, config: MLPConfig, history: bool = False) -> list[dict]:

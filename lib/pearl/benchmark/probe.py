@@ -48,7 +48,7 @@ class ProbeConfig(MLPConfig):
 
 
 #: the paper's protocol as Table 1 ran it before the convergence study: raw embeddings, lr 1e-4,
-#: patience 5, at most 100 epochs (Glorot init: see :func:`pearl.benchmark.mlp.glorot_init`)
+#: patience 5, at most 100 epochs (Glorot init: see :func:`pearl.benchmark.mlp.glorot_bound`)
 PAPER_PROBE = ProbeConfig(lr=1e-4, patience=5, max_epochs=100, init="glorot", stop_on="accuracy", standardize=False)
 
 
