@@ -1,20 +1,12 @@
-"""Figure 1 (entity-name ranking) and Figure 4 (t-SNE / UMAP of entity types).
+"""Figure 1 (entity-name ranking): the paper's opening example, the query "The New York Times"
+against three aliases of the same entity ("nytimes.com", "NYTimes", "New-York Daily Times") and
+two different entities ("New York Post", "New York"). For every model we give cosine scores and
+ranks, and whether *all* aliases rank above every other candidate. Further cases of the same
+kind (typos, acronyms, same surface but different type) ship in ``ranking_cases.json``; they are
+ours, not the paper's. Figure 4 (t-SNE / UMAP of entity types) is :mod:`pearl.display.figure4`
+(its names are re-exported at the end of this module for the notebooks).
 
-Figure 1 — the paper's opening example: the query "The New York Times" against three
-aliases of the same entity ("nytimes.com", "NYTimes", "New-York Daily Times") and two
-different entities ("New York Post", "New York"). For every model we give cosine scores
-and ranks, and whether *all* aliases rank above every other candidate. Further cases of
-the same kind (typos, acronyms, same surface but different type) ship in
-``ranking_cases.json``; they are ours, not the paper's.
-
-Figure 4 — the paper samples 100 names for each of six YAGO 4 types. YAGO 4 is not
-available offline, so we sample entity names from the AutoFJ tables (50 DBpedia classes)
-mapped to the same six groups (:data:`YAGO_GROUPS`), project them with t-SNE and UMAP, and
-quantify what the eye sees with the silhouette score and a cross-validated kNN type
-accuracy, both in the full embedding space and in each 2-D projection.
-
-Left out: the paper's exact YAGO sample (unavailable offline), interactive plots (see
-:mod:`pearl.display.explorer`), and any tuning of t-SNE/UMAP beyond sensible defaults.
+Left out: interactive plots (see :mod:`pearl.display.explorer`).
 """
 from __future__ import annotations
 
