@@ -123,10 +123,18 @@ methods: $(STAMP) sysdeps
 html: $(STAMP)
 	$(VENV)/bin/jupyter nbconvert --to html --log-level=WARN $(addprefix results/executed/,$(NOTEBOOKS))
 
-# the static site of the last batch run (results/executed/, else the notebooks unexecuted) in site/;
-# open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
+# the static site in site/: first the executed notebooks of the last batch run (results/executed/,
+# git-ignored) are kept, labelled and stripped, in results/notebooks/ (committed: a fresh clone's site
+# shows their outputs); each page then comes from the run's copy, else the committed one, else the
+# notebook unexecuted. Open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
 site: $(STAMP)
+	$(PY) -m pearl.display.executed
 	$(PY) -m pearl.display.site
+
+# results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
+.PHONY: report
+report: $(STAMP)
+	$(PY) -m pearl.report.build
 
 # JupyterLab at the repository root (notebooks/, README, results/, figures/), offering only the
 # "PEARL companion" kernel (pearl): the venv's default python3 kernel cannot import the project

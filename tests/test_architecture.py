@@ -85,7 +85,7 @@ def test_modules_are_small():
 
 def test_folders_show_the_stages():
     assert {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").is_file()} == \
-        {"corpus", "training", "benchmark", "display", "experiments", "claims"}
+        {"corpus", "training", "benchmark", "display", "experiments", "claims", "report"}
 
 
 def test_importing_every_module_does_no_work(tmp_path):

@@ -12,7 +12,8 @@ NOT_PYTHON = {"pearl.json"}
 
 
 def sources() -> list[Path]:
-    files = [ROOT / "README.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
+    files = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "STANDINS.md", "RELIABILITY.md")]
+    files += [ROOT / "lib" / "pearl" / "report" / "template.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
     for folder in ("notebooks/src", "benchmarks", "experiments"):
         files += sorted((ROOT / folder).rglob("*.py"))
     return files
@@ -49,19 +50,22 @@ def test_the_checker_catches_a_moved_name():
     assert not resolves("pearl.train.train") and not resolves("pearl.benchmark.probe.no_such_function")
 
 
-def _readme_rows(first_cell: str) -> dict[str, str]:
-    """README table rows keyed by their first cell (backticks stripped), for rows whose first cell starts so."""
+def _readme_rows(first_cell: str, doc: str = "README.md") -> dict[str, str]:
+    """Table rows of ``doc`` keyed by their first cell (backticks stripped), for rows whose first cell starts so."""
     rows = {}
-    for line in (ROOT / "README.md").read_text(encoding="utf8").splitlines():
+    for line in (ROOT / doc).read_text(encoding="utf8").splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
         if line.startswith("| `") and cells[0].strip("`").startswith(first_cell):
             rows[cells[0].strip("`")] = line
     return rows
 
 
-def test_the_readme_layout_names_every_module():
-    """Each package folder's row of the README's layout table names every module in it."""
-    rows = _readme_rows("lib/pearl/")
+def test_the_contributing_layout_names_every_module():
+    """Each package folder's row of CONTRIBUTING.md's layout table names every module in it (the
+    README's short layout has one line per package, and must have one for each)."""
+    short = _readme_rows("lib/pearl/")
+    assert sorted(short) == sorted(f"{p.parent.relative_to(ROOT).as_posix()}/" for p in (ROOT / "lib" / "pearl").rglob("__init__.py"))
+    rows = _readme_rows("lib/pearl/", "CONTRIBUTING.md")
     missing = []
     for folder in sorted({p.parent for p in (ROOT / "lib" / "pearl").rglob("*.py")}):
         key = folder.relative_to(ROOT).as_posix() + "/"
@@ -70,7 +74,7 @@ def test_the_readme_layout_names_every_module():
             missing.append(f"no layout row for {key}")
             continue
         missing += [f"{key}{m}.py" for m in modules if f"`{m}`" not in rows[key]]
-    assert not missing, "the README's layout table does not name: " + ", ".join(missing)
+    assert not missing, "CONTRIBUTING.md's layout table does not name: " + ", ".join(missing)
 
 
 def test_the_readme_notebook_table_lists_the_batch_order():

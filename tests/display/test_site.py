@@ -1,8 +1,10 @@
 """The static site (pearl.display.site, `make site`): a SMOKE build from a scratch output root
 has an index and a page per notebook of notebooks/ORDER, marks SMOKE, stand-ins and the
-unexecuted case, includes the claims ledger only when a run wrote one, and references nothing
-off the machine; then Chromium walks it from a 127.0.0.1 server (index -> ledger, index ->
-Table 3, the figures page), every image loads and no request leaves 127.0.0.1.
+unexecuted case, shows a committed executed copy with its commit and profile, includes the
+claims ledger (verdict first) only when a run wrote one, and references nothing off the
+machine; then Chromium walks it from a 127.0.0.1 server at 1280 px (index -> ledger, whose
+verdict column is on screen; index -> Table 3, the figures page), every image loads and no
+request leaves 127.0.0.1.
 
 The screenshot goes to ``$PEARL_SCREENSHOT_SITE`` when set, else beside the scratch site.
 """
@@ -54,8 +56,8 @@ def built(tmp_path_factory):
     return site.build(out=out)
 
 
-def test_standins_come_from_the_readme():
-    found = site.standins((ROOT / "README.md").read_text())
+def test_standins_come_from_their_page():
+    found = site.standins((ROOT / "STANDINS.md").read_text())
     titles = [t for _, t, _ in found]
     assert "Backbone" in titles and "GloVe" in titles and len(found) >= 5
     assert all(text for _, _, text in found)
@@ -84,7 +86,9 @@ def test_a_notebook_the_run_skipped_comes_unexecuted_under_a_banner(tmp_path):
     (out / "results" / "executed").mkdir(parents=True)
     (out / "results" / "executed" / "01_data_building.ipynb").write_text((ROOT / "notebooks" / "01_data_building.ipynb").read_text())
     summary = site.write_sources(tmp_path / "src", out=out)
-    assert summary["ran"] == ["01_data_building"] and not summary["executed"]
+    # the run's own copy of 01, and the committed executed copies of results/notebooks/ (pearl.display.executed)
+    kept = sorted(p.stem for p in (ROOT / "results" / "notebooks").glob("*.ipynb"))
+    assert summary["ran"] == sorted({"01_data_building", *kept}) and not summary["executed"]
     docs = tmp_path / "src" / "docs"
     assert "Not executed" not in json.loads((docs / "01_data_building.ipynb").read_text())["cells"][0]["source"]
     assert "Not executed" in json.loads((docs / "02_augmentation.ipynb").read_text())["cells"][0]["source"]
@@ -102,6 +106,29 @@ def test_sources_use_the_executed_notebooks_when_every_one_ran(tmp_path):
     assert summary["executed"] and not summary["smoke"]
     nb = json.loads((tmp_path / "src" / "docs" / "06_explorer.ipynb").read_text())
     assert "widgets" not in nb["metadata"] and "Not executed" not in nb["cells"][0]["source"]
+
+
+def test_a_committed_executed_copy_is_shown_with_its_commit_and_profile(tmp_path):
+    root = tmp_path / "root"
+    (root / "notebooks").mkdir(parents=True)
+    (root / "notebooks" / "ORDER").write_text("01_data_building.ipynb\n02_augmentation.ipynb\n")
+    for stem in ("01_data_building", "02_augmentation"):
+        (root / "notebooks" / f"{stem}.ipynb").write_text((ROOT / "notebooks" / f"{stem}.ipynb").read_text())
+    (root / "results" / "notebooks").mkdir(parents=True)
+    nb = json.loads((ROOT / "notebooks" / "01_data_building.ipynb").read_text())
+    nb["metadata"]["pearl"] = {"commit": "abcdef0", "profile": "cpu", "executed": "2026-01-02T03:04:05"}
+    (root / "results" / "notebooks" / "01_data_building.ipynb").write_text(json.dumps(nb))
+    summary = site.write_sources(tmp_path / "src", root=root, out=tmp_path / "out")
+    assert summary["ran"] == ["01_data_building"]
+    first = json.loads((tmp_path / "src" / "docs" / "01_data_building.ipynb").read_text())["cells"][0]["source"]
+    assert "commit <code>abcdef0</code>, profile <code>cpu</code>" in first and "Not executed" not in first
+    assert "Not executed" in json.loads((tmp_path / "src" / "docs" / "02_augmentation.ipynb").read_text())["cells"][0]["source"]
+
+
+def test_the_ledger_page_leads_with_the_verdict(built):
+    page = (built["site"].parent / "build" / "site_src" / "docs" / "claims.md").read_text()
+    header = next(line for line in page.splitlines() if line.startswith("|"))
+    assert [c.strip() for c in header.strip("|").split("|")][0] == "verdict"
 
 
 def test_smoke_build_has_an_index_a_page_per_notebook_and_nothing_off_the_machine(built):
@@ -142,13 +169,18 @@ def test_chromium_walks_the_site_offline(built):
             browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
                                          args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
             try:
-                page = browser.new_page(viewport={"width": 1200, "height": 900})
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
                 page.on("request", lambda r: requests.append(r.url))
                 page.goto(base, wait_until="load")
                 images_load(page)
                 page.click('article a[href="claims.html"]')
                 assert page.url.endswith("/claims.html")
                 assert "PEARL beats MiniLM" in page.inner_text("article") and "SMOKE" in page.inner_text("article")
+                # at 1280 px the verdict column is the table's first and lies wholly on screen
+                head = page.locator("article table th").first
+                box = head.bounding_box()
+                assert head.inner_text().strip() == "verdict" and 0 <= box["x"] and box["x"] + box["width"] <= 1280
+                assert page.locator("article table td").first.inner_text().strip() == "holds"
                 images_load(page)
                 page.go_back()
                 page.click('article a[href="tables/index.html"]')

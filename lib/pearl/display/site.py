@@ -1,13 +1,14 @@
 """The companion as a static site (``make site``): MkDocs with the Material theme, notebooks
 rendered by mkdocs-jupyter, built and viewed offline.
 
-:func:`write_sources` lays out a MkDocs project under ``build/site_src`` from the last batch
-run: the executed notebooks of ``results/executed/`` (a notebook the run did not execute comes
-as committed, under a banner saying so), the README's Results section, every table of ``results/*.md``,
-every figure of ``figures/*.png``, one page per stand-in of the README's "Stand-ins" section,
-and the claims ledger ``results/claims.md`` when a run wrote one. :func:`build` runs MkDocs on
-it. Pages from a SMOKE run carry a SMOKE banner, as the files do; stand-in outputs point to
-their stand-in pages.
+:func:`write_sources` lays out a MkDocs project under ``build/site_src``: each notebook as
+the last batch run executed it (``results/executed/``), else its committed executed copy
+(``results/notebooks/``, :mod:`pearl.display.executed`, labelled with its commit and profile),
+else as committed without outputs under a banner; the findings report ``results/REPORT.md``;
+every table of ``results/*.md``; every figure of ``figures/*.png``; one page per stand-in of
+``STANDINS.md``; and the claims ledger ``results/claims.md`` when a run wrote one, its tables led
+by the verdict column. :func:`build` runs MkDocs on it. Pages from a SMOKE run carry a SMOKE
+banner, as the files do; stand-in outputs point to their stand-in pages.
 
 Offline by construction: Material's Google fonts are off (system fonts), search is its bundled
 lunr, MathJax is copied from Debian's ``libjs-mathjax`` when installed (else formulas stay TeX
@@ -26,6 +27,7 @@ from pathlib import Path
 
 from .. import paths
 from ..provenance import write_atomic
+from .site_text import admonition, html_banner, is_smoke, nice, slug, standins, verdict_first  # noqa: F401
 
 # the paper's sections, in its order; a notebook of ORDER not named here goes under "More notebooks"
 SECTIONS = [
@@ -45,34 +47,6 @@ MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/out
 EXTERNAL = re.compile(r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*\bhref\s*=\s*["']?|url\(\s*["']?)((?:https?:)?//[^"' >)]+)""", re.I)
 
 
-def readme_section(readme: str, title: str) -> str:
-    """The body of the README's ``## title`` section (up to the next ``## ``), without its heading."""
-    m = re.search(rf"^## {re.escape(title)}[^\n]*\n(.*?)(?=^## |\Z)", readme, re.M | re.S)
-    return m.group(1).strip() if m else ""
-
-
-def standins(readme: str) -> list[tuple[str, str, str]]:
-    """(slug, title, text) per bullet ``- **Title.** text`` of the README's Stand-ins section.
-
-    >>> standins("## Stand-ins (why)\\n\\nIntro.\\n\\n- **GloVe.** 50-d for\\n  300-d.\\n- **Figure 4.** AutoFJ.\\n## Next")
-    [('glove', 'GloVe', '50-d for 300-d.'), ('figure-4', 'Figure 4', 'AutoFJ.')]
-    """
-    out = []
-    for m in re.finditer(r"^- \*\*(.+?)\.?\*\*\s*(.*?)(?=^- \*\*|\Z)", readme_section(readme, "Stand-ins"), re.M | re.S):
-        title = m.group(1).rstrip(".")
-        out.append((slug(title), title, " ".join(m.group(2).split())))
-    return out
-
-
-def slug(text: str) -> str:
-    """A file name for a title.
-
-    >>> slug("Parsing and typing")
-    'parsing-and-typing'
-    """
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
-
-
 def nav_sections(order: list[str]) -> list[tuple[str, list[str]]]:
     """SECTIONS restricted to the notebooks of ``order`` (stems), every one of them placed once.
 
@@ -83,21 +57,6 @@ def nav_sections(order: list[str]) -> list[tuple[str, list[str]]]:
     known = {s for _, stems in SECTIONS for s in stems}
     rest = [s for s in order if s not in known]
     return [(t, s) for t, s in placed if s] + ([("More notebooks", rest)] if rest else [])
-
-
-def nice(stem: str) -> str:
-    """A file stem as a title.
-
-    >>> nice("table3"), nice("figureA1"), nice("methods_lexical_diversity")
-    ('Table 3', 'Figure A1', 'methods lexical diversity')
-    """
-    m = re.fullmatch(r"(table|figure)([0-9A-Z]\w*)", stem)
-    return f"{m[1].title()} {m[2]}" if m else stem.replace("_", " ")
-
-
-def is_smoke(text: str) -> bool:
-    """A table or record written by a SMOKE run says so (pearl.provenance.save_table, Run)."""
-    return "SMOKE run" in text[:400] or '"SMOKE": "smoke-size run' in text
 
 
 def prepare_notebook(src: Path, dest: Path, banners: list[str]) -> str:
@@ -117,16 +76,6 @@ def prepare_notebook(src: Path, dest: Path, banners: list[str]) -> str:
     return title
 
 
-def admonition(kind: str, title: str, text: str) -> str:
-    """A Material call-out in Markdown (pages)."""
-    return f'!!! {kind} "{title}"\n    ' + text.replace("\n", "\n    ") + "\n\n"
-
-
-def html_banner(kind: str, title: str, html: str) -> str:
-    """The same call-out as HTML, for notebook cells (nbconvert's Markdown has no admonitions)."""
-    return f'<div class="admonition {kind}"><p class="admonition-title">{title}</p><p>{html}</p></div>'
-
-
 def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) -> dict:
     """Lay out the MkDocs project in ``dest`` (emptied first) from the notebooks of ``root`` and
     the outputs under ``out`` (default: :func:`pearl.paths.output_root`). Returns a summary:
@@ -140,16 +89,19 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     (docs / "tables").mkdir()
     (docs / "standins").mkdir()
     order = [n.removesuffix(".ipynb") for n in (root / "notebooks" / "ORDER").read_text().split()]
-    ran = {s for s in order if (results / "executed" / f"{s}.ipynb").is_file()}
+    kept = root / "results" / "notebooks"  # the committed executed copies (pearl.display.executed)
+    sources = {s: p for s in order for p in (kept / f"{s}.ipynb", results / "executed" / f"{s}.ipynb") if p.is_file()}
+    ran = set(sources)  # the run's own copy wins over the committed one (the dict keeps the last found)
     executed = len(ran) == len(order)
     records = [p.read_text() for p in results.glob("*.json")]
     smoke = any(is_smoke(r) for r in records)
-    readme = (root / "README.md").read_text()
-    stand = standins(readme)
+    page = (root / "STANDINS.md").read_text() if (root / "STANDINS.md").is_file() else ""
+    stand = standins(page)
 
     banners = [html_banner("danger", "SMOKE", SMOKE_NOTE + " This page shows a SMOKE run.")] if smoke else []
     unexecuted = html_banner("warning", "Not executed",
-                             "The last batch run left no executed copy of this notebook in <code>results/executed/</code>: "
+                             "No batch run left an executed copy of this notebook (<code>results/executed/</code>, "
+                             "<code>results/notebooks/</code>): "
                              "this is the notebook as committed, without outputs. <code>make reproduce</code> runs "
                              "every notebook (about three hours on 2 cores) and <code>make site</code> then shows "
                              "their outputs.")
@@ -159,8 +111,12 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
 
     nb_titles = {}
     for stem in order:  # each notebook from the run when it ran, else as committed under a banner
-        src = results / "executed" / f"{stem}.ipynb" if stem in ran else root / "notebooks" / f"{stem}.ipynb"
-        nb_titles[stem] = prepare_notebook(src, docs / f"{stem}.ipynb", banners + ([] if stem in ran else [unexecuted])
+        src = sources.get(stem, root / "notebooks" / f"{stem}.ipynb")
+        tag = json.loads(src.read_text()).get("metadata", {}).get("pearl") if stem in ran else None
+        run = [html_banner("note", "Executed", f"Executed at commit <code>{tag['commit']}</code>, profile "
+                           f"<code>{tag['profile']}</code>, on {tag['executed'][:10]} (the committed copy of that run)")] \
+            if tag else []
+        nb_titles[stem] = prepare_notebook(src, docs / f"{stem}.ipynb", banners + run + ([] if stem in ran else [unexecuted])
                                            + ([stand_note] if stand_note else []))
 
     table_note = admonition("info", "Stand-ins", "This companion's runs use offline stand-ins for some of the "
@@ -188,37 +144,37 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     for s, t, text in stand:
         write_atomic(docs / "standins" / f"{s}.md",
             f"# Stand-in: {t}\n\n{admonition('info', 'What differs from the paper', text)}"
-            "From the README's section *Stand-ins (what differs from the paper, and why)*.\n")
-    write_atomic(docs / "standins.md", "# Stand-ins\n\n" + readme_section(readme, "Stand-ins") + "\n\n"
-                                      + "".join(f"- [{t}](standins/{s}.md)\n" for s, t, _ in stand))
+            "From `STANDINS.md`.\n")
+    write_atomic(docs / "standins.md", (page or "# Stand-ins\n") + "\n\n"
+                 + "".join(f"- [{t}](standins/{s}.md)\n" for s, t, _ in stand))
 
     claims = results / "claims.md"
     if claims.is_file():
         text = claims.read_text()
         head = admonition("danger", "SMOKE", SMOKE_NOTE) if is_smoke(text) else ""
-        write_atomic(docs / "claims.md", ("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head + text)
+        write_atomic(docs / "claims.md", ("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head
+                     + verdict_first(text))
 
-    results_md = readme_section(readme, "Results")
-    (docs / "readme_figures").mkdir()  # the README's results are the committed run's: so are its figures
-    for name in set(re.findall(r"\]\(figures/([\w.-]+)\)", results_md)):
+    report = root / "results" / "REPORT.md"  # the committed findings, generated from the committed results
+    report_md = report.read_text() if report.is_file() else "# Findings\n\nNo `results/REPORT.md` yet (`make report`).\n"
+    (docs / "report_figures").mkdir()
+    for name in set(re.findall(r"\]\(\.\./figures/([\w.-]+)\)", report_md)):
         if (root / "figures" / name).is_file():
-            shutil.copy2(root / "figures" / name, docs / "readme_figures" / name)
-    write_atomic(docs / "results.md",
-        "# Results (from the README)\n\n" + admonition("note", "Source", "The README's Results section, copied as "
-                                                       "committed: the numbers of the last full run, not of this build.")
-        + results_md.replace("](figures/", "](readme_figures/") + "\n")
+            shutil.copy2(root / "figures" / name, docs / "report_figures" / name)
+    write_atomic(docs / "results.md", report_md.replace("](../figures/", "](report_figures/")
+                 .replace("](../STANDINS.md)", "](standins.md)") + "\n")
 
     missing = [s for s in order if s not in ran]
-    source = ("the executed notebooks of `results/executed/`" if executed else
+    source = ("executed notebooks (the last run's, else their committed copies)" if executed else
               "the committed notebooks, **not executed** (no batch run found)" if not ran else
-              f"the executed notebooks of `results/executed/`; **not executed**: {', '.join(missing)}")
+              f"executed notebooks (the last run's, else their committed copies); **not executed**: {', '.join(missing)}")
     index = ["# PEARL companion", "",
              "The companion of *Learning High-Quality and General-Purpose Phrase Representations* "
              "(PEARL; Chen, Varoquaux, Suchanek, EACL 2024), as a static site built by `make site`.", "",
              admonition("danger", "SMOKE", SMOKE_NOTE + " Every table, figure and notebook here is from a "
-                        "SMOKE run, except the README's results (the committed run's).") if smoke else "",
+                        "SMOKE run, except the findings report (the committed run's).") if smoke else "",
              f"Built from {source}.", "",
-             "- [Results](results.md): the README's results, with the paper's numbers beside ours",
+             "- [Findings](results.md): what holds, every table with the paper's numbers beside ours",
              "- [Claims ledger](claims.md): each claim of the paper, our number, and the verdict" if claims.is_file()
              else "- Claims ledger: not built yet (no `results/claims.md` in this run)",
              "- [Tables](tables/index.md) and [figures](figures.md)",
@@ -238,7 +194,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         mathjax = "assets/no-mathjax.js"
         write_atomic(docs / mathjax, "// libjs-mathjax is not installed (make sysdeps): formulas show as TeX source\n")
 
-    nav = [{"Home": "index.md"}, {"Results": "results.md"}]
+    nav = [{"Home": "index.md"}, {"Findings": "results.md"}]
     if claims.is_file():
         nav.append({"Claims ledger": "claims.md"})
     nav += [{title: [{nb_titles[s]: f"{s}.ipynb"} for s in stems]} for title, stems in nav_sections(order)]

@@ -1,0 +1,90 @@
+"""The executed notebooks kept in the repository (``results/notebooks/``), so that a fresh
+clone's site (``make site``) shows real outputs before anyone runs the 3-hour batch.
+
+:func:`keep` copies each full-size notebook that the last batch run left in
+``results/executed/`` (git-ignored, written by papermill) to ``results/notebooks/``: saved widget
+state dropped (its renderer would load from a CDN; the widgets' text fallback stays), any output
+larger than :data:`MAX_OUTPUT` replaced by a note, and labelled in its metadata (``pearl``) with
+the commit and profile of the run, read from the notebook's own record ``results/<name>.json``
+when that record was written during the notebook's run. A SMOKE notebook, or one whose record
+is from another run (so its commit is unknown), is not kept. ``make site`` runs it first.
+"""
+from __future__ import annotations
+
+import json
+import sys
+from datetime import datetime
+from pathlib import Path
+
+from .. import paths
+from ..atomic import write_atomic
+
+KEPT = "notebooks"  # under results/
+MAX_OUTPUT = 400_000  # characters of one output's data; larger ones are left out of the kept copy
+WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def _time(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00").replace("+0000", "+00:00"))
+
+
+def label(nb: dict, record: dict | None) -> dict | None:
+    """``{"commit", "profile", "executed"}`` for a notebook whose record was written during its run, else None."""
+    pm = nb.get("metadata", {}).get("papermill", {})
+    if not record or not pm.get("start_time") or not pm.get("end_time"):
+        return None
+    params = record.get("parameters", {})
+    finished = record.get("provenance", {}).get("finished")
+    if params.get("SMOKE") or pm.get("parameters", {}).get("SMOKE") or not finished:
+        return None
+    if not _time(pm["start_time"]) <= _time(finished) <= _time(pm["end_time"]):
+        return None
+    return {"commit": record["provenance"].get("commit", "")[:7], "profile": params.get("PROFILE") or "default",
+            "executed": pm["end_time"][:19]}
+
+
+def strip(nb: dict, limit: int = MAX_OUTPUT) -> dict:
+    """``nb`` without saved widget state and with every output over ``limit`` characters replaced by a note.
+
+    >>> nb = {"metadata": {"widgets": {}}, "cells": [{"cell_type": "code", "outputs": [
+    ...     {"output_type": "display_data", "data": {"text/plain": "w", WIDGET: {}}}, {"output_type": "stream", "text": "x" * 200}]}]}
+    >>> out = strip(nb, limit=100)["cells"][0]["outputs"]
+    >>> "widgets" in nb["metadata"], out[0]["data"], out[1]["text"].startswith("[an output of 2")
+    (False, {'text/plain': 'w'}, True)
+    """
+    nb.get("metadata", {}).pop("widgets", None)
+    for cell in nb.get("cells", []):
+        outputs = []
+        for out in cell.get("outputs", []):
+            out.get("data", {}).pop(WIDGET, None)
+            size = len(json.dumps(out))
+            if size > limit:
+                out = {"output_type": "stream", "name": "stdout",
+                       "text": f"[an output of {size:,} characters is left out of the committed copy; "
+                               "make reproduce shows it in results/executed/]\n"}
+            outputs.append(out)
+        if "outputs" in cell:
+            cell["outputs"] = outputs
+    return nb
+
+
+def keep(root: Path = paths.ROOT) -> dict[str, str]:
+    """Keep each labelled notebook of ``root/results/executed``; returns ``{name: why}`` for each one seen."""
+    seen = {}
+    for src in sorted((root / "results" / "executed").glob("[0-9][0-9]_*.ipynb")):
+        nb = json.loads(src.read_text())
+        rec = root / "results" / f"{src.stem}.json"
+        tag = label(nb, json.loads(rec.read_text()) if rec.is_file() else None)
+        if tag is None:
+            seen[src.name] = "not kept: SMOKE, or its record is from another run (commit unknown)"
+            continue
+        nb.setdefault("metadata", {})["pearl"] = tag
+        write_atomic(root / "results" / KEPT / src.name, json.dumps(strip(nb), indent=1, ensure_ascii=False) + "\n")
+        seen[src.name] = f"kept: commit {tag['commit']}, profile {tag['profile']}"
+    return seen
+
+
+if __name__ == "__main__":
+    for name, why in keep().items():
+        print(f"{name}: {why}")
+    sys.exit(0)

@@ -1,0 +1,138 @@
+"""Sentences on the experiments: the PPDB probe, Table 3's ablations, Figure 5's curves, the four
+methods of notebook 11, the Phrase-BERT / PAUSE check, and the sentences that set one of ours
+beside a number of the paper (both from files).
+
+Each function returns ``{key: sentence}`` (see :mod:`pearl.report.timings`).
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .. import paths
+from .common import exists, read_json, results
+
+PAPER_DATA = paths.ROOT / "lib" / "pearl" / "benchmark"
+
+
+def probe() -> dict[str, str]:
+    """``probe.*``: ``results/probe_convergence.json``."""
+    d = read_json("probe_convergence.json")
+    rules, chosen = d["rules"], d["rules"][d["chosen_rule"]]["criteria"]
+    p5 = rules["paper: patience 5, at most 100 epochs"]["scores"]["minilm"]["ppdb_filtered"]["glorot"]
+    p20 = rules["paper: patience 20, at most 300 epochs"]["scores"]["minilm"]["ppdb_filtered"]["glorot"]
+    shift = d["summary"]["chosen_init_shift"]
+    ba = {m: {t: (v["before"]["score"], v["after"]["score"]) for t, v in x.items()} for m, x in d["before_after"].items()}
+    group = d["paraphrase_group"]["pearl_minus_backbone_mean_over_pearl_seeds"]
+    return {
+        "probe.plateau": (f"still rising at epoch 300 ({p20['mean']:.1f} ± {p20['std']:.1f} with patience 20), and the "
+                          f"patience-5 rule stops on an early plateau ({p5['mean']:.1f} ± {p5['std']:.1f})"),
+        "probe.stops": f"it stops by its own rule in {round(chosen['self_stopped_share'] * 40)} of 40 recorded runs",
+        "probe.std": f"Over 5 probe seeds its std is at most {d['summary']['chosen_max_seed_std']:.2f} points",
+        "probe.init": (f"moves the PPDB-filtered mean by {abs(shift['minilm/ppdb_filtered']):.2f} (MiniLM) and "
+                       f"{abs(shift['pearl-minilm-seed0/ppdb_filtered']):.2f} (PEARL seed 0)"),
+        "probe.before_after": "; ".join(
+            f"{label}: PPDB {ba[m]['ppdb'][0]:.1f} → {ba[m]['ppdb'][1]:.1f}, PPDB-filtered "
+            f"{ba[m]['ppdb_filtered'][0]:.1f} → {ba[m]['ppdb_filtered'][1]:.1f}"
+            for m, label in (("minilm", "MiniLM"), ("pearl-minilm-seed0", "PEARL seed 0"),
+                             ("pearl-minilm-seed1", "PEARL seed 1"))),
+        "probe.group": f"PEARL − MiniLM on the paraphrase group goes from {group['before']:+.2f} to {group['after']:+.2f}",
+    }
+
+
+def ablations() -> dict[str, str]:
+    """``table3.*`` (notebook 08) and ``figure5.curves`` (notebook 10)."""
+    out = {}
+    if exists("08_ablations.json"):
+        a = read_json("08_ablations.json")["metrics"]
+        out["table3.average"] = (f"{a['lower_average']} of the {a['ablations']} ablations lower the average, "
+                                 f"{a['lower_average_beyond_noise']} of them beyond the seed noise (pooled seed std of the "
+                                 f"average {a['seed_std_average']:.2f})")
+        cells = [r["arrow"] for r in a["table"] if r["recipe"] and r["column"] != "average"]
+        out["table3.cells"] = (f"Over the {len(cells)} cells of the five groups, {sum(c.startswith('↓') for c in cells)} "
+                               f"point down, {cells.count('↓*')} of them beyond the noise, and {cells.count('↑*')} point "
+                               f"up beyond the noise")
+    if exists("10_hyperparameters.json"):
+        h = read_json("10_hyperparameters.json")["metrics"]
+        pts = pd.DataFrame(h["points"])
+        lr, hn = (pts[pts.parameter == k].set_index("value")["score"] for k in ("lr", "hard_negatives"))
+        out["figure5.curves"] = ("BIRD by learning rate: " + ", ".join(f"{v:g} → {s:.1f}" for v, s in lr.items())
+                                 + "; by hard negatives: " + ", ".join(f"{int(v)} → {s:.1f}" for v, s in hn.items())
+                                 + f"; the full recipe's seed std on BIRD is {h['bird_seed_std']:.2f}")
+    return out
+
+
+def methods() -> dict[str, str]:
+    """``methods.*``: notebook 11's record."""
+    if not exists("11_methods.json"):
+        return {}
+    m = read_json("11_methods.json")["metrics"]
+    table = {(r["recipe"], r["column"]): r for r in m["table"]}
+    names = {"backbone": "the untrained backbone", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
+
+    def test(p) -> str:
+        return "one model, no test" if p is None or p != p else "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+    def against(column: str) -> str:
+        return "; ".join(f"{label} {table[(k, column)]['delta']:+.1f} ({test(table[(k, column)]['p'])})"
+                         for k, label in names.items() if (k, column) in table)
+
+    pearl, short = table[("pearl", "average")], table[("pearl", "short-text average")]
+    by_share: dict[float, list[float]] = {}
+    for (share, _), avg in sorted({(r["share"], r["model"]): r["average"] for r in m["label_efficiency"]}.items()):
+        by_share.setdefault(share, []).append(avg)
+    return {"methods.average": (f"PEARL's average over the five groups is {pearl['mean']:.1f} ± {pearl['std']:.1f}; against "
+                                f"it: " + against("average") + f" (pooled seed std {m['seed_std_average']:.2f})"),
+            "methods.short_text": (f"PEARL's mean short-text accuracy is {short['mean']:.1f} ± {short['std']:.1f}; against "
+                                   f"it: " + against("short-text average")
+                                   + f" (pooled seed std {m['seed_std_short_text']:.2f})"),
+            "methods.labels": "PAUSE's average by labelled share: " + ", ".join(
+                f"{share:.0%} → {sum(v) / len(v):.1f}" for share, v in by_share.items())}
+
+
+def neighbours() -> dict[str, str]:
+    """``neighbours.*``: the Phrase-BERT / PAUSE check (``experiments/neighbours/check.py``)."""
+    if not exists("neighbours_check.json"):
+        return {}
+    rows = {(r["method"], r["run"]): r for r in read_json("neighbours_check.json")["metrics"]["table"]}
+    base = rows[("untrained backbone (all-MiniLM-L6-v2)", "no training")]
+    pu = rows[("PAUSE", "PU risk alone (paper's binary form)")]
+    nb = rows[("PAUSE", "cpu profile (notebook 11)")]
+    nb_base = rows[("untrained backbone (all-MiniLM-L6-v2)", "no training (notebook 11)")]
+    out = {"neighbours.pu_only": (
+        f"PAUSE trained on the PU risk alone (seed 0, {pu['steps']} steps) averages {pu['average']:.1f} against "
+        f"{base['average']:.1f} for the untrained backbone scored with it ({pu['vs backbone']:+.1f}), where notebook 11's "
+        f"PAUSE, with the supervised term, averages {nb['average']:.1f} against {nb_base['average']:.1f} "
+        f"({nb['vs backbone']:+.1f})")}
+    pb, pa = rows.get(("Phrase-BERT", "longer run")), rows.get(("PAUSE", "longer run"))
+    if pb and pa:
+        out["neighbours.longer"] = (
+            f"Trained longer (seed 0, {pb['steps']} steps instead of 150, the trainer's two epochs), Phrase-BERT averages "
+            f"{pb['average']:.1f} ({pb['vs backbone']:+.1f}) and PAUSE {pa['average']:.1f} ({pa['vs backbone']:+.1f}) "
+            f"against the same backbone")
+    return out
+
+
+def paper_side() -> dict[str, str]:
+    """``paper.*``: one of ours beside a number of the paper (``lib/pearl/benchmark/paper_*.csv``)."""
+    t1 = pd.read_csv(results() / "table1.csv")
+    bird = t1[(t1["model"] == "minilm") & (t1["dataset"] == "bird")]["score"].iloc[0]
+    chosen = pd.read_csv(PAPER_DATA / "paper_figure5.csv").set_index("parameter")["chosen"]
+    best = read_json("10_hyperparameters.json")["metrics"]["best"]
+    lr = lambda x: f"{x:.0e}".replace("e-0", "e-")  # noqa: E731  3e-05 -> 3e-5, as the paper writes it
+    m = {(r["recipe"], r["column"]): r["mean"] for r in read_json("11_methods.json")["metrics"]["table"]}
+    slips = pd.read_csv(PAPER_DATA / "paper_slips.csv", dtype=str)
+    slips = slips[slips["where"].isin(["Table 1", "§5.1"])]
+    return {
+        "paper.bird": f"the untrained backbone's BIRD score, {bird:.1f}",
+        "paper.figure5_chosen": (f"The paper chose a learning rate of {lr(chosen['lr'])} and {chosen['hard_negatives']:g} "
+                                 f"hard negatives"),
+        "paper.figure5_best": f"the best are lr {lr(best['lr'])} and {best['hard_negatives']:g} hard negatives",
+        "paper.methods_below": (f"Phrase-BERT and PAUSE score below the untrained backbone on the average "
+                                f"({m[('phrase_bert', 'average')]:.1f} and {m[('pause', 'average')]:.1f} against "
+                                f"{m[('backbone', 'average')]:.1f})"),
+        "paper.slips": "; ".join(f"{r.quantity} printed {r.printed}, {r.from_rows} from its rows" for r in slips.itertuples()),
+    }
+
+
+def all_sentences() -> dict[str, str]:
+    return {**probe(), **ablations(), **methods(), **neighbours(), **paper_side()}

@@ -1,0 +1,153 @@
+"""Sentences on time and speed: the batch run's wall time, the scoring floor, the exact search,
+the token budget, training throughput, the corpus build and the explorer's latency.
+
+Each function returns ``{key: sentence}``; a key is the template's placeholder ``{{key}}``. A
+function whose results file is absent returns no key, and the report says the result is missing.
+"""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+
+from .common import exists, read_json, results, stage_label
+
+
+def reproduce_time() -> dict[str, str]:
+    """``reproduce.whole``: one measured ``make reproduce`` run, stage by stage.
+
+    Read from the complete one of ``results/benchmarks/reproduce_walltime*.txt``
+    (``benchmarks/reproduce_walltime.py``; the newest record may be a run still in sittings):
+    minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
+    run timed in sittings says so. A failed or unfinished run measures nothing a reader can repeat.
+    """
+    for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.txt")):
+        text = path.read_text()
+        head = re.search(r"PROFILE=(\w+), (.*?), from a fresh clone, commit (\w{7})\w*\non (\d+) CPU cores; "
+                         r"exit status (\d+)", text)
+        if head is not None and head[5] == "0" and "not complete:" not in text:
+            break
+    else:
+        return {}
+    parts = {}  # label -> seconds; in sittings the venv check and the HTML happen once per sitting
+    for name, secs in re.findall(r"^(\S.*?)\s+(\d+)\s+[\d.]+\s+\S+\s+\S+(?:\s+\(sitting \d+\))?$", text, re.M):
+        label = stage_label(name)
+        parts[label] = parts.get(label, 0) + int(secs)
+    parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
+    total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
+    how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
+    return {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
+                                f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")}
+
+
+def reproduce_projection() -> dict[str, str]:
+    """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
+    ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``."""
+    if not exists("benchmarks/reproduce_projection.json"):
+        return {}
+    p = read_json("benchmarks/reproduce_projection.json")
+    by_commit: dict[str, list[str]] = {}
+    for row in p["stages"]:
+        own = " (cells only, its own record)" if row.get("own_record") else ""
+        by_commit.setdefault(row["commit"][:7], []).append(f"{stage_label(row['stage'])} {row['seconds'] / 60:.1f}{own}")
+    parts = "; ".join(f"at `{c}`: {', '.join(v)}" for c, v in by_commit.items())
+    bound = "at least " if p["lower_bound"] else ""
+    cores = "/".join(map(str, p["cpu_count"]))
+    return {"reproduce.projection": (f"projected at {bound}{p['total_min']:.0f} minutes on {cores} cores from the latest "
+                                     f"timing of each of its stages (minutes per stage {parts})"),
+            "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores"}
+
+
+def notebook_times() -> dict[str, str]:
+    """Notebook time from the records' ``wall_time_s``, notebook 04 alone, and notebook 03's training."""
+    walls = {p.name: read_json(p.name)["wall_time_s"] for p in sorted(results().glob("[0-9][0-9]_*.json"))}
+    bench = read_json("04_benchmark.json")
+    cores = bench["provenance"]["hardware"]["cpu_count"]
+    train = read_json("03_training.json")["metrics"]
+    secs = [m["train_s"] for m in train["models"]]
+    return {"time.notebooks": f"{sum(walls.values()) / 60:.0f} minutes of notebook time on {cores} cores",
+            "time.notebook04": f"notebook 04 alone: {bench['wall_time_s'] / 60:.1f} minutes",
+            "time.training": (f"{len(secs)} seeds of {train['models'][0]['steps']} steps, "
+                              f"{min(secs):.0f}–{max(secs):.0f} s each")}
+
+
+def scoring_floor() -> dict[str, str]:
+    """``floor.*``: Table-1 scoring against its FLOP floor (``results/benchmarks/scoring_floor.json``)."""
+    sf = read_json("benchmarks/scoring_floor.json")
+    ex, per = sf["exact"], sf["per_dataset"]
+    enc = {r["dataset"]: r for r in per["rows"]}
+    kb, pt, sw, same = per["kernel_bound"], sf["probe_threads"], sf["sweep"], sf["table1_unchanged"]
+    return {
+        "floor.pass": (f"at the {sf['matmul_gflops']:.0f} GFLOPS this machine sustains, the encoder work of MiniLM's "
+                       f"exact pass needs {per['floor_s']} s; the pass takes {ex['cold_s']} s with a fresh cache, "
+                       f"{ex['ratio_cold']:.2f} times the floor"),
+        "floor.datasets": (f"encoding the YAGO and UMLS dictionaries runs at "
+                           f"{enc['yago']['encode_s'] / enc['yago']['floor_s']:.2f} and "
+                           f"{enc['umls']['encode_s'] / enc['umls']['floor_s']:.2f} times its floor, and the PPDB probes "
+                           f"(the converged one and the paper's, three seeds each) take {enc['ppdb']['evaluate_s']:.1f} s "
+                           f"on PPDB and {enc['ppdb_filtered']['evaluate_s']:.1f} s on PPDB filtered"),
+        "floor.encoding": (f"encoding alone takes {per['encode_s']} s, {per['encode_ratio']:.2f} times the floor; the "
+                           f"encoder's own matrix products run at {per['encoder_shapes_gflops']:.0f} GFLOPS, and at that "
+                           f"rate encoding runs at {per['encode_s'] / per['floor_at_encoder_shapes_s']:.2f} times its floor"),
+        "floor.kernel": (f"plus the PPDB probes' {kb['probe_gflop']:,.0f} GFLOP at the {kb['probe_shapes_gflops']:.0f} "
+                         f"GFLOPS their shapes reach, every other step taking no time at all, would take {kb['bound_s']} s, "
+                         f"{kb['bound_ratio']:.2f} times the floor ({kb['bound_at_square_rate_ratio']:.2f} times with every "
+                         f"product at the square rate)"),
+        "floor.threads": (f"the converged probe's three seeds on PPDB filtered take {pt['1_thread_s']} s on one thread and "
+                          f"{pt['2_thread_s']} s on two ({pt['ratio']:.2f} times faster), with "
+                          + ("the same accuracies" if pt["same_accuracies"] else "accuracies that differ")),
+        "floor.warm_vectors": (f"with every vector cached the same pass takes {ex['warm_vectors_s']} s "
+                               f"({100 * ex['warm_vectors_over_cold']:.1f} % of the cold pass)"),
+        "floor.warm_scores": (f"with the scores reused as well it takes {ex['warm_scores_s']} s "
+                              f"({100 * ex['warm_scores_over_cold']:.1f} %)"),
+        "floor.sweep": (f"the sweep suite takes {sw['minilm']['seconds']} s for MiniLM and "
+                        f"{sw['pearl-minilm-seed0']['seconds']} s for PEARL seed 0"),
+        "floor.table1_unchanged": (f"MiniLM's scores move by at most {same['minilm']['max_abs']:.2f} "
+                                   f"({same['minilm']['where']}) and PEARL seed 0's by at most "
+                                   f"{same['pearl-minilm-seed0']['max_abs']:.2f} ({same['pearl-minilm-seed0']['where']})"),
+    }
+
+
+def speed() -> dict[str, str]:
+    """The exact search, the token budget, training throughput, the corpus build and the explorer."""
+    out = {}
+    es = {r["task"]: r for r in read_json("benchmarks/exact_search.json")["rows"]}["yago"]
+    out["speed.exact_search"] = (
+        f"the exact top-1 search of YAGO's {es['queries']:,} mentions among its {es['names']:,} names takes a median "
+        f"{statistics.median(es['top1_s']):.1f} s on torch's matrix products ({es['top1_ratio']:.2f} times its FLOP "
+        f"floor) against {statistics.median(es['faiss_s']):.1f} s with faiss's `IndexFlatIP` "
+        f"({es['faiss_ratio']:.2f} times), with the same answer on {100 * es['same_answers']:.0f} % of the queries")
+    tb = read_json("benchmarks/token_budget.json")
+    tm = {m: v["budgets"] for m, v in tb["models"].items()}
+    out["speed.token_budget"] = (
+        f"Median seconds to encode {tb['phrases']:,} distinct Table-1 phrases at 1,024, 2,048, 4,096 and 8,192 "
+        f"tokens a batch: " + "; ".join(
+            f"{label} " + ", ".join(f"{tm[m][b]['median_s']:.1f}" for b in ("1024", "2048", "4096", "8192"))
+            + f" ({tm[m]['8192']['median_s'] / tm[m]['4096']['median_s']:.2f} times faster at 4,096 than at 8,192; "
+            f"{tm[m]['4096']['ratio_to_floor']:.2f} times the FLOP floor)"
+            for m, label in (("minilm", "MiniLM"), ("pearl-minilm-seed0", "PEARL seed 0")))
+        + ". The vectors differ by at most "
+        + f"{max(b['max_abs_diff'] for v in tm.values() for b in v.values()):.1e} across budgets")
+    tt = read_json("train_throughput.json")
+    out["speed.training"] = (f"{tt['phrases_per_s']['ours']} against {tt['phrases_per_s']['naive']} phrases/s over "
+                             f"{tt['steps']} steps, a ratio of {tt['ratio']:.2f}")
+    if exists("benchmarks/corpus_build.json"):
+        cb = read_json("benchmarks/corpus_build.json")
+        m = cb["methods"]
+        out["speed.corpus_build"] = (
+            f"{m['build']['tokens_per_s']:,.0f} tokens/s with {cb['n_process']} processes against "
+            f"{m['plain']['tokens_per_s']:,.0f} for the plain single-process pipe ({cb['speedup_build_vs_plain']:.2f}x), "
+            f"load average {cb['load_average_start'][0]:.1f} to {cb['load_average_end'][0]:.1f} on {cb['cpu_count']} cores")
+    lat = read_json("06_explorer.json")["metrics"]
+    out["speed.explorer"] = (f"Median update latency is {lat['update_latency_ms']['median_ms']} ms for "
+                             f"{lat['latency_candidates']} candidates (p90 {lat['update_latency_ms']['p90_ms']} ms; "
+                             f"{lat['update_latency_ranking_only_ms']['median_ms']} ms for the ranking alone)")
+    return out
+
+
+def all_sentences() -> dict[str, str]:
+    return {**reproduce_time(), **reproduce_projection(), **notebook_times(), **scoring_floor(), **speed()}
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(json.dumps(all_sentences(), indent=1, ensure_ascii=False))

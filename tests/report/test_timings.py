@@ -1,0 +1,31 @@
+"""The batch run's time from its records (pearl.report.timings)."""
+from pearl.report import common, timings
+
+_WALLTIME = """make reproduce PROFILE=cpu, 2 sittings, each notebook timed once, whole, from a fresh clone, commit abcdef0123456789
+on 2 CPU cores; exit status 0; 1-minute load average sampled every 30 s
+
+stage                                  seconds   elapsed min  mean load  max load
+venv build and system packages              96           1.6       0.82      0.90   (sitting 1)
+00_template.ipynb                           12           1.8        nan       nan   (sitting 1)
+html                                         6           1.9        nan       nan   (sitting 1)
+venv build and system packages               6           2.0        nan       nan   (sitting 2)
+01_data_building.ipynb                     120           4.0       1.30      1.44   (sitting 2)
+html                                         6           4.1        nan       nan   (sitting 2)
+{tail}
+total: 4.1 minutes (246 s)
+"""
+
+
+def test_the_reproduce_time_sums_each_stage_over_the_sittings(tmp_path, monkeypatch):
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    (tmp_path / "results" / "benchmarks").mkdir(parents=True)
+    table = tmp_path / "results" / "benchmarks" / "reproduce_walltime.txt"
+    table.write_text(_WALLTIME.format(tail=""))
+    # venv 96 + 6 s = 1.7 min, HTML 6 + 6 s = 0.2 min, and the HTML comes last
+    assert timings.reproduce_time() == {"reproduce.whole": (
+        "a `make reproduce PROFILE=cpu` from a fresh clone, timed in 2 sittings, each notebook timed once, whole, "
+        "took 4 minutes on 2 cores at commit `abcdef0` (minutes per stage: venv build 1.7, 00 0.2, 01 2.0, HTML 0.2)")}
+    table.write_text(_WALLTIME.format(tail="\nnot complete: 02_c.ipynb still to run (--resume)\n"))
+    assert timings.reproduce_time() == {}  # an unfinished run is no answer to "how long"
+    table.write_text(_WALLTIME.format(tail="").replace("exit status 0", "exit status 2"))
+    assert timings.reproduce_time() == {}
