@@ -125,9 +125,10 @@ html: $(STAMP)
 
 # the static site in site/: first the executed notebooks of the last batch run (results/executed/,
 # git-ignored) are kept, labelled and stripped, in results/notebooks/ (committed: a fresh clone's site
-# shows their outputs); each page then comes from the run's copy, else the committed one, else the
-# notebook unexecuted. Open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
+# shows their outputs), and results/REPORT.md with the README's headline is rewritten from the results
+# files; each page then comes from the run's copy, else the committed one, else the notebook unexecuted. Open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
 site: $(STAMP)
+	$(PY) -m pearl.report.build
 	$(PY) -m pearl.display.executed
 	$(PY) -m pearl.display.site
 
