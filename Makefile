@@ -37,7 +37,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all reproduce study views budget methods html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all reproduce rehearse study views budget methods html site lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -68,20 +68,31 @@ test-all: $(STAMP) sysdeps
 
 # The commit is recorded once, at the start (PEARL_RUN_COMMIT, PEARL_RUN_DIRTY: tracked files
 # changed before the run), so results written by earlier notebooks do not mark later ones dirty.
-# Each notebook gets PROFILE / INTERACTIVE only if its parameters cell declares them.
+# Each notebook gets PROFILE / INTERACTIVE only if its parameters cell declares them (.ci/batch.py).
+# Restarted after a kill, it skips the notebooks finished on the same inputs (their records say
+# so: batch_resume) and goes on from the first unfinished one; FRESH=1 runs every notebook.
 reproduce: $(STAMP) sysdeps
 	@mkdir -p results/executed
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
 	echo "== commit $$PEARL_RUN_COMMIT$${PEARL_RUN_DIRTY:+ (tracked files changed at start: $$PEARL_RUN_DIRTY)}"; \
-	for nb in $(NOTEBOOKS); do \
-	  args="$$($(PY) .ci/params.py notebooks/$$nb PROFILE=$(PROFILE) INTERACTIVE=False)" || exit 1; \
-	  echo "== $$nb $$args"; \
-	  $(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/$$nb results/executed/$$nb $$args || exit 1; \
-	done
+	$(PY) .ci/batch.py --profile $(PROFILE) $(if $(FRESH),--fresh) $(NOTEBOOKS)
 	$(MAKE) --no-print-directory html
 	$(MAKE) --no-print-directory site
+
+# A dress rehearsal of make reproduce PROFILE=gpu on the CPU: every notebook of notebooks/ORDER
+# on the gpu profile's code paths (Wikipedia corpus on a few articles, every phrase's hard
+# negatives, epochs-based schedule, DataLoader workers, three seeds, every table and the claims)
+# at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/); about 10 minutes
+# on 2 cores (RECORD=1 writes results/benchmarks/rehearsal.json). RESUME=1 continues a killed one.
+REHEARSAL_OUT ?= $(CURDIR)/.cache/rehearsal
+rehearse: $(STAMP) sysdeps
+	@$(if $(RESUME),,rm -rf "$(REHEARSAL_OUT)";) mkdir -p "$(REHEARSAL_OUT)"
+	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
+	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
+	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
+	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/benchmarks/rehearsal.json)
 
 # The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
 # DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the

@@ -23,6 +23,11 @@ DATA_ENV = "PEARL_DATA"
 SMOKE_ENV = "PEARL_SMOKE"
 #: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git)
 SMOKE_ROOT = "smoke-output"
+#: set (to "1") by ``make rehearse``: a SMOKE run that keeps the training profiles it names
+#: (:data:`REHEARSED`) instead of turning them into ``"smoke"``, so the ``gpu`` profile's branches run at tiny size
+REHEARSAL_ENV = "PEARL_REHEARSAL"
+#: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.recipe.REHEARSAL`)
+REHEARSED = ("gpu",)
 
 
 def raw_data_dir() -> Path | None:
@@ -76,14 +81,24 @@ def set_smoke(on: bool) -> None:
         os.environ.pop(SMOKE_ENV, None)
 
 
+def rehearsal() -> bool:
+    """Whether this process is part of a dress rehearsal (``$PEARL_REHEARSAL``, set by ``make
+    rehearse``): a SMOKE run (tiny sizes, scratch output root) in which the ``gpu`` profile keeps
+    its name and code paths (:func:`scaled`). Outside a SMOKE run it means nothing."""
+    return smoke() and os.environ.get(REHEARSAL_ENV, "") not in ("", "0")
+
+
 def scaled(value: str) -> str:
-    """The scale this run works at: ``"smoke"`` in a SMOKE run (:func:`smoke`), else ``value``.
+    """The scale this run works at: ``"smoke"`` in a SMOKE run (:func:`smoke`), else ``value``;
+    in a rehearsal (:func:`rehearsal`) a profile of :data:`REHEARSED` stays itself.
 
     One notion of scale: a notebook's ``SMOKE`` parameter is the one switch. Its parameter check
     marks the process (:func:`set_smoke`); every task size (``"full"``, ``"sweep"``) and training
     profile (``"cpu"``, ``"gpu"``) it picks goes through here, and every writer reads the same mark
     (tests/test_provenance.py checks both scales).
     """
+    if rehearsal() and value in REHEARSED:
+        return value
     return "smoke" if smoke() else value
 
 
@@ -91,6 +106,24 @@ def smoke_subset(values, n: int = 2) -> list:
     """``values`` whole, or their first ``n`` in a SMOKE run (seeds, recipes, backbones: two by
     default, so that a mean ± std and a t-test still run at smoke size)."""
     return list(values)[:n] if smoke() else list(values)
+
+
+def rehearsal_or(smoke_value, rehearsal_value):
+    """``rehearsal_value`` in a rehearsal (:func:`rehearsal`), else ``smoke_value``: a SMOKE size that
+    a rehearsal replaces by the gpu profile's own (``paths.smoke_or(MAX_PHRASES, paths.rehearsal_or(300, 0))``:
+    the whole tiny corpus, as the gpu profile takes every phrase)."""
+    return rehearsal_value if rehearsal() else smoke_value
+
+
+def smoke_seeds(seeds, n: int = 2) -> list:
+    """The training seeds notebook 03 runs: :func:`smoke_subset`, except that a rehearsal keeps at
+    least three, so that Table 1 scores the ``gpu`` profile's three seeds (the other notebooks'
+    seeds are not the profile's: a rehearsal runs two of them, as a SMOKE run does).
+
+    >>> smoke_seeds([0, 1, 2, 3, 4], 1)
+    [0, 1, 2, 3, 4]
+    """
+    return list(seeds)[:max(n, 3)] if rehearsal() else smoke_subset(seeds, n)
 
 
 def smoke_or(value, smoke_value):

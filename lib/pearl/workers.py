@@ -17,10 +17,13 @@ def one_thread() -> None:
 
 
 def usable(workers: int) -> int:
-    """``workers``, or 1 when a GPU is present (jobs then run in this process, on the GPU)."""
+    """``workers``, or 1 when a GPU is present (jobs then run in this process, on the GPU) and in
+    a rehearsal of the gpu profile (:func:`pearl.paths.rehearsal`: the GPU's process layout, on a CPU)."""
     import torch
 
-    return 1 if torch.cuda.is_available() else max(1, int(workers))
+    from . import paths
+
+    return 1 if torch.cuda.is_available() or paths.rehearsal() else max(1, int(workers))
 
 
 def executor(workers: int):

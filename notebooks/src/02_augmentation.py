@@ -56,8 +56,9 @@ from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
 from pearl.provenance import Run, save_figure
 
-MAX_PHRASES = paths.smoke_or(MAX_PHRASES, 300)
-HN_ANCHORS = paths.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), 300)  # 0 (all) on a GPU: it encodes the corpus in seconds
+# SMOKE: the first 300 phrases; a rehearsal of the gpu profile takes its whole (tiny) corpus, every phrase an anchor
+MAX_PHRASES = paths.smoke_or(MAX_PHRASES, paths.rehearsal_or(300, 0))
+HN_ANCHORS = paths.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), paths.rehearsal_or(300, 0))  # 0 (all) on a GPU: it encodes the corpus in seconds
 run = Run("02_augmentation", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_PHRASES=MAX_PHRASES, GLOVE_THRESHOLD=GLOVE_THRESHOLD,
                                   GLOVE_VOCAB=GLOVE_VOCAB, PARAPHRASER=PARAPHRASER, P_CHAR=P_CHAR, P_TOKEN=P_TOKEN,
                                   P_PHRASE=P_PHRASE, SEED=SEED, MODEL=MODEL, K_NEGATIVES=K_NEGATIVES,

@@ -74,7 +74,7 @@ from pearl.provenance import Run, save_figure
 from pearl.training.recipe import config_for, data_summary, given, load_training_data
 
 profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run: the one switch is SMOKE
-seeds = paths.smoke_subset(SEEDS, 1)
+seeds = paths.smoke_seeds(SEEDS, 1)
 # the settings given here (those left None take the profile's)
 settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
                  use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,

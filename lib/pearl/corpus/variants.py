@@ -55,10 +55,27 @@ def _check(name: str) -> Corpus:
     return CORPORA[name]
 
 
+def notebooks_corpus() -> str | None:
+    """The corpus the data notebooks built (notebook 01's ``CORPUS``: ``"wikitext2"`` on the cpu
+    profile, ``"wikipedia"`` on the gpu profile), or None before they ran."""
+    from .store import read_about
+
+    path = paths.derived_dir("phrases.tsv")
+    return read_about(path).get("corpus") if path.is_file() else None
+
+
+def shares_wikitext2() -> bool:
+    """Whether ``wikitext2`` is the data notebooks' own corpus (or they have not run: then
+    :func:`prepare` says to run them); on the gpu profile they build Wikipedia, and WikiText-2
+    gets a folder of its own like the other corpora."""
+    return notebooks_corpus() in (None, "wikitext2")
+
+
 def folder(name: str) -> Path:
-    """Where corpus ``name``'s training files live (the data notebooks' folder for WikiText-2)."""
+    """Where corpus ``name``'s training files live (the data notebooks' folder for WikiText-2,
+    when they built it: :func:`shares_wikitext2`)."""
     _check(name)
-    return paths.derived_dir() if name == "wikitext2" else paths.derived_dir("corpora", name)
+    return paths.derived_dir() if name == "wikitext2" and shares_wikitext2() else paths.derived_dir("corpora", name)
 
 
 def files(name: str) -> dict[str, Path]:
@@ -83,11 +100,30 @@ def wikitext2_tokens() -> int:
     return sum(len(line.split()) for line in wikitext2_lines())
 
 
+def _wikitext2_rows(n_process: int, log) -> tuple[list, dict]:
+    """WikiText-2's rows as notebook 01 makes them on the cpu profile (min freq 1, + WordNet lemmas;
+    SMOKE: its first 300 lines, no lexicon), for a run whose data notebooks built another corpus."""
+    from ..data import wikitext2_lines
+    from .lexicon import wordnet_phrases
+    from .phrases import clean_wikitext, count_phrases, load_nlp, select
+    from .store import merge_sources
+
+    smoke = paths.smoke()
+    lines = wikitext2_lines()[:300] if smoke else wikitext2_lines()
+    log(f"wikitext2: parse {len(lines):,} lines (the data notebooks built another corpus)")
+    counts = count_phrases(map(clean_wikitext, lines), load_nlp(), n_process=n_process, batch_size=32, total=len(lines))
+    about = {"corpus": "wikitext2", "wordnet": not smoke, "smoke": smoke, "description": CORPORA["wikitext2"].description,
+             "tokens": sum(len(line.split()) for line in lines)}
+    return merge_sources(select(counts, 1), [] if smoke else wordnet_phrases(), corpus="wikitext2"), about
+
+
 def _rows(name: str, corpus: Corpus, n_process: int, log) -> tuple[list, dict]:
     """(phrase, label, freq, source) rows of a Wikipedia corpus and what it holds."""
     from .lexicon import wordnet_phrases
     from .store import merge_sources
 
+    if corpus.source == "wikitext2":
+        return _wikitext2_rows(n_process, log)
     smoke = paths.smoke()  # SMOKE: notebook 01's two-article sample, merged whole, no lexicon
     samples = (build.PROFILE_SAMPLES["smoke"],) if smoke else corpus.samples
     dirs = []
@@ -109,7 +145,7 @@ def prepare(name: str, n_process: int = 2, log=print) -> dict:
     from .training_tables import DEFAULTS, build_training_tables
 
     corpus, out = _check(name), files(name)
-    if name == "wikitext2":
+    if name == "wikitext2" and shares_wikitext2():
         if read_about(out["corpus"]).get("corpus") != "wikitext2":
             raise ValueError(f"{out['corpus']} is not WikiText-2's corpus: run notebooks/01_data_building.ipynb with "
                              "CORPUS='wikitext2' and then 02_augmentation (make reproduce does)")

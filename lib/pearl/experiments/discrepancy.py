@@ -48,11 +48,15 @@ class Cell:
     seeds: tuple = (0, 1, 2)
 
     def recipe(self) -> Recipe:
-        """The training recipe; WikiText-2 at the cpu budget is notebook 03's own (its models are shared)."""
-        tag = "-".join(t for t in ((self.corpus if self.corpus != "wikitext2" else ""),
-                                   ("b" + self.budget if self.budget != "cpu" else "")) if t)
+        """The training recipe; WikiText-2 at the cpu budget is notebook 03's own (its models are
+        shared) when the data notebooks built WikiText-2; on the gpu profile (Wikipedia) it is a
+        corpus of its own, with its own folder names."""
+        from ..corpus.variants import shares_wikitext2
+
+        own = self.corpus == "wikitext2" and shares_wikitext2()
+        tag = "-".join(t for t in (("" if own else self.corpus), ("b" + self.budget if self.budget != "cpu" else "")) if t)
         return Recipe(name=tag, backbone=self.backbone, config=budget_config(self.budget),
-                      corpus="" if self.corpus == "wikitext2" else self.corpus)
+                      corpus="" if own else self.corpus)
 
     def key(self) -> tuple:
         return self.backbone, self.corpus, self.budget

@@ -1,0 +1,199 @@
+"""The batch run of the notebooks (``make reproduce``, ``make rehearse``), resumable notebook by notebook.
+
+Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [NOTEBOOK ...]   (the Makefile calls it)
+
+:func:`run` executes the notebooks in order through papermill, each with the parameters of the
+batch that its ``parameters`` cell declares (``PROFILE``, ``INTERACTIVE``; ``SMOKE`` in a
+rehearsal). After each one finishes it records, in ``results/executed/batch_state.json`` under
+the output root, the notebook's **input fingerprint**: the digest of the notebook's file, its
+parameters, the library's code (``lib/pearl``), the raw data folder's name and the previous
+notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
+
+Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
+(``results/<notebook>.json``) is the one that run wrote is skipped, and its record says so
+(``batch_resume``: when, and why). The first notebook not finished runs again: what it had done
+before the kill is reused by the notebook itself (trained models by their recipe key, training
+from its last checkpoint, the Wikipedia build from its chunks, scores from the cache).
+
+A rehearsal (``make rehearse``: :func:`pearl.paths.rehearsal`) is this batch with ``SMOKE=True``
+and ``PROFILE=gpu`` in a scratch output root, every notebook of ``notebooks/ORDER``.
+
+What it leaves out: the HTML and the site (``make html site``).
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from pearl import paths
+
+NOTEBOOKS = paths.ROOT / "notebooks"
+STATE = "batch_state.json"
+#: what a skipped notebook's record says (``batch_resume.why``)
+WHY = ("finished by an earlier run of this batch on the same inputs (notebook, parameters, lib/pearl code, "
+       "raw data folder, earlier notebooks' inputs): skipped, this record is that run's")
+
+
+def order(separate: bool = False) -> list[str]:
+    """The batch's notebooks in order: ``notebooks/ORDER``, less ``notebooks/SEPARATE`` unless ``separate``."""
+    names = (NOTEBOOKS / "ORDER").read_text().split()
+    skip = set() if separate else set((NOTEBOOKS / "SEPARATE").read_text().split())
+    return [n for n in names if n not in skip]
+
+
+def declared(notebook: Path) -> set[str]:
+    """The names the notebook's ``parameters`` cell declares."""
+    import papermill as pm
+
+    return set(pm.inspect_notebook(str(notebook)))
+
+
+def parameters(notebook: Path, offered: dict) -> dict:
+    """The ``offered`` parameters the notebook declares (``make reproduce`` offers PROFILE to all)."""
+    names = declared(notebook)
+    return {k: v for k, v in offered.items() if k in names}
+
+
+def code_digest(root: Path | None = None) -> str:
+    """sha256 over the library's files (``lib/pearl``, sources and package data, not caches)."""
+    root = root or paths.ROOT / "lib" / "pearl"
+    digest = hashlib.sha256()
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                       and p.suffix not in (".pyc", ".pyo")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def fingerprint(notebook: Path, params: dict, code: str, previous: str) -> str:
+    """The input fingerprint of one notebook of the batch (see the module's docstring)."""
+    raw = paths.raw_data_dir()
+    parts = {"notebook": hashlib.sha256(notebook.read_bytes()).hexdigest(), "parameters": params, "code": code,
+             "data": str(raw) if raw else None, "previous": previous, "rehearsal": paths.rehearsal()}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def state_path() -> Path:
+    return paths.results_dir("executed", STATE)
+
+
+def read_state() -> dict:
+    path = state_path()
+    return json.loads(path.read_text()) if path.is_file() else {}
+
+
+def _sha(path: Path) -> str | None:
+    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+
+
+def record_path(name: str) -> Path:
+    return paths.results_dir(f"{Path(name).stem}.json")
+
+
+def finished(name: str, fp: str, state: dict) -> bool:
+    """Whether notebook ``name`` finished on inputs of fingerprint ``fp`` and its record is still that run's."""
+    done, record = state.get(name) or {}, _sha(record_path(name))
+    return record is not None and done.get("fingerprint") == fp and done.get("record_sha256") == record
+
+
+def mark_skipped(name: str, state: dict) -> None:
+    """Say in the notebook's record that this run skipped it, and keep the record's digest in ``state``."""
+    from pearl.provenance import write_json
+
+    path = record_path(name)
+    record = json.loads(path.read_text())
+    record["batch_resume"] = {"skipped_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"), "why": WHY,
+                              "finished_at": state[name].get("finished_at"), "fingerprint": state[name]["fingerprint"]}
+    write_json(path, record)
+    state[name]["record_sha256"] = _sha(path)
+
+
+def _save_state(state: dict) -> None:
+    from pearl.provenance import write_json
+
+    write_json(state_path(), state)
+
+
+def execute(notebook: Path, out: Path, params: dict) -> None:
+    """One notebook through papermill, in ``notebooks/`` (its working folder)."""
+    import papermill as pm
+
+    pm.execute_notebook(str(notebook), str(out), parameters=params, kernel_name=os.environ.get("PEARL_KERNEL", "pearl"),
+                        cwd=str(NOTEBOOKS), progress_bar=False)
+
+
+def _say(line: str) -> None:
+    print(line, flush=True)  # a pipe (benchmarks/reproduce_walltime.py) sees each stage as it starts
+
+
+def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=execute) -> dict:
+    """Run ``names`` in order with the ``offered`` parameters, skipping those finished on the same
+    inputs (unless ``fresh``); ``{notebook: "ran" | "skipped"}``. ``runner(notebook, out, params)``
+    executes one (papermill; tests pass their own)."""
+    state = {} if fresh else read_state()
+    code, previous, done = code_digest(), "", {}
+    for name in names:
+        notebook = NOTEBOOKS / name
+        params = parameters(notebook, offered)
+        fp = fingerprint(notebook, params, code, previous)
+        previous = fp
+        if finished(name, fp, state):
+            mark_skipped(name, state)
+            _save_state(state)
+            log(f"-- {name} skipped: finished on the same inputs at {state[name].get('finished_at')}")
+            done[name] = "skipped"
+            continue
+        state.pop(name, None)
+        _save_state(state)
+        log(f"== {name} " + " ".join(f"-p {k} {v}" for k, v in params.items()))
+        t0 = time.perf_counter()
+        runner(notebook, paths.results_dir("executed", name), params)
+        state[name] = {"fingerprint": fp, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                       "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name))}
+        _save_state(state)
+        done[name] = "ran"
+    return done
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="Run the notebooks in order; a restarted batch skips the finished ones")
+    ap.add_argument("notebooks", nargs="*", help="notebooks/ names (default: notebooks/ORDER less notebooks/SEPARATE)")
+    ap.add_argument("--profile", default="cpu")
+    ap.add_argument("--rehearse", action="store_true",
+                    help="the gpu profile's code paths at tiny size (SMOKE) into the scratch root $PEARL_OUTPUT, "
+                         "every notebook of notebooks/ORDER")
+    ap.add_argument("--fresh", action="store_true", help="run every notebook, whatever the state file says")
+    ap.add_argument("--record", help="write the batch's wall time, notebook by notebook, to this JSON file")
+    args = ap.parse_args(argv)
+    offered = {"PROFILE": args.profile, "INTERACTIVE": False}
+    names = args.notebooks
+    if args.rehearse:
+        if not os.environ.get("PEARL_OUTPUT"):
+            sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
+        os.environ[paths.REHEARSAL_ENV] = "1"
+        paths.set_smoke(True)  # kernels inherit both marks; check_params sets SMOKE again from the parameter
+        offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
+        names = names or order(separate=True)
+    t0 = time.perf_counter()
+    outcome = run(names or order(), offered, fresh=args.fresh)
+    seconds = time.perf_counter() - t0
+    ran = sum(v == "ran" for v in outcome.values())
+    print(f"batch: {ran} notebooks ran, {len(outcome) - ran} skipped, in {seconds:.0f} s "
+          f"(output root {paths.output_root()})")
+    if args.record:
+        from pearl.provenance import hardware, stamp, write_json
+
+        state = read_state()
+        write_json(Path(args.record), {
+            "what": "make rehearse" if args.rehearse else f"make reproduce PROFILE={args.profile}", **stamp(),
+            "wall_time_s": round(seconds, 1), "hardware": hardware(), "load_average_end": list(os.getloadavg()),
+            "notebooks": {n: {"outcome": v, "seconds": (state.get(n) or {}).get("seconds")} for n, v in outcome.items()}})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
