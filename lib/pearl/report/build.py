@@ -9,7 +9,7 @@ placeholder, and no number of its own that a run measures:
 
 A key whose results file is absent renders as a visible *no result yet* note, so the report
 regenerates from whatever the files hold after a partial run. ``python -m pearl.report.build``
-rewrites both files; ``--check`` exits 1 when either differs (``tests/report/test_build.py``).
+rewrites both files; ``--check`` exits 1 when either differs (``tests/report/test_report_build.py``).
 """
 from __future__ import annotations
 
