@@ -43,3 +43,18 @@ def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
     assert summary == {"phrases": 3, "labels used": 2, "phrases with hard negatives": 2, "steps per seed": 4,
                        "batch size": 8, "lr": 1e-4}
     assert recipe.data_summary([("a", "NP")], None, cfg)["phrases with hard negatives"] == 0
+
+
+def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its_sizes(monkeypatch):
+    from pearl import paths
+    from pearl.training.recipe import REHEARSAL, config_for
+
+    cfg, data = config_for("gpu")
+    assert (cfg.steps, cfg.epochs, cfg.batch_size, cfg.lr, cfg.gamma, cfg.decay_every) == (None, 2, 512, 3e-5, 0.98, 2000)
+    assert data == {"max_phrases": None, "anchors_only": False} and cfg.num_workers > 0
+    monkeypatch.setenv(paths.REHEARSAL_ENV, "1")
+    paths.set_smoke(True)
+    small, data = config_for("gpu")
+    assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
+    assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
+    assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins
