@@ -126,7 +126,8 @@ budget: $(STAMP) sysdeps
 # minutes on 2 cores), apart from make reproduce but through it (same provenance, HTML and site).
 # It needs the corpus and tables of notebooks 01 and 02 and reuses notebook 03's PEARL models.
 # Notebook 12 reads its results file: run make methods before make reproduce (or run notebook 12
-# again) to have the claims read the new one.
+# again: make reproduce NOTEBOOKS=12_claims.ipynb FRESH=1; a resumed batch does not see that
+# notebook 11's record changed) to have the claims read the new one.
 methods: $(STAMP) sysdeps
 	$(MAKE) --no-print-directory reproduce NOTEBOOKS=11_methods.ipynb
 
