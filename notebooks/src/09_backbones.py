@@ -10,10 +10,18 @@
 # as `bert-base-uncased` on a connected machine, `pearl.experiments.backbones.PAPER_BACKBONES`).
 # Offline, the backbones are MiniLM, **me5-small** (multilingual-E5-small, 4-bit weights
 # dequantised: the stand-in for the paper's E5-small, `pearl.me5`; its models are notebook 13's
-# me5-small × WikiText-2 × cpu configuration) and two weaker encoders cut from MiniLM, labelled as
-# what they are: **MiniLM's first 2 of its 6 layers**, and **MiniLM with no transformer layer** (its
-# token embeddings, mean-pooled: a static bag-of-words encoder that training can still move).
-# Each gets the character encoder and the phrase-type head like MiniLM does.
+# me5-small × WikiText-2 × cpu configuration), **mlm-wiki** (a small masked LM pretrained here on
+# Wikipedia, `pearl.mlm`: the stand-in for a raw language model such as BERT, and the only row
+# of the paper's own population) and two weaker encoders cut from MiniLM, labelled as what they
+# are: **MiniLM's first 2 of its 6 layers**, and **MiniLM with no transformer layer** (its token
+# embeddings, mean-pooled: a static bag-of-words encoder that training can still move). Each gets
+# the character encoder and the phrase-type head like MiniLM does.
+#
+# Any contrastive fine-tuning lifts a raw language model (it spreads out the crowded,
+# anisotropic vectors that masked-LM pretraining leaves), so a raw LM's gain is not all
+# PEARL's. Each raw LM (`CONTROL_ON`) is therefore also fine-tuned with **SimCSE** (the phrase
+# against itself under another dropout mask; same trainer, same budget): PEARL's own share is
+# its gain over SimCSE's.
 #
 # Training phrases: the cpu profile trains on 4,800 phrases (150 steps × 32), already under
 # 30 % of the corpus, so it uses its usual phrases (`PHRASE_SHARE` 1.0, and MiniLM's models are
@@ -26,7 +34,8 @@
 # %% parameters
 SMOKE: bool = False
 PROFILE: str = "cpu"
-BACKBONES: list = ["minilm", "me5-small", "minilm.l2", "minilm.l0"]
+BACKBONES: list = ["minilm", "me5-small", "mlm-wiki", "minilm.l2", "minilm.l0"]
+CONTROL_ON: list = ["mlm-wiki"]  # backbones that also get a SimCSE arm (the raw LMs)
 SEEDS: list = [0, 1, 2]
 PHRASE_SHARE: float = None  # None: 1.0 on the cpu profile, 0.3 (the paper's) on the gpu profile
 SIZE: str = "sweep"
@@ -44,33 +53,38 @@ from IPython.display import Markdown, display
 from pearl import paths
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
 from pearl.experiments.runner import score_models, train_models
-from pearl.provenance import Run, save_table
+from pearl.display import figure4
+from pearl.models import load_labelled
+from pearl.provenance import Run, save_figure, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
 seeds = paths.smoke_subset(SEEDS)
 backbones = paths.smoke_or(BACKBONES, BACKBONES[-1:])  # SMOKE: the cheapest one (the last)
 share = table4.phrase_share(PHRASE_SHARE, profile)
-run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, SEEDS=seeds, PHRASE_SHARE=share,
-                               SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
+control_on = paths.smoke_or([b for b in CONTROL_ON if b in backbones], backbones)  # SMOKE: the control path too
+run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, CONTROL_ON=control_on, SEEDS=seeds,
+                               PHRASE_SHARE=share, SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
 sources, recipes = table4.recipes(backbones, share)  # offline backbones are cut from MiniLM on first use
+controls = table4.control_recipes({b: recipes[b] for b in control_on})
 
 # %% [markdown]
-# ## Train PEARL on each backbone (reused when already trained), score originals and trained models
+# ## Train PEARL on each backbone, and SimCSE on each raw LM (reused when already trained); score originals and trained models
 
 # %%
 with run.timer("train"):
-    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # every recipe is named ""
-    trained = runs.recipe_folders(recipes, seeds)
+    train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS)
+    trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
     originals = tables.group_frame(score_models(runs.as_groups(sources), size=size, threads=THREADS,
                                                 workers=WORKERS))
     after = tables.group_frame(score_models(trained, size=size, threads=THREADS, workers=WORKERS))
+    control = tables.group_frame(score_models(simcse, size=size, threads=THREADS, workers=WORKERS)) if simcse else None
 
 # %% [markdown]
-# ## Table 4: original vs + PEARL, averaged over the five task groups
+# ## Table 4: original vs + PEARL (and + SimCSE on the raw LM), averaged over the five task groups
 
 # %%
-table = table4.with_labels(tables.gains(after, originals))
+table = table4.with_labels(tables.gains(after, originals, control=control))
 md = paper_beside.table4_markdown(table, header=f"Table 4 re-run ({profile} profile, {len(seeds)} seeds, {size} "
                                   "benchmark; average of the five task groups)")
 save_table(table, "table4", markdown=md)
@@ -83,7 +97,27 @@ display(Markdown(md))
 per_group = after.groupby("recipe")[tables.COLUMNS].mean().sub(originals.set_index("recipe")[tables.COLUMNS])
 per_group.round(2)
 
+# %% [markdown]
+# ## The raw LM's entity types before and after training (Figure 4's view)
+#
+# Figure 4 (notebook 05) projects 100 names of each of six entity types with t-SNE and UMAP. Here
+# the same sample is embedded by each raw LM (`CONTROL_ON`; every backbone when it is empty)
+# before training, after PEARL and after SimCSE (seed 0 of each), with the silhouette of the six
+# types and a cross-validated kNN type accuracy, in the full embedding space and in each projection.
+
+# %%
+with run.timer("figure4_raw_lm"):
+    panels = runs.first_seeds({b: [sources[b]] for b in control_on or backbones}, trained, simcse)
+    fig4_models = load_labelled(panels)
+    sample = figure4.type_sample(paths.smoke_or(100, 10), seed=0)
+    fig4_table, projections = figure4.figure4_data(fig4_models, sample, seed=0)
+save_table(fig4_table.round(4), "figure4_raw_lm")
+save_figure(figure4.plot_figure4(projections, figure4.sample_groups(sample), fig4_table), "figure4_raw_lm")
+fig4_table[fig4_table["space"] == "embedding"].round(3)
+
 # %%
 path = run.save(metrics={"table": table.to_dict("records"), "gain_per_group": per_group.round(3).to_dict("index"),
-                         "originals": originals.to_dict("records"), "models": after.to_dict("records")})
+                         "originals": originals.to_dict("records"), "models": after.to_dict("records"),
+                         "simcse": [] if control is None else control.to_dict("records"),
+                         "figure4_raw_lm": fig4_table.round(4).to_dict("records")})
 print("wrote", path)

@@ -39,11 +39,14 @@ def test_table3_latex_has_the_same_rows_as_the_markdown():
 
 
 def test_table4_lists_ours_then_the_papers_five_backbones():
-    table = pd.DataFrame([{"backbone": "minilm", "label": "MiniLM", "original": 66.08, "pearl": 66.66,
-                           "pearl_std": 0.47, "n": 3, "gain": 0.58, "p": 0.164, "beyond_noise": False},
-                          {"backbone": "x", "label": "X", "original": 50.0, "pearl": 49.0, "pearl_std": math.nan,
-                           "n": 1, "gain": -1.0, "p": math.nan, "beyond_noise": False}])
+    table = pd.DataFrame([{"backbone": "minilm", "label": "MiniLM", "kind": "sentence encoder", "original": 66.08,
+                           "pearl": 66.66, "pearl_std": 0.47, "n": 3, "gain": 0.58, "p": 0.164, "beyond_noise": False},
+                          {"backbone": "x", "label": "X", "kind": "raw LM", "original": 50.0, "pearl": 49.0,
+                           "pearl_std": math.nan, "n": 1, "gain": -1.0, "p": math.nan, "beyond_noise": False,
+                           "control": 52.0, "control_std": 0.5, "control_n": 3, "control_gain": 2.0,
+                           "control_p": 0.01}])
     md = paper_beside.table4_markdown(table)
-    assert "| MiniLM | this run | 66.1 | 66.7 ± 0.5 | +0.6 ↑ | 3 | 0.164 |" in md
-    assert "| X | this run | 50.0 | 49.0 ± nan | -1.0 ↓ | 1 | – |" in md
-    assert "| BERT | paper | 39.4 | 57.1 | 17.7 ↑ | – | – |" in md and "| LUKE | paper | 31.9 | 52.7 | 20.8 ↑ | – | – |" in md
+    assert "| MiniLM | sentence encoder | this run | 66.1 | 66.7 ± 0.5 | +0.6 ↑ | – | – | 3 | 0.164 |" in md
+    assert "| X | raw LM | this run | 50.0 | 49.0 ± nan | -1.0 ↓ | 52.0 ± 0.5 | +2.0 ↑* | 1 | – |" in md
+    assert "| BERT | raw LM | paper | 39.4 | 57.1 | 17.7 ↑ | – | – | – | – |" in md
+    assert "| LUKE | raw LM | paper | 31.9 | 52.7 | 20.8 ↑ | – | – | – | – |" in md

@@ -29,6 +29,18 @@ def test_gains_against_the_original():
     t = tables.gains(after, before).set_index("backbone")
     assert t.loc["weak", "gain"] == 12 and t.loc["weak", "pearl_std"] == 2 and t.loc["weak", "beyond_noise"]
     assert t.loc["strong", "gain"] == 0 and not t.loc["strong", "beyond_noise"]
+    assert t.loc["weak", "control_n"] == 0 and math.isnan(t.loc["weak", "control_gain"])
+
+
+def test_a_control_arm_joins_only_its_backbones_rows():
+    after = pd.DataFrame({"recipe": ["raw"] * 3 + ["enc"] * 3, "average": [50, 52, 54, 60, 61, 59.0]})
+    before = pd.DataFrame({"recipe": ["raw", "enc"], "average": [40.0, 60.0]})
+    simcse = pd.DataFrame({"recipe": ["raw"] * 3, "average": [41, 42, 43.0]})
+    t = tables.gains(after, before, control=simcse).set_index("backbone")
+    # seeds 41, 42, 43 against 40: mean 42, std 1, t = 2 / (1 / sqrt 3) = 3.46 on 2 dof, p = 0.074
+    assert t.loc["raw", "control_gain"] == 2 and t.loc["raw", "control_std"] == 1 and t.loc["raw", "control_n"] == 3
+    assert t.loc["raw", "control_p"] == pytest.approx(0.0742, abs=1e-3)
+    assert t.loc["enc", "control_n"] == 0 and math.isnan(t.loc["enc", "control"])
 
 
 def test_wide_table_has_the_paper_layout():

@@ -3,8 +3,9 @@
 The paper compares BERT, RoBERTa, ALBERT, SpanBERT, LUKE and E5 (:data:`PAPER_BACKBONES`):
 the same code runs them by name on a connected machine (mean pooling over any Hugging Face
 encoder). Offline, the backbones are MiniLM, ``me5-small`` (the stand-in for the paper's E5-small,
-:mod:`pearl.me5`) and two weaker encoders cut from MiniLM (:data:`OFFLINE_BACKBONES`), so
-that the gain can be measured on encoders with headroom:
+:mod:`pearl.me5`), ``mlm-wiki`` (a small masked LM pretrained here, :mod:`pearl.mlm`: the one
+raw language model, the paper's Table-4 population) and two weaker encoders cut from MiniLM
+(:data:`OFFLINE_BACKBONES`), so that the gain can be measured on encoders with headroom:
 
 - ``minilm.l2``: MiniLM's first 2 of its 6 transformer layers (a shallower contextual encoder);
 - ``minilm.l0``: MiniLM with no transformer layer: its token embeddings (plus position
@@ -13,6 +14,10 @@ that the gain can be measured on encoders with headroom:
 
 Both are ordinary Hugging Face folders written under ``models/`` (:func:`truncated_minilm`),
 so training, export and scoring take them like any other backbone.
+
+A raw language model (:data:`RAW_LMS`) also gets a SimCSE arm (:func:`control_recipes`): any
+contrastive fine-tuning fixes much of a raw LM's anisotropy, so PEARL's own share of the lift is
+its gain over SimCSE's, not over the original.
 """
 from __future__ import annotations
 
@@ -25,7 +30,11 @@ PAPER_BACKBONES = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanB
                    "studio-ousia/luke-base", "intfloat/e5-small-v2", "intfloat/e5-base-v2")
 #: folder name -> layers of MiniLM kept (None: the whole model, by its alias); ``me5-small`` is
 #: multilingual-E5-small with 4-bit weights dequantised, the stand-in for the paper's E5-small (:mod:`pearl.me5`)
-OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0, "me5-small": None}
+OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0, "me5-small": None, "mlm-wiki": None}
+#: backbones that are raw language models (no contrastive or sentence-level training): the
+#: paper's five Table-4 models are; offline only the masked LM pretrained here is
+RAW_LMS = ("mlm-wiki", "bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
+           "studio-ousia/luke-base")
 
 
 def truncated_minilm(layers: int) -> Path:
@@ -72,7 +81,29 @@ def recipes(names, share: float) -> tuple[dict, dict]:
     return sources, {name: Recipe(name=tag, backbone=src, phrase_share=share) for name, src in sources.items()}
 
 
+def kind(name: str) -> str:
+    """``"raw LM"`` (:data:`RAW_LMS`) or ``"sentence encoder"`` (trained contrastively already, as MiniLM and E5 are).
+
+    >>> kind("mlm-wiki"), kind("minilm")
+    ('raw LM', 'sentence encoder')
+    """
+    return "raw LM" if name in RAW_LMS else "sentence encoder"
+
+
+def control_recipes(recipes: dict) -> dict:
+    """``{backbone: the SimCSE Recipe}`` for each raw LM among ``recipes`` (Table 4's control arm),
+    at the same phrase share."""
+    import dataclasses
+
+    from .runner import method_recipe
+
+    return {name: dataclasses.replace(method_recipe("simcse", backbone=r.backbone), name=r.name, phrase_share=r.phrase_share)
+            for name, r in recipes.items() if kind(name) == "raw LM"}
+
+
 def with_labels(table):
-    """Table 4 (:func:`pearl.experiments.tables.gains`) with each backbone's display label as its second column."""
+    """Table 4 (:func:`pearl.experiments.tables.gains`) with each backbone's display label and kind
+    (:func:`kind`) as its second and third columns."""
     table.insert(1, "label", [models.backbone_label(b) for b in table["backbone"]])
+    table.insert(2, "kind", [kind(b) for b in table["backbone"]])
     return table

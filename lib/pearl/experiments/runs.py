@@ -50,3 +50,14 @@ def trained_names(folders: Mapping[str, Sequence[str | Path]]) -> dict[str, list
 def as_groups(names: Mapping[str, object]) -> dict[str, list]:
     """``{group: [model]}`` from ``{group: model}``: one model per group, for :func:`pearl.experiments.runner.score_models`."""
     return {group: [model] for group, model in names.items()}
+
+
+def first_seeds(*groups: Mapping[str, Sequence[str | Path]]) -> list[str]:
+    """The first model of every group of every ``{group: [models]}``, grouped by key in the order
+    the keys first appear: a figure's panels, e.g. a backbone, then its PEARL and SimCSE seed 0.
+
+    >>> first_seeds({"a": ["a-raw"]}, {"a": ["pearl-a-0", "pearl-a-1"], "b": ["pearl-b-0"]}, {"a": ["simcse-a-0"]})
+    ['a-raw', 'pearl-a-0', 'simcse-a-0']
+    """
+    keys = list(groups[0])
+    return [str(g[key][0]) for key in keys for g in groups if g.get(key)]

@@ -131,21 +131,36 @@ def seed_std(groups, column: str = "average") -> float:
     return float(np.sqrt(sum(var) / dof)) if dof else math.nan
 
 
-def gains(groups, originals, column: str = "average"):
+def gains(groups, originals, column: str = "average", control=None):
     """Table 4: per backbone, the original encoder's score, + PEARL's mean ± std over seeds,
     the gain and a one-sample t-test of the seeds against the original (deterministic) score.
 
     ``groups``: :func:`group_frame` of the trained models (``recipe`` = backbone);
-    ``originals``: the same of the untrained backbones."""
+    ``originals``: the same of the untrained backbones; ``control`` (optional): the same of a
+    second method on some backbones (SimCSE on the raw LMs), whose mean, std, gain and p join
+    those rows as ``control``, ``control_std``, ``control_n``, ``control_gain``, ``control_p``
+    (NaN elsewhere)."""
     import pandas as pd
-    from scipy import stats
+
+    def arm(x, base):  # mean, std, n, gain, p of seeds x against a score measured once
+        p = _one_sample_p(x, base)
+        return x.mean(), x.std(ddof=1) if len(x) > 1 else math.nan, len(x), x.mean() - base, p
 
     rows = []
     for backbone, sub in groups.groupby("recipe", sort=False):
         base = float(originals.loc[originals["recipe"] == backbone, column].mean())
-        x = sub[column].to_numpy(float)
-        p = float(stats.ttest_1samp(x, base).pvalue) if len(x) > 1 and x.std() > 0 else math.nan
-        rows.append({"backbone": backbone, "original": base, "pearl": x.mean(),
-                     "pearl_std": x.std(ddof=1) if len(x) > 1 else math.nan, "n": len(x),
-                     "gain": x.mean() - base, "p": p, "beyond_noise": bool(p < ALPHA)})
+        mean, std, n, gain, p = arm(sub[column].to_numpy(float), base)
+        row = {"backbone": backbone, "original": base, "pearl": mean, "pearl_std": std, "n": n, "gain": gain, "p": p,
+               "beyond_noise": bool(p < ALPHA)}
+        other = control[control["recipe"] == backbone][column].to_numpy(float) if control is not None else []
+        row.update(zip(("control", "control_std", "control_n", "control_gain", "control_p"),
+                       arm(other, base) if len(other) else (math.nan, math.nan, 0, math.nan, math.nan)))
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _one_sample_p(x, base: float) -> float:
+    """p of a one-sample t-test of seeds ``x`` against ``base`` (NaN for one seed or no spread)."""
+    from scipy import stats
+
+    return float(stats.ttest_1samp(x, base).pvalue) if len(x) > 1 and x.std() > 0 else math.nan
