@@ -163,7 +163,7 @@ def project() -> dict:
                           "training_s": likely, "scoring_s": score}
         stages["04_benchmark.ipynb"] = {
             "seconds": records["04_benchmark.ipynb"]["timings_s"]["score"] + 2 * pearl_model_s, "cpu_bound": True,
-            "cores_assumed": spec["cores"], "what": "Table 1 at the CPU-measured scoring time, 2 more PEARL seeds "
+            "cores_assumed": 2, "what": "Table 1 at the scoring time measured on 2 CPU cores, 2 more PEARL seeds "
                                                     f"({pearl_model_s:.0f} s each); the PPDB probe and retrieval are CPU-bound"}
         for nb in ("05_figures.ipynb", "06_explorer.ipynb", "07_short_text.ipynb", "12_claims.ipynb"):
             stages[nb] = {"seconds": records[nb]["wall_time_s"], "cpu_bound": True, "cores_assumed": 2,
@@ -209,6 +209,12 @@ def markdown(p: dict) -> str:
         lines.append(f"| {nb} | " + " | ".join(cells) + f" | {cpu} | {s['what']} |")
     lines.append("| **total** | " + " | ".join(f"**{p['boxes'][b]['total_hours']} h** (worst {p['boxes'][b]['worst_total_hours']} h)"
                                           for b in boxes) + " | | |")
+    lines += ["", "CPU-bound stages (corpus build, tables and mining, scoring with its PPDB probe): " +
+              ", ".join(f"{p['boxes'][b]['cpu_bound_hours']} h on the {b} box ({p['boxes'][b]['cores_assumed']} cores)"
+                        for b in boxes) + ". Training is projected at the H100 run's "
+              f"{p['training_rate_phrases_per_s']['h100_gpu_profile_run']:,} phrases/s; *worst* at the steady-state "
+              f"benchmark's {p['training_rate_phrases_per_s']['h100_steady_benchmark']:,} phrases/s, and for the A100 "
+              "also scaled by the bf16 peak ratio (if training were GPU-bound, which it is not at 1 % of peak)."]
     return "\n".join(lines) + "\n"
 
 
