@@ -88,6 +88,8 @@ def main() -> None:
     ap.add_argument("--joins", choices=("both", "centred"), default="both",
                     help="centred: train the new recipe only (the extra seeds of the BC5CDR check)")
     ap.add_argument("--no-dev", action="store_true", help="skip the development-subset scores (the extra seeds)")
+    ap.add_argument("--corpus", default="", help="a named corpus of pearl.corpus.variants (e.g. wikipedia-1x; "
+                    "default: the data notebooks' WikiText-2)")
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
     from pearl import paths
@@ -102,10 +104,11 @@ def main() -> None:
     if not args.backbone:
         ap.error("name --backbone, or --summarise")
     run_backbone(args.backbone, args.seed, args.size, lines, (True,) if args.joins == "centred" else (False, True),
-                 dev=not args.no_dev)
+                 dev=not args.no_dev, corpus=args.corpus)
 
 
-def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False, True), dev: bool = True) -> None:
+def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False, True), dev: bool = True,
+                 corpus: str = "") -> None:
     from pearl.benchmark.tasks import TASKS
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
@@ -115,25 +118,30 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
     from pearl.training.recipe import config_for, load_training_data
     from pearl.training.train import train
 
-    done = {(r["backbone"], r.get("seed", 0), r.get("centre"), r["what"])
+    done = {(r["backbone"], r.get("corpus", ""), r.get("seed", 0), r.get("centre"), r["what"])
             for r in map(json.loads, lines.read_text().splitlines())} if lines.is_file() else set()
     profile = "smoke" if size == "smoke" else "cpu"
     sets = {name: TASKS[name].load(size)["mentions"] for name in ("conll", "bc5cdr")}
     inputs = dev_inputs(size)
 
     def record(row):
-        row = {"backbone": backbone, "seed": seed, "size": size, **row, **stamp()}
+        row = {"backbone": backbone, "corpus": corpus, "seed": seed, "size": size, **row, **stamp()}
         append_jsonl(lines, row)
         print(json.dumps({k: v for k, v in row.items() if k not in ("views",)})[:400], flush=True)
 
-    if dev and (backbone, seed, None, "untrained dev") not in done:
+    if dev and (backbone, corpus, seed, None, "untrained dev") not in done:
         t0 = time.perf_counter()
         record({"centre": None, "what": "untrained dev", **dev_scores(load_model(backbone), inputs),
                 "eval_s": round(time.perf_counter() - t0, 1)})
     for centre in joins:
-        if (backbone, seed, centre, "dev" if dev else "views") in done:
+        if (backbone, corpus, seed, centre, "dev" if dev else "views") in done:
             continue
         cfg, data = config_for(profile, backbone=backbone, seed=seed, centre=centre, average=1.0)
+        if corpus:  # built on first use (pearl.corpus.variants.prepare reuses a finished build)
+            from pearl.corpus import variants
+
+            variants.prepare(corpus)
+            data = {**data, "corpus": corpus}
         corpus, negs, tables = load_training_data(seed=seed, **data)
         corpus, augmenter = inputs_for(cfg, corpus, tables)
         start = train(cfg, corpus, negs, augmenter, labels=list(LABELS), stop_at=0, progress=False)
@@ -150,7 +158,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
         t0 = time.perf_counter()
         record({"centre": centre, "what": "dev", **dev_scores(model.as_encoder(tok, cfg.max_length, name="dev"), inputs),
                 "eval_s": round(time.perf_counter() - t0, 1)})
-        if centre and backbone == "me5-small" and (backbone, seed, True, "dev lower-cased") not in done:
+        if centre and backbone == "me5-small" and (backbone, corpus, seed, True, "dev lower-cased") not in done:
             t0 = time.perf_counter()
             record({"centre": True, "what": "dev lower-cased",
                     **dev_scores(model.as_encoder(lowercasing(tok), cfg.max_length, name="dev-lower"), inputs),
@@ -170,7 +178,8 @@ def summarise(lines: Path, smoke: bool) -> None:
                 for name, v in sets.items():
                     for join_name in ("uncentred", "centred"):
                         rep = v[join_name]
-                        view_rows.append({"backbone": r["backbone"], "seed": r.get("seed", 0), "trained with": "centred" if r["centre"] else "uncentred (old)",
+                        view_rows.append({"backbone": r["backbone"], "corpus": r.get("corpus") or "wikitext2",
+                                          "seed": r.get("seed", 0), "trained with": "centred" if r["centre"] else "uncentred (old)",
                                           "moment": moment, "set": name, "join": join_name,
                                           "NMI embedding": rep["nmi_embedding"], "NMI phrase part": rep["nmi_phrase"],
                                           "NMI character part": rep["nmi_char"], "var phrase": rep["var_phrase"],
@@ -182,7 +191,7 @@ def summarise(lines: Path, smoke: bool) -> None:
                              **{k: r[k] for k in (*DEV, "dev_avg")}})
     views, dev = pd.DataFrame(view_rows), pd.DataFrame(dev_rows)
     seeds = seed_check(views)
-    views = views[views["seed"] == 0].drop(columns="seed")
+    views = views[(views["seed"] == 0) & (views["corpus"] == "wikitext2")].drop(columns=["seed", "corpus"])
     splits = [{"backbone": r["backbone"], **s} for r in rows if r["what"] == "views" and r["centre"] is False
               for s in r["views"][MOMENTS[0]]["bc5cdr"]["uncentred_split"]]
     run = Run(NAME, dict(SMOKE=smoke, seed=sorted({r["seed"] for r in rows}), size=sorted({r["size"] for r in rows})))
@@ -217,11 +226,12 @@ def seed_check(views):
     mine = views[(views["trained with"] == "centred") & (views["join"] == "centred")]
     base = views[(views["moment"] == MOMENTS[0]) & (views["join"] == "uncentred")]
     rows = []
-    for (backbone, name), sub in mine[mine["moment"] == MOMENTS[2]].groupby(["backbone", "set"], sort=False):
+    for (backbone, corpus, name), sub in mine[mine["moment"] == MOMENTS[2]].groupby(["backbone", "corpus", "set"],
+                                                                                    sort=False):
         untrained = float(base[(base["backbone"] == backbone) & (base["set"] == name)]["NMI phrase part"].iloc[0])
         x = sub.sort_values("seed")["NMI embedding"].to_numpy(float)
         st = one_sample(x, untrained)
-        rows.append({"backbone": backbone, "set": name, "seeds": len(x), "untrained": untrained, "mean": x.mean(),
+        rows.append({"backbone": backbone, "corpus": corpus, "set": name, "seeds": len(x), "untrained": untrained, "mean": x.mean(),
                      "std": st["std"], "difference": st["ours"], "ci_low": st["ci_low"], "ci_high": st["ci_high"],
                      "p": st["p"], "within noise or above": bool(len(x) > 1 and st["ci_high"] >= 0)})
     return pd.DataFrame(rows)
