@@ -102,6 +102,10 @@ def run(args, lines: Path) -> None:
                     "eval_s": round(time.perf_counter() - t0 - train_s, 1)})
 
 
+#: phrase views of the gpu profile's run (418 steps x batch 512 over WikiText-2's phrases, 2 epochs)
+GPU_PROFILE_VIEWS = 418 * 512
+
+
 def summarise(smoke: bool) -> None:
     import numpy as np
     import pandas as pd
@@ -109,6 +113,7 @@ def summarise(smoke: bool) -> None:
     from pearl import paths
     from pearl.benchmark.tasks import GROUPS
     from pearl.experiments.budget import PAPER_VIEWS, fit, project
+    from pearl.experiments.references import gpu_points
     from pearl.provenance import Run, save_figure, save_table
 
     files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
@@ -147,23 +152,32 @@ def summarise(smoke: bool) -> None:
     md = (f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, per group and on average)\n\n"
           + frame.round(3).to_markdown(index=False) + "\n\n## Fit and projection\n\n" + (proj or "- too few points to fit"))
     save_table(frame, "budget_curve", markdown=md, smoke=smoke)
-    save_figure(plot(pd.DataFrame(points), fits), "budget_curve", smoke=smoke)
+    # the gpu profile's one run (notebook 03 on a lent H100: batch 512, the old uncentred join, Table 1's exact
+    # suite, not the sweep): a check on the curves from another protocol, drawn apart, never fitted
+    gpu_profile = [{**p, "views": GPU_PROFILE_VIEWS, "label": p["label"] + ", uncentred"}
+                   for p in gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))]
+    save_figure(plot(pd.DataFrame(points), fits, gpu_profile), "budget_curve", smoke=smoke)
     Run("budget_curve", dict(SMOKE=smoke)).save(metrics={k: v["paper_budget"]["gain"] for k, v in fits.items()},
-                                               fits=fits, points=points)
+                                               fits=fits, points=points, gpu_profile=gpu_profile)
     print(md)
 
 
-def plot(points, fits):
+def plot(points, fits, gpu_profile=()):
+    """Six panels against log(views): the average gain (each seed, the fit and its 95 % prediction
+    interval to the paper's budget, the gpu-profile run as a star) and each group's mean gain."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
 
+    from pearl.benchmark.tasks import GROUPS
     from pearl.experiments.budget import PAPER_VIEWS, project
 
-    fig, ax = plt.subplots(figsize=(7, 4.2))
-    for i, ((series, backbone), g) in enumerate(points.groupby(["series", "backbone"], sort=False)):
+    fig, axes = plt.subplots(2, 3, figsize=(12, 6.6))
+    ax = axes[0, 0]
+    curves = list(points.groupby(["series", "backbone"], sort=False))
+    for i, ((series, backbone), g) in enumerate(curves):
         color = f"C{i}"
         ax.scatter(g["views"], g["average"], s=14, color=color, alpha=0.6, label=f"{backbone} ({series}), each seed")
         key = f"{series}/{backbone}"
@@ -172,14 +186,25 @@ def plot(points, fits):
             pr = [project(fits[key]["fit"], x) for x in xs]
             ax.plot(xs, [p["gain"] for p in pr], color=color)
             ax.fill_between(xs, [p["pi_low"] for p in pr], [p["pi_high"] for p in pr], color=color, alpha=0.12)
+        for group, sub_ax in zip(GROUPS, axes.flat[1:]):
+            mean = g.groupby("views")[group].mean()
+            sub_ax.plot(mean.index, mean.values, "o-", ms=3, color=color, label=f"{backbone} ({series})")
+    for p in gpu_profile:
+        ax.scatter([p["views"]], [p["average"]], marker="*", s=90, color="black", label=p["label"], zorder=3)
     ax.axvline(PAPER_VIEWS, color="grey", ls=":", lw=1)
     ax.text(PAPER_VIEWS, ax.get_ylim()[1], "paper's budget ", ha="right", va="top", fontsize=7, color="grey")
-    ax.axhline(0, color="black", lw=0.6)
-    ax.set_xscale("log")
-    ax.set_xlabel("phrase views in training (steps x batch)")
-    ax.set_ylabel("gain over the untrained backbone (sweep average)")
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    ax.set_title("average of the five groups", fontsize=9)
+    ax.set_ylabel("gain over the untrained backbone", fontsize=8)
+    for group, sub_ax in zip(GROUPS, axes.flat[1:]):
+        sub_ax.set_title(group, fontsize=9)
+    for a in axes.flat:
+        a.axhline(0, color="black", lw=0.6)
+        a.set_xscale("log")
+        a.tick_params(labelsize=7)
+    for a in axes[1]:
+        a.set_xlabel("phrase views in training (steps x batch)", fontsize=8)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.03 + 0.025 * len(curves), 1, 1))
     return fig
 
 
