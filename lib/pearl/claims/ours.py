@@ -64,8 +64,10 @@ def _col(frame, recipe: str, column: str) -> np.ndarray:
     return x
 
 
-def ablation(res: Results, recipe: str, column: str) -> dict:
-    models = res.seeds("08_ablations")
+def ablation(res: Results, recipe: str, column: str, key: str = "models") -> dict:
+    """An ablation's seeds − the full recipe's, on ``column`` of notebook 08's record ``key``
+    (``"short_text_models"``: the arms scored on Table 2's short texts)."""
+    models = res.seeds("08_ablations", key)
     return rule.two_sample(_col(models, recipe, column), _col(models, FULL, column))
 
 
@@ -90,8 +92,11 @@ def groups_lowered(res: Results, recipe: str) -> dict:
 
 
 def strongest(res: Results, recipe: str) -> dict:
+    """``recipe`` against the next-lowest of Table 3's one-part ablations (− all augmentations removes
+    several parts at once: not a rival)."""
     models = res.seeds("08_ablations")
-    others = {r: _col(models, r, "average").mean() for r in models["recipe"].unique() if r not in (recipe, FULL)}
+    others = {r: _col(models, r, "average").mean() for r in models["recipe"].unique()
+              if r not in (recipe, FULL, "no-all-aug")}
     runner_up = min(others, key=others.get)
     return {**rule.two_sample(_col(models, recipe, "average"), _col(models, runner_up, "average")), "against": runner_up}
 
