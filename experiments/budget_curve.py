@@ -128,6 +128,8 @@ def summarise(smoke: bool) -> None:
             continue
         original = base.iloc[-1]["groups"]
         trained = sub[sub["budget"] > 0]
+        if trained.empty:  # the untrained backbone scored, no budget trained yet
+            continue
         for r in trained.to_dict("records"):
             points.append({"series": series, "backbone": backbone, "budget": r["budget"], "views": r["views"],
                            "seed": r["seed"], **{c: r["groups"][c] - original[c] for c in cols}})
