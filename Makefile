@@ -84,8 +84,9 @@ reproduce: $(STAMP) sysdeps
 # A dress rehearsal of make reproduce PROFILE=gpu on the CPU: every notebook of notebooks/ORDER
 # on the gpu profile's code paths (Wikipedia corpus on a few articles, every phrase's hard
 # negatives, epochs-based schedule, DataLoader workers, three seeds, every table and the claims)
-# at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/); about 10 minutes
-# on 2 cores (RECORD=1 writes results/benchmarks/rehearsal.json). RESUME=1 continues a killed one.
+# at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/). Measured so far only
+# on the shared 2-core machine under a load average of 6-10: 70 minutes (results/benchmarks/rehearsal.json);
+# RECORD=1 writes that record anew. RESUME=1 continues a killed one.
 REHEARSAL_OUT ?= $(CURDIR)/.cache/rehearsal
 rehearse: $(STAMP) sysdeps
 	@$(if $(RESUME),,rm -rf "$(REHEARSAL_OUT)";) mkdir -p "$(REHEARSAL_OUT)"
