@@ -47,10 +47,10 @@ def strip(nb: dict, limit: int = MAX_OUTPUT) -> dict:
     """``nb`` without saved widget state and with every output over ``limit`` characters replaced by a note.
 
     >>> nb = {"metadata": {"widgets": {}}, "cells": [{"cell_type": "code", "outputs": [
-    ...     {"output_type": "display_data", "data": {"text/plain": "w", WIDGET: {}}}, {"output_type": "stream", "text": "x" * 200}]}]}
+    ...     {"output_type": "display_data", "data": {"text/plain": "a slider", WIDGET: {}}}, {"output_type": "stream", "text": "x" * 200}]}]}
     >>> out = strip(nb, limit=100)["cells"][0]["outputs"]
     >>> "widgets" in nb["metadata"], out[0]["data"], out[1]["text"].startswith("[an output of 2")
-    (False, {'text/plain': 'w'}, True)
+    (False, {'text/plain': 'a slider'}, True)
     """
     nb.get("metadata", {}).pop("widgets", None)
     for cell in nb.get("cells", []):
@@ -79,7 +79,7 @@ def keep(root: Path = paths.ROOT) -> dict[str, str]:
             seen[src.name] = "not kept: SMOKE, or its record is from another run (commit unknown)"
             continue
         nb.setdefault("metadata", {})["pearl"] = tag
-        write_atomic(root / "results" / KEPT / src.name, json.dumps(strip(nb), indent=1, ensure_ascii=False) + "\n")
+        write_atomic(root / "results" / KEPT / src.name, json.dumps(strip(nb), indent=1, ensure_ascii=False, allow_nan=False) + "\n")
         seen[src.name] = f"kept: commit {tag['commit']}, profile {tag['profile']}"
     return seen
 

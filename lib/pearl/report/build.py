@@ -149,7 +149,7 @@ def outputs(root: Path = paths.ROOT) -> dict[Path, str]:
 
 def main(argv: list[str]) -> int:
     if "--prose-read" in argv:  # a person has reread the prose against the current records
-        write_atomic(READ_AGAINST, json.dumps(record_commits(), indent=1) + "\n")
+        write_atomic(READ_AGAINST, json.dumps(record_commits(), indent=1, allow_nan=False) + "\n")
     stale = []
     for path, text in outputs().items():
         if not path.is_file() or path.read_text() != text:
