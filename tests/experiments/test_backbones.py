@@ -34,5 +34,17 @@ def test_table4_share_recipes_and_labels():
     assert [(r.name, r.backbone, r.phrase_share) for r in recipes.values()] == \
         [("share30", "minilm", 0.3), ("share30", "me5-small", 0.3)]
     assert {r.name for r in backbones.recipes(["minilm"], 1.0)[1].values()} == {""}
-    table = backbones.with_labels(pd.DataFrame({"backbone": ["minilm"], "gain": [1.0]}))
-    assert table.columns.tolist() == ["backbone", "label", "gain"] and table["label"][0] == models.backbone_label("minilm")
+    table = backbones.with_labels(pd.DataFrame({"backbone": ["minilm", "mlm-wiki"], "gain": [1.0, 2.0]}))
+    assert table.columns.tolist() == ["backbone", "label", "kind", "gain"] and table["label"][0] == models.backbone_label("minilm")
+    assert table["kind"].tolist() == ["sentence encoder", "raw LM"]
+
+
+def test_the_raw_lm_gets_a_simcse_control_at_the_same_share():
+    from pearl.experiments import backbones
+
+    _, recipes = backbones.recipes(["minilm", "mlm-wiki"], 0.3)
+    controls = backbones.control_recipes(recipes)
+    assert list(controls) == ["mlm-wiki"]
+    c = controls["mlm-wiki"]
+    assert (c.method, c.backbone, c.name, c.phrase_share) == ("simcse", "mlm-wiki", "share30", 0.3)
+    assert c.folder(0).name == "simcse-mlmwiki-share30-seed0"
