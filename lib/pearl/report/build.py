@@ -20,7 +20,7 @@ from pathlib import Path
 
 from .. import paths
 from ..atomic import write_atomic
-from . import data, discrepancy, findings, ledger_lines, quotes, timings
+from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, timings
 from .common import results
 
 TEMPLATE = Path(__file__).with_name("template.md")
@@ -37,6 +37,7 @@ HEAD = ("# Findings: the paper against this companion's runs\n\n"
 def sentences() -> dict[str, str]:
     """Every ``{{key}}`` the results files give a sentence for."""
     return {**timings.all_sentences(), **data.all_sentences(), **findings.all_sentences(), **discrepancy.sentences(),
+            **mechanism.sentences(),
             **ledger_lines.sentences(), **ledger_lines.headline(), **quotes.all_sentences()}
 
 
