@@ -67,7 +67,7 @@ def main(argv=None) -> dict:
     from pearl.corpus.store import read_corpus
     from pearl.models import load_backbone
     from pearl.paths import results_dir
-    from pearl.provenance import write_json
+    from pearl.provenance import hardware, stamp, write_json
     from pearl.training.batches import BatchPlan, Collator
     from pearl.training.model import build_model
     from pearl.training.train import TrainConfig
@@ -76,7 +76,8 @@ def main(argv=None) -> dict:
     phrases, labels = [p for p, _ in corpus], [LABELS.index(t) for _, t in corpus]
     negs = {p: [phrases[(i + j * 7919) % len(phrases)] for j in (1, 2, 3)] for i, p in enumerate(phrases)}
     cfg = TrainConfig(length_buckets=4)
-    record = {"threads": args.threads, "gflops": args.gflops, "steps": args.steps, "batch_size": 32, "backbones": {}}
+    record = {"threads": args.threads, "gflops": args.gflops, "steps": args.steps, "batch_size": 32, "backbones": {},
+              "hardware": hardware(), **stamp()}
     for name in args.backbones:
         backbone, tok = load_backbone(name)
         torch.manual_seed(0)
