@@ -233,7 +233,7 @@ def seed_check(views):
         st = one_sample(x, untrained)
         rows.append({"backbone": backbone, "corpus": corpus, "set": name, "seeds": len(x), "untrained": untrained, "mean": x.mean(),
                      "std": st["std"], "difference": st["ours"], "ci_low": st["ci_low"], "ci_high": st["ci_high"],
-                     "p": st["p"], "within noise or above": bool(len(x) > 1 and st["ci_high"] >= 0)})
+                     "p": st["p"], "within noise or above": bool(st["ci_high"] >= 0) if len(x) > 1 else None})
     return pd.DataFrame(rows)
 
 
