@@ -8,6 +8,11 @@
 # augmentations to the query and shows how far each variant moves (cosine to the query):
 # a model trained with PEARL's objective should keep typos and paraphrases close.
 #
+# **Before and after training.** `MODELS_PRESET = "raw-lm"` swaps MiniLM (already a sentence
+# encoder) for `mlm-wiki`, a small masked LM pretrained here on Wikipedia (the stand-in for a
+# raw language model such as BERT), beside its PEARL and SimCSE models (seed 0, trained by
+# notebook 09): a query's neighbours before any contrastive training, and after each method.
+#
 # **Running it.** Live in Jupyter or served as an app:
 # `voila notebooks/06_explorer.ipynb` (with `INTERACTIVE=True`, the default). Batch runs
 # (`make reproduce`, which passes `-p INTERACTIVE False`, and every `SMOKE=True` run) render
@@ -16,7 +21,8 @@
 # %% parameters
 SMOKE: bool = False
 INTERACTIVE: bool = True  # live widgets; False (and SMOKE) -> static snapshot + latency measurement
-MODELS: list = []  # empty: MiniLM and every trained PEARL model
+MODELS: list = []  # empty: the preset's models
+MODELS_PRESET: str = "minilm"  # "minilm" (MiniLM and its PEARL models) or "raw-lm" (mlm-wiki before and after)
 QUERY: str = "The New York Times"
 CANDIDATES: list = ["nytimes.com", "NYTimes", "New-York Daily Times", "New York Post", "New York"]
 VOCAB_SIZE: int = 3000  # AutoFJ names in the nearest-neighbour vocabulary
@@ -32,17 +38,17 @@ check_params(globals(), __annotations__)
 from IPython.display import display
 
 from pearl import paths
-from pearl.display import explorer, figures
+from pearl.display import explorer
 from pearl.models import load_labelled
 from pearl.provenance import Run
 
 STATIC = SMOKE or not INTERACTIVE
 VOCAB_SIZE = paths.smoke_or(VOCAB_SIZE, 300)
-run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, QUERY=QUERY,
-                              VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
+run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, MODELS_PRESET=MODELS_PRESET,
+                              QUERY=QUERY, VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
 
 with run.timer("build_app"):
-    names = MODELS or figures.default_models(with_glove=False)
+    names = MODELS or explorer.preset_models(MODELS_PRESET)
     models = load_labelled(names)
     vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
     variants = explorer.QueryVariants(seed=SEED)

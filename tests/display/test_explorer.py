@@ -225,3 +225,21 @@ def test_views_summary_and_no_latency_study_in_a_live_session(minilm):
             raise AssertionError("a live session saves nothing")
 
     assert explorer.latency_study(NoRun(), app, {"minilm": minilm}, ["a"], variants, 1, repeats=1, static=False) is None
+
+
+def test_the_raw_lm_preset_lists_the_lm_then_its_trained_models(monkeypatch, tmp_path):
+    """The preset names what exists: the raw LM always, its PEARL and SimCSE seed-0 folders once trained."""
+    import pytest
+
+    from pearl.display.explorer import preset_models
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    assert preset_models("raw-lm") == ["mlm-wiki"]
+    for name in ("simcse-mlmwiki-seed0", "pearl-mlmwiki-seed0", "pearl-mlmwiki-seed1"):
+        (tmp_path / "models" / name).mkdir(parents=True)
+        (tmp_path / "models" / name / "pearl.json").write_text("{}")
+    got = preset_models("raw-lm")
+    assert got[0] == "mlm-wiki" and [p.rsplit("/", 1)[-1] for p in got[1:]] == ["pearl-mlmwiki-seed0",
+                                                                              "simcse-mlmwiki-seed0"]
+    with pytest.raises(ValueError, match="raw-lm"):
+        preset_models("bert")

@@ -145,6 +145,27 @@ class Explorer:
                     f"<h4>augmentations of the query</h4>{self.teaching.value}")
 
 
+#: the model sets the notebook offers (``MODELS_PRESET``): the default backbone and its PEARL models,
+#: or the raw masked LM pretrained here before and after training (the paper's Table-4 regime)
+PRESETS = ("minilm", "raw-lm")
+
+
+def preset_models(preset: str = "minilm") -> list[str]:
+    """Model names of a preset: ``"minilm"`` MiniLM and every trained PEARL seed on it;
+    ``"raw-lm"`` the raw masked LM ``mlm-wiki``, then its PEARL and SimCSE models of seed 0 (those
+    notebook 09 has trained; the untrained LM alone before that)."""
+    from .. import mlm
+    from ..models import folder_name, trained_folders
+    from .figures import default_models
+
+    if preset == "minilm":
+        return default_models(with_glove=False)
+    if preset == "raw-lm":
+        return [mlm.NAME] + [str(f) for method in ("pearl", "simcse")
+                             for f in trained_folders(folder_name(method, mlm.NAME, 0))]
+    raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
+
+
 def summary_line(models: Mapping, vocabulary: Sequence[str], variants: QueryVariants) -> str:
     """One line on what the explorer runs on: its models, its vocabulary, whether notebook 02's tables were found."""
     tables = "loaded" if variants.tables is not None else "absent (run 02_augmentation)"
