@@ -21,13 +21,16 @@ def test_each_corpus_has_its_own_folder_and_wikitext2_is_the_notebooks(own_outpu
         variants.folder("wiki")
 
 
-def test_the_notebooks_corpus_must_be_wikitext2(own_output):
-    store.write_corpus([("the war", "NP-OTHER", 3, "wikipedia")], about={"corpus": "wikipedia"})
-    with pytest.raises(ValueError, match="CORPUS='wikitext2'"):
-        variants.prepare("wikitext2")
+def test_wikitext2_is_the_notebooks_corpus_unless_they_built_wikipedia(own_output):
+    """The data notebooks' WikiText-2 is shared (its tables must exist); once they built Wikipedia
+    (the gpu profile), WikiText-2 has a folder of its own, like the other corpora."""
     store.write_corpus([("the war", "NP-OTHER", 3, "wikitext2")], about={"corpus": "wikitext2"})
+    assert variants.shares_wikitext2() and variants.folder("wikitext2") == paths.derived_dir()
     with pytest.raises(FileNotFoundError, match="02_augmentation"):
         variants.prepare("wikitext2")
+    store.write_corpus([("the war", "NP-OTHER", 3, "wikipedia")], about={"corpus": "wikipedia"})
+    assert not variants.shares_wikitext2() and variants.folder("wikitext2") == paths.derived_dir("corpora", "wikitext2")
+    assert variants.files("wikitext2")["corpus"].parent.name == "wikitext2"
 
 
 def test_the_ten_fold_sample_is_three_disjoint_samples():
