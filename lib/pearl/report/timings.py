@@ -40,6 +40,17 @@ def reproduce_time() -> dict[str, str]:
                                 f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")}
 
 
+def gpu_projection() -> dict[str, str]:
+    """``gpu.projection``: ``make reproduce PROFILE=gpu``'s projected hours per box, from
+    ``results/benchmarks/gpu_projection.json`` (``benchmarks/gpu_projection.py``)."""
+    if not exists("benchmarks/gpu_projection.json"):
+        return {}
+    boxes = read_json("benchmarks/gpu_projection.json")["boxes"]
+    return {"gpu.projection": "; ".join(
+        f"{box}: {b['total_hours']:.1f} h (worst case {b['worst_total_hours']:.1f} h; {b['cpu_bound_hours']:.1f} h of it "
+        f"CPU-bound, at {b['cores_assumed']} cores)" for box, b in boxes.items())}
+
+
 def reproduce_projection() -> dict[str, str]:
     """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
     ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``."""
@@ -146,7 +157,8 @@ def speed() -> dict[str, str]:
 
 
 def all_sentences() -> dict[str, str]:
-    return {**reproduce_time(), **reproduce_projection(), **notebook_times(), **scoring_floor(), **speed()}
+    return {**reproduce_time(), **reproduce_projection(), **gpu_projection(), **notebook_times(), **scoring_floor(),
+            **speed()}
 
 
 if __name__ == "__main__":  # pragma: no cover
