@@ -24,8 +24,8 @@ score that task (:func:`scoring_version`: the code every task shares, the task's
 as the PPDB probe, the data checksums). Change any of them and that task's score is computed
 again; changing the probe leaves the other tasks' cached scores valid.
 
-What it leaves out: eviction (delete the file to reclaim space: about 1.3 times the vector's
-bytes per phrase, 2 KB for a 384-d model; ``tests/test_cache.py`` checks the ratio) and sharing
+What it leaves out: eviction (delete the file to reclaim space: a little more than the vector's
+float32 bytes per phrase; ``tests/test_cache.py`` checks the ratio) and sharing
 between machines.
 """
 from __future__ import annotations

@@ -57,8 +57,8 @@ def torch_threads(n: int):
     """Run torch on ``n`` CPU threads inside the block, then restore the count (``n <= 0``: unchanged).
 
     Small work (a keystroke's query, the PPDB probe) gains nothing from intra-op parallelism,
-    and on cores shared with other jobs waiting threads spin: measured here, 480 ms per
-    explorer query on 2 threads against 11 ms on one, and 16 s against 0.1 s per probe epoch.
+    and on cores shared with other jobs waiting threads spin, which made an explorer query and a
+    probe epoch an order of magnitude slower on 2 threads than on one.
     """
     if n <= 0:
         yield

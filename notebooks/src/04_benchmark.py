@@ -19,8 +19,9 @@
 # Trained PEARL models (`models/pearl-*/pearl.json`, written by notebook 03) are picked up
 # automatically and reported as one row, mean ± std over seeds, with deltas vs the backbone.
 # Which seeds: the `gpu` profile scores all three; the `cpu` profile scores seed 0 alone (the
-# paper's Table 1 reports the mean ± std of 3 seeds, but an exact pass costs 15-18 minutes a
-# model on 2 cores, and the whole run has three hours). The spread between seeds is measured on the sweep suite by
+# paper's Table 1 reports the mean ± std of 3 seeds, but an exact pass over the whole suite is the
+# costliest scoring of the batch on 2 cores, and the whole run has three hours; this notebook's
+# record holds its `seconds` per model and task). The spread between seeds is measured on the sweep suite by
 # notebooks 08 and 09 (Tables 3 and 4, three seeds each).
 #
 # **The PPDB probe is trained to convergence.** The paper's probe (Adam at lr 1e-4 on the raw
@@ -33,9 +34,9 @@
 # scored from 54.4 to 63.8 on PPDB-filtered, and PEARL seed 0's lead over MiniLM on the
 # paraphrase group came out at −0.3, where a convex check (logistic regression on
 # [u, v, |u−v|, u⊙v]) finds +2.5. So the PPDB columns use the converged probe: standardised
-# inputs, lr 1e-3, patience 10, at most 50 epochs. Over 5 probe seeds its std is at most 0.7
-# points, and PEARL − MiniLM has the sign the convex check gives on PPDB-filtered and on the
-# group (on PPDB both differences are under 0.3 points, within noise). One criterion is only nearly
+# inputs, lr 1e-3, patience 10, at most 50 epochs. Over 5 probe seeds its std is small
+# (`results/probe_convergence.json`), and PEARL − MiniLM has the sign the convex check gives on
+# PPDB-filtered and on the group (on PPDB both differences are within noise). One criterion is only nearly
 # met: with torch's initialisation instead of Glorot's, the PPDB-filtered mean moves by 0.9
 # (MiniLM) and 1.4 (PEARL seed 0), against a target of 1.0. The paper's protocol stays in the
 # table as the *paper probe* columns, after Avg and not in it; the paper's own rows come from

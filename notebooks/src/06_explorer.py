@@ -63,7 +63,7 @@ display(app.view(static=STATIC))
 # Time of one update for a changed query, with the default backbone (MiniLM) only and
 # `LATENCY_CANDIDATES` AutoFJ names as candidates, already cached: the query and its
 # augmentation variants are encoded afresh each time, as when the user types a character.
-# The debounce wait (0.25 s) and the browser's drawing come on top. Batch runs only.
+# The debounce wait (`debounce_s` of `pearl.display.explorer.Explorer`) and the browser's drawing come on top. Batch runs only.
 
 # %%
 path = explorer.latency_study(run, app, models, vocabulary, variants, LATENCY_CANDIDATES,

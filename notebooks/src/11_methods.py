@@ -27,8 +27,8 @@
 #    (1, 5, 10, 30, 100 % of the positive pairs labelled), through the experiment runner
 #    (`pearl.experiments.runner`), scored on the sweep suite.
 #
-# `make methods` runs it, apart from `make reproduce`: its 13 models take about 50 minutes on 2
-# cores, and with them the cpu profile's batch no longer fits in 3 hours (README, *How long*).
+# `make methods` runs it, apart from `make reproduce`: with its 13 models (its record's
+# `wall_time_s` says how long they took) the cpu profile's batch would no longer fit in 3 hours.
 # Notebook 12 reads its results file (`results/11_methods.json`) for §5.1's claims.
 
 # %% parameters
@@ -133,8 +133,8 @@ display(Markdown(md))
 #
 # PAUSE trained with 1, 5, 10, 30 and 100 % of its positive pairs labelled (the rest count as
 # unlabeled), scored like the methods above: the Table-1 average of the sweep suite against
-# the labelled share. On the cpu profile the shares below 100 % have one seed each
-# (`LABEL_SEEDS`); the band is PAUSE's seed std at 100 %.
+# the labelled share. On the cpu profile the partly labelled shares have one seed each
+# (`LABEL_SEEDS`); the band is PAUSE's seed std with every positive pair labelled.
 
 # %%
 from pearl.display.figure5 import plot_label_efficiency

@@ -12,7 +12,7 @@ mean ± std of test accuracy. Two protocols:
   to convergence: it stops by its own rule, not the cap, in 39 of 40 recorded runs.
 - :data:`PAPER_PROBE`, the paper's protocol: raw embeddings, lr 1e-4, patience 5, at most 100
   epochs. Its learning curves are still rising at epoch 300 on PPDB-filtered, and patience 5
-  stops on an early plateau 14-16 points below the converged probe (MiniLM, PEARL seed 0), so
+  stops on an early plateau far below the converged probe (MiniLM, PEARL seed 0), so
   its score says how fast a probe learns more than what the embeddings hold
   (``benchmarks/probe_convergence.py``, ``results/probe_convergence.json``).
   Table 1 keeps it as labelled extra columns, outside the average.
@@ -160,8 +160,8 @@ def probe_flops(n_pairs: int, d_in: int, runs: list[dict], config: ProbeConfig =
     The seeds share batched products, so every seed computes until the last one stops. A training
     row costs a forward and a weight gradient through the ``d_in x hidden`` layer (2 x 2 d_in hidden
     FLOPs; the inputs need no gradient), a validation row one forward per epoch, and the
-    validation and test rows one more forward at the end. The ``hidden x 1`` layer (0.2 % of a training row)
-    is left out.
+    validation and test rows one more forward at the end. The ``hidden x 1`` layer (``hidden`` FLOPs against the
+    first layer's ``d_in x hidden``) is left out.
 
     >>> probe_flops(100, 768, [{"epochs": 2}, {"epochs": 3}])  # 70/15/15 rows, 3 epochs, 2 seeds
     389283840

@@ -42,8 +42,7 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, size: str = 
     scored is not scored again (:class:`pearl.cache.ScoreStore`; the row says ``score_reused``).
 
     ``threads`` > 0 sets torch's CPU threads for the run. On cores shared with other jobs one
-    thread encodes 2-2.5x faster than two (measured, load average ~9 on 2 cores): waiting
-    threads spin. On a quiet machine leave it at 0 (torch's default).
+    thread encodes faster than two: waiting threads spin. On a quiet machine leave it at 0 (torch's default).
     """
     with torch_threads(threads):
         return _run_model(name, model, datasets, size, log, reuse_scores)

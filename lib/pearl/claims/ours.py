@@ -168,7 +168,7 @@ def figure1(res: Results, case: str = "figure1") -> dict:
 def hard_negative_cost(res: Results) -> dict:
     """Training seconds of the arms with hard negatives that share the full recipe's model and batch
     (− token and − character augmentation) against − hard negatives, as % of the latter (notebook
-    08's run, two jobs at a time; a reused model, 0 s, is left out)."""
+    08's run, two jobs at a time; a reused model, which took no training time, is left out)."""
     import pandas as pd
 
     text = (res.folder / "benchmarks" / "experiment_models.txt").read_text().splitlines()

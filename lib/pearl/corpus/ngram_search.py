@@ -14,8 +14,8 @@ returns exactly :func:`~pearl.corpus.hard_negatives.edit_candidates`' lists (tes
 settings miss a candidate whose n-gram profile is not among the ``probe`` nearest.
 ``benchmarks/hard_negative_mining.py`` measures that recall and the cost against exact mining.
 
-Left out: product quantisation and GPU indexes (256 float32 dimensions are 1 KB a phrase:
-1.6 GB for 1.6 million phrases), and persisting the index (it is rebuilt in a minute).
+Left out: product quantisation and GPU indexes (the float32 index of a
+whole-corpus build fits in memory uncompressed), and persisting the index (it is rebuilt in a minute).
 """
 from __future__ import annotations
 

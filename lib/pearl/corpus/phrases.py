@@ -23,7 +23,7 @@ is a contiguous span of at most ``max_tokens`` tokens; the rules, per lexical cl
 - **VP**: a verb (not an auxiliary) with its particle, objects and complements to its
   right, stopping before conjuncts, clauses and punctuation ("gave up the fight"); a verb
   without any complement is not a phrase here. VPs are long, so few fit ``max_tokens``,
-  which is also why the paper's VP share is tiny (0.4 %).
+  which is also why the paper's VP share is tiny (§4, "Training Corpus").
 
 **Entity type** = the OntoNotes label of the named entity that contains the phrase's head
 token (the span root; for a PP, the head of its object), else OTHER. So "The New York

@@ -68,7 +68,7 @@ def cells(design: str = "reduced") -> list[Cell]:
     ``core`` (what ``make reproduce`` runs): the backbone factor alone, on models notebooks 03
     and 09 train anyway (MiniLM and me5-small on WikiText-2 at the cpu budget, 3 seeds each).
     ``whole``: 2 backbones x 3 corpora x 2 budgets; 3 seeds, except me5-small at the 10x budget
-    (one seed: about 75 minutes a model on 2 cores). ``reduced``: the 8 cells measured on the
+    (one seed: it is the study's costliest model on 2 cores). ``reduced``: the 8 cells measured on the
     2-core machine, seeds where cheap: both backbones on every corpus at the cpu budget (3 seeds
     each: the backbone x corpus contrast is the study's largest), and the 10x budget for MiniLM on
     WikiText-2 and the 10x Wikipedia sample (1 seed each).
