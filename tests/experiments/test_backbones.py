@@ -48,3 +48,21 @@ def test_the_raw_lm_gets_a_simcse_control_at_the_same_share():
     c = controls["mlm-wiki"]
     assert (c.method, c.backbone, c.name, c.phrase_share) == ("simcse", "mlm-wiki", "share30", 0.3)
     assert c.folder(0).name == "simcse-mlmwiki-share30-seed0"
+
+
+def _scores(rows):
+    import pandas as pd
+
+    return pd.DataFrame(rows, columns=["group", "model", "dataset", "score"])
+
+
+def test_short_text_gains_on_a_hand_computed_case():
+    from pearl.experiments.backbones import short_text_gains
+
+    trained = _scores([("me5", "s0", "a", 80.0), ("me5", "s0", "b", 60.0), ("me5", "s1", "a", 84.0), ("me5", "s1", "b", 64.0)])
+    originals = _scores([("me5", "me5", "a", 79.0), ("me5", "me5", "b", 61.0)])
+    out = short_text_gains(trained, originals).set_index("dataset")
+    # a: seeds 80, 84 -> 82 ± 2.83, gain 3; b: 60, 64 -> 62, gain 1; average: seeds 70, 74 -> 72 against 70
+    assert out.loc["a", ["original", "pearl", "gain", "seeds"]].tolist() == [79.0, 82.0, 3.0, 2]
+    assert out.loc["b", "gain"] == 1.0 and out.loc["average", "gain"] == 2.0
+    assert abs(out.loc["a", "std"] - 8 ** 0.5) < 1e-12

@@ -2,7 +2,8 @@
 the notebooks kept them): each function returns :mod:`.rule`'s statistics of one difference.
 
 - ``results/08_ablations.json``: per-seed group scores of the full recipe and the six ablations;
-- ``results/09_backbones.json``: per-seed scores on three backbones and the untrained encoders;
+- ``results/09_backbones.json``: per-seed scores on each backbone and the untrained encoders, and
+  me5-small's seeds and original on Table 2's short texts;
 - ``results/11_methods.json``: per-seed scores of PEARL, SimCSE, Phrase-BERT, PAUSE and the
   untrained backbone (with the short-text average), positives' lexical diversity, PAUSE's
   label-efficiency runs;
@@ -137,11 +138,24 @@ def backbone_gain_short(res: Results) -> dict:
                            float(_col(models, "backbone", "short-text average").mean()))
 
 
-def _short(res: Results, datasets) -> tuple:
-    table = res.csv("table2")
-    wide = table[table["dataset"].isin(datasets)].pivot(index="model", columns="dataset", values="score")
-    seeds = wide.loc[[m for m in wide.index if m.startswith("pearl-minilm-seed")]]
-    return seeds.mean(axis=1).to_numpy(float), float(wide.loc["minilm"].mean())
+def _short(res: Results, datasets, backbone: str = "minilm") -> tuple:
+    """(each PEARL seed's mean accuracy on Table 2's ``datasets``, the untrained backbone's): MiniLM's
+    from notebook 07 (results/table2.csv), another backbone's from notebook 09's short-text scores."""
+    import pandas as pd
+
+    if backbone == "minilm":
+        table = res.csv("table2")
+        wide = table[table["dataset"].isin(datasets)].pivot(index="model", columns="dataset", values="score")
+        seeds = wide.loc[[m for m in wide.index if m.startswith("pearl-minilm-seed")]]
+        return seeds.mean(axis=1).to_numpy(float), float(wide.loc["minilm"].mean())
+    wide = {}
+    for key in ("short_text_models", "short_text_originals"):
+        frame = pd.DataFrame(res.metrics("09_backbones")[key])
+        frame = frame[(frame["group"] == backbone) & frame["dataset"].isin(datasets)]
+        wide[key] = frame.pivot(index="model", columns="dataset", values="score")
+        if wide[key].shape[1] != len(datasets):  # a KeyError: the claim stays untestable, with its reason
+            raise KeyError(f"{backbone} on Table 2's {list(datasets)} in results/09_backbones.json ({key})")
+    return wide["short_text_models"].mean(axis=1).to_numpy(float), float(wide["short_text_originals"].mean(axis=1).iloc[0])
 
 
 def short_set(res: Results, *datasets: str) -> dict:
@@ -149,10 +163,15 @@ def short_set(res: Results, *datasets: str) -> dict:
     return rule.noisy_reference(*_short(res, datasets))
 
 
-def short_minus_long(res: Results) -> dict:
-    """(PEARL − MiniLM on Twitter-S and ATIS-S) − (the same on Twitter-L and ATIS-L), per seed."""
-    s, s0 = _short(res, ("twitter_s", "atis_s"))
-    long, long0 = _short(res, ("twitter_l", "atis_l"))
+def short_set_on(res: Results, backbone: str, *datasets: str) -> dict:
+    """:func:`short_set` on another backbone (notebook 09's short-text scores)."""
+    return rule.noisy_reference(*_short(res, datasets, backbone))
+
+
+def short_minus_long(res: Results, backbone: str = "minilm") -> dict:
+    """(PEARL − backbone on Twitter-S and ATIS-S) − (the same on Twitter-L and ATIS-L), per seed."""
+    s, s0 = _short(res, ("twitter_s", "atis_s"), backbone)
+    long, long0 = _short(res, ("twitter_l", "atis_l"), backbone)
     return rule.noisy_reference(s - long, s0 - long0)
 
 
@@ -225,6 +244,6 @@ def value(res: Results, model: str, dataset: str) -> dict:
 def measure(res: Results, spec: tuple) -> dict:
     """Run ``spec`` = (function name, *arguments) of this module."""
     functions = {f.__name__: f for f in (ablation, gain, groups_lowered, strongest, backbone_gain, backbone_min_gain,
-                                         method_vs, best_other, backbone_gain_short, short_set, short_minus_long,
+                                         method_vs, best_other, backbone_gain_short, short_set, short_set_on, short_minus_long,
                                          hyper, figure4, figure1, hard_negative_cost, lexical, label_share, value)}
     return functions[spec[0]](res, *spec[1:])

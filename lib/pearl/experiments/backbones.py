@@ -17,7 +17,8 @@ so training, export and scoring take them like any other backbone.
 
 A raw language model (:data:`RAW_LMS`) also gets a SimCSE arm (:func:`control_recipes`): any
 contrastive fine-tuning fixes much of a raw LM's anisotropy, so PEARL's own share of the lift is
-its gain over SimCSE's, not over the original.
+its gain over SimCSE's, not over the original. A backbone standing in for one of the paper's
+Table-2 models (me5-small for E5-small) is also scored on the short texts (:func:`short_text_gains`).
 """
 from __future__ import annotations
 
@@ -107,3 +108,23 @@ def with_labels(table):
     table.insert(1, "label", [models.backbone_label(b) for b in table["backbone"]])
     table.insert(2, "kind", [kind(b) for b in table["backbone"]])
     return table
+
+
+def short_text_gains(trained, originals):
+    """Per backbone and Table-2 set, plus their mean (``average``): the original's accuracy,
+    PEARL's mean and std over seeds, and the gain. ``trained`` and ``originals`` are
+    :func:`pearl.experiments.runner.score_models` frames of ``SUITES["table2"]`` grouped by backbone."""
+    import pandas as pd
+
+    def with_average(frame):
+        frame = frame[["group", "model", "dataset", "score"]]
+        average = frame.groupby(["group", "model"], sort=False)["score"].mean().reset_index()
+        return pd.concat([frame, average.assign(dataset="average")], ignore_index=True)
+
+    keys = ["group", "dataset"]
+    pearl = with_average(trained).groupby(keys, sort=False)["score"].agg(["mean", "std", "count"])
+    original = with_average(originals).groupby(keys, sort=False)["score"].mean().rename("original")
+    out = pearl.join(original).reset_index()
+    out = out.rename(columns={"group": "backbone", "mean": "pearl", "count": "seeds"})
+    out["gain"] = out["pearl"] - out["original"]
+    return out[["backbone", "dataset", "original", "pearl", "std", "seeds", "gain"]]

@@ -1,0 +1,31 @@
+"""Our numbers for the claims, read from a results folder written by hand."""
+import json
+
+import pytest
+
+from pearl.claims import ours
+
+
+def _results(tmp_path, models, originals):
+    rows = lambda items: [{"group": g, "model": m, "dataset": d, "score": s} for g, m, d, s in items]
+    record = {"metrics": {"short_text_models": rows(models), "short_text_originals": rows(originals)}}
+    (tmp_path / "09_backbones.json").write_text(json.dumps(record))
+    return ours.Results(tmp_path)
+
+
+def test_short_sets_on_another_backbone_read_notebook_09(tmp_path):
+    sets = ("twitter_s", "atis_s", "twitter_l", "atis_l")
+    seed = {"s0": (70, 90, 60, 80), "s1": (72, 92, 61, 81)}
+    models = [("me5-small", m, d, s) for m, scores in seed.items() for d, s in zip(sets, scores)]
+    models += [("minilm.l2", "x", d, 0.0) for d in sets]  # another backbone's rows are not read
+    res = _results(tmp_path, models, [("me5-small", "me5", d, s) for d, s in zip(sets, (66, 88, 60, 80))])
+    x, ref = ours._short(res, ("twitter_s", "atis_s"), "me5-small")
+    assert sorted(x) == [80.0, 82.0] and ref == 77.0
+    # short minus long, per seed: s0 80 − 70 = 10, s1 82 − 71 = 11; the reference 77 − 70 = 7
+    assert ours.short_minus_long(res, "me5-small")["ours"] == pytest.approx(10.5 - 7)
+
+
+def test_a_backbone_without_short_text_scores_is_a_key_error(tmp_path):
+    res = _results(tmp_path, [("me5-small", "s0", "twitter_s", 70.0)], [("me5-small", "me5", "twitter_s", 60.0)])
+    with pytest.raises(KeyError):
+        ours.short_set_on(res, "me5-small", "twitter_s", "atis_s")
