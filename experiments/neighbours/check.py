@@ -7,7 +7,7 @@ Usage (from the repository root)::
 
 Trains (or reuses, :func:`pearl.experiments.runner.train_models`: same recipe, same folder) one
 seed of each run below on the cpu profile (MiniLM, batch 32, the methods' own defaults of
-:data:`pearl.training.methods.METHOD_DEFAULTS`), scores it and the untrained backbone on the
+:data:`pearl.training.objectives.OBJECTIVES`), scores it and the untrained backbone on the
 sweep suite (:func:`pearl.experiments.runner.score_models`, as notebook 11), and writes
 ``results/neighbours_check.{csv,md,tex,json}``: one row per run with its steps, learning rate,
 seeds, the five group scores, their average and the difference from the untrained backbone.
@@ -22,7 +22,7 @@ seeds, the five group scores, their average and the difference from the untraine
   is lost in extraction; its script calls sentence-transformers' ``fit`` at its default 2e-5,
   PAUSE's ``train_nli.py`` defaults to ``--train_lr 7.5e-05``);
 - ``pu-only`` (PAUSE): the paper's loss for a binary task with positive labels only, the PU
-  risk alone (``TrainConfig.pu_only``), 150 steps.
+  risk alone (``PauseSettings.pu_only``), 150 steps.
 
 Notebook 11's rows (150 steps, lr 3e-5, seeds 0-2, mean over the seeds, with its own untrained
 backbone) are copied from ``results/methods.csv`` for reference: they were scored by the

@@ -33,6 +33,7 @@ from . import me5, mlm, paths, weights
 from .baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
+from .training.objectives import OBJECTIVES  # the methods' labels: a registry that imports no torch
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
 ALIASES = {
@@ -55,9 +56,6 @@ LABELS = {
 _BACKBONE_NAMES = {"minilm": "MiniLM", "minilm.l2": "MiniLM first 2 of 6 layers",
                    "minilm.l0": "MiniLM token embeddings, 0 layers", "me5": me5.LABEL,
                    mlm.SHORT: mlm.LABEL}
-#: display names of the training methods, keyed by the trainer's objective names
-#: (:data:`pearl.training.objectives.OBJECTIVES`; the folders are named after them)
-METHODS = {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
 _FOLDER = re.compile(r"^(?P<method>[a-z0-9_]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
@@ -119,9 +117,14 @@ def named_folders(pattern: str) -> list[Path]:
     return trained_folders(pattern) if pattern else []
 
 
+def method_label(method: str) -> str:
+    """A training method's display name: its objective's label (:data:`pearl.training.objectives.OBJECTIVES`), else the name."""
+    return OBJECTIVES[method].label if method in OBJECTIVES else method
+
+
 def method_labels(methods) -> dict[str, str]:
-    """``{method: its display name}`` (:data:`METHODS`) for ``methods``, in order."""
-    return {m: METHODS[m] for m in methods}
+    """``{method: its display name}`` for ``methods``, in order (an unknown one is refused)."""
+    return {m: OBJECTIVES[m].label for m in methods}
 
 
 def folder_names(folders) -> list[str]:
@@ -149,7 +152,7 @@ def label(name: str | os.PathLike) -> str:
     parsed = parse_folder_name(name)
     if parsed is None:
         return Path(name).name if os.sep in name else name
-    method = METHODS.get(parsed["method"], parsed["method"])
+    method = method_label(parsed["method"])
     variant = f" {parsed['variant']}" if parsed["variant"] else ""
     return f"{method}{variant} seed {parsed['seed']} ({_BACKBONE_NAMES.get(parsed['backbone'], parsed['backbone'])} backbone)"
 
@@ -161,7 +164,7 @@ def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | N
     'PEARL (ours, MiniLM backbone)'
     """
     short = backbone_short(backbone)
-    name = METHODS.get(method, method) + (f" {variant}" if variant else "")
+    name = method_label(method) + (f" {variant}" if variant else "")
     backbone = _BACKBONE_NAMES.get(short, short)
     return f"{name} (ours, {backbone} backbone)" if method == "pearl" and not variant else f"{name} ({backbone} backbone)"
 

@@ -151,6 +151,6 @@ def test_pause_defaults_are_the_documented_ones():
 
     defaults = {k: v.default for k, v in inspect.signature(pause_loss).parameters.items()}
     assert (defaults["temperature"], defaults["shift"], defaults["supervised"]) == (0.07, 0.5, True)
-    cfg = TrainConfig(objective="pause")
-    assert (cfg.pu_prior, cfg.pu_anneal, cfg.pu_only) == (0.05, 3.0, False)
+    s = TrainConfig(objective="pause").settings
+    assert (s.pu_prior, s.pu_anneal, s.pu_only) == (0.05, 3.0, False)
     assert anneal_weight(1, 2) == 0.125  # (t / T)^alpha, alpha = 3: (1/2)^3

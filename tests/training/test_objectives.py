@@ -19,6 +19,8 @@ from pearl.training.loss import (
 from pearl.training.objectives import OBJECTIVES, labelled_pairs
 from pearl.training.train import TrainConfig
 
+configure = TrainConfig.of  # a config from flat settings, shared and the objective's own
+
 T = torch.tensor
 
 
@@ -155,17 +157,26 @@ def test_labelled_share_is_seeded():
 
 
 # ------------------------------------------------------------------ settings refused
-@pytest.mark.parametrize("bad, match", [
-    (dict(objective="triplet"), "unknown objective"),
-    (dict(objective="simclr"), "unknown objective"),
-    (dict(pu_prior=0.0), "pu_prior"), (dict(pu_prior=1.0), "pu_prior"),
-    (dict(label_share=0.0), "label_share"), (dict(label_share=1.5), "label_share"),
-    (dict(pu_anneal=0.0), "pu_anneal"), (dict(pu_anneal=-3.0), "pu_anneal"),
-    (dict(temperature=0.0), "temperature"), (dict(phrase_bert_form="hinge"), "phrase_bert_form"),
+@pytest.mark.parametrize("objective, bad, match", [
+    ("triplet", {}, "unknown objective"), ("simclr", {}, "unknown objective"),
+    ("pause", dict(pu_prior=0.0), "pu_prior"), ("pause", dict(pu_prior=1.0), "pu_prior"),
+    ("pause", dict(label_share=0.0), "label_share"), ("pause", dict(label_share=1.5), "label_share"),
+    ("pause", dict(pu_anneal=0.0), "pu_anneal"), ("pause", dict(pu_anneal=-3.0), "pu_anneal"),
+    ("pearl", dict(temperature=0.0), "temperature"), ("phrase_bert", dict(phrase_bert_form="hinge"), "phrase_bert_form"),
+    ("phrase_bert", dict(phrase_bert_margin=-1.0), r"phrase_bert_margin = -1\.0 .*must be"),
+    ("pearl", dict(label_share=0.5), "no setting label_share \\(a setting of 'pause'\\)"),  # another method's setting
 ])
-def test_bad_settings_are_refused_with_the_setting_named(bad, match):
+def test_bad_settings_are_refused_with_the_setting_named(objective, bad, match):
     with pytest.raises(ValueError, match=match):
-        TrainConfig(**bad)
+        configure(objective, **bad)
+
+
+def test_settings_of_another_objective_are_refused():
+    from pearl.training.objectives import PauseSettings
+
+    with pytest.raises(ValueError, match="takes PhraseBertSettings, got PauseSettings"):
+        TrainConfig(objective="phrase_bert", settings=PauseSettings())
+    assert TrainConfig(objective="pause").settings == PauseSettings()  # none given: the objective's defaults
 
 
 @pytest.mark.parametrize("bad", [
@@ -174,7 +185,7 @@ def test_bad_settings_are_refused_with_the_setting_named(bad, match):
     dict(hard_negatives=-1), dict(char_dim=0), dict(char_weight=float("nan")), dict(char_weight=-0.5),
     dict(char_distill_steps=-1), dict(char_distill_vocab=0), dict(type_weight=float("inf")), dict(head_lr=0.0),
     dict(temperature=float("nan")), dict(average=2.0), dict(average=-1.0), dict(max_length=0),
-    dict(length_buckets=0), dict(checkpoint_every=-1), dict(num_workers=-1), dict(phrase_bert_margin=-1.0),
+    dict(length_buckets=0), dict(checkpoint_every=-1), dict(num_workers=-1),
     dict(use_char="yes"), dict(bf16="no"), dict(backbone=""),
 ])
 def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
@@ -195,11 +206,23 @@ def test_the_defaults_and_every_profile_pass_the_range_checks():
 
 
 def test_objectives_are_the_method_names_of_the_folders():
-    from pearl.models import METHODS, folder_name, parse_folder_name
+    from pearl.models import folder_name, label, parse_folder_name
 
-    assert set(OBJECTIVES) == set(METHODS)
-    for method in OBJECTIVES:
-        assert parse_folder_name(folder_name(method, "minilm", 3))["method"] == method
+    for method, objective in OBJECTIVES.items():
+        folder = folder_name(method, "minilm", 3)
+        assert parse_folder_name(folder)["method"] == method and label(folder).startswith(objective.label + " seed 3")
+
+
+def test_the_registry_keeps_the_flat_record_and_the_losses_forms():
+    """pearl.json's train_config, checkpoints and runner keys hold one flat dict, as before the
+    registry: every objective's settings fields beside the shared ones."""
+    from pearl.training.loss import PHRASE_BERT_FORMS
+    from pearl.training.objectives import _FORMS
+
+    record = configure("pause", label_share=0.05).record()
+    assert record["objective"] == "pause" and record["label_share"] == 0.05 and record["phrase_bert_margin"] == 1.0
+    assert "settings" not in record and set(record) == set(TrainConfig().record())
+    assert _FORMS == PHRASE_BERT_FORMS
 
 
 # ------------------------------------------------------------------ SimCSE's dropout
@@ -256,10 +279,10 @@ def test_each_method_trains_and_exports_a_folder_load_model_reads(tmp_path, meth
     from pearl.encode import encode
     from pearl.models import folder_name, label, load_model, parse_folder_name
     from pearl.training.export import export
-    from pearl.training.methods import METHOD_DEFAULTS, inputs_for
+    from pearl.training.methods import inputs_for
     from pearl.training.train import train
 
-    cfg = TrainConfig(steps=3, objective=method, average=1.0, **{**CFG, **METHOD_DEFAULTS[method], **extra})
+    cfg = configure(method, steps=3, average=1.0, **{**CFG, **OBJECTIVES[method].defaults, **extra})
     corpus, augmenter = inputs_for(cfg, tiny_corpus(48), _tables())
     assert len(corpus) >= 16 and (method not in ("phrase_bert", "pause") or len(corpus) < 48)
     backbone = tiny_backbone()
@@ -271,9 +294,9 @@ def test_each_method_trains_and_exports_a_folder_load_model_reads(tmp_path, meth
     if method == "pause":  # the PU weight follows (step / total) ** 3 over the run
         assert [r["pu_weight"] for r in result.log] == pytest.approx([0.0, 1 / 27, 8 / 27])
     path = export(result.model, result.tokenizer, tmp_path / folder_name(method, "minilm", 0), labels=LABELS,
-                  extra={"train_config": dataclasses.asdict(cfg)})
+                  extra={"train_config": cfg.record()})
     assert parse_folder_name(path.name)["method"] == method and label(path).startswith(
-        {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}[method])
+        {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}[method] + " seed 0")
     vectors = encode(load_model(path, device="cpu", cache=False), ["green tree", "old man"])
     assert vectors.shape == (2, result.model.dim) and (method == "pearl") == (result.model.char_encoder is not None)
     assert f"`{method}` objective" in (path / "README.md").read_text() or method == "pearl"
@@ -288,11 +311,42 @@ def test_pause_pu_only_trains_on_the_pu_risk_alone_at_weight_one():
     orig = T([[1.0, 0.0], [0.0, 1.0]])
     pos = T([[0.8, 0.6], [0.6, 0.8]])
     labelled = T([True, True])
-    paper = TrainConfig(objective="pause", pu_only=True, temperature=0.1)
+    paper = configure("pause", pu_only=True, temperature=0.1)
     loss, parts = contrastive(paper, nn.Identity(), orig, pos, torch.empty(0, 2), labelled, step=1, total=10)
     _, _, pu = pause_loss(orig, pos, None, labelled, prior=0.05, temperature=0.1)
     assert float(loss) == pytest.approx(float(pu), rel=1e-6) and parts["pu_weight"] == 1.0
-    default = dataclasses.replace(paper, pu_only=False)
+    default = dataclasses.replace(paper, settings=dataclasses.replace(paper.settings, pu_only=False))
     loss, parts = contrastive(default, nn.Identity(), orig, pos, torch.empty(0, 2), labelled, step=1, total=10)
     assert parts["pu_weight"] == pytest.approx(1e-3)  # (1/10)^3
     assert float(loss) == pytest.approx(parts["supervised"] + 1e-3 * parts["pu"], rel=1e-6)
+
+
+# ------------------------------------------------------------------ a new objective
+def test_a_toy_objective_is_one_registry_entry_and_trains_two_steps():
+    """Adding an objective is one entry: its loss, its settings, its positives, its label. The
+    trainer, the config, the record and the model registry then know it."""
+    from dataclasses import dataclass
+
+    from pearl.models import folder_name, label
+    from pearl.training.methods import inputs_for
+    from pearl.training.objectives import Objective, register
+    from pearl.training.train import train
+
+    @dataclass(frozen=True)
+    class ToySettings:
+        toy_scale: float = 1.0
+
+    def toy_loss(cfg, v):  # pull each phrase towards its positive: 1 - cosine, scaled
+        return cfg.settings.toy_scale * (1 - (v.orig * v.aug).sum(-1)).mean(), {"toy": 1.0}
+
+    register(Objective("toy", "Toy", toy_loss, positives="self", settings=ToySettings, defaults={"use_char": False}))
+    try:
+        cfg = configure("toy", steps=2, toy_scale=2.0, **{**CFG, "use_type_head": False, **OBJECTIVES["toy"].defaults})
+        corpus, augmenter = inputs_for(cfg, tiny_corpus(16))
+        result = train(cfg, corpus, None, augmenter, labels=LABELS, progress=False, backbone=tiny_backbone())
+        assert len(result.log) == 2 and all(math.isfinite(r["loss"]) and r["toy"] == 1.0 for r in result.log)
+        assert cfg.record()["toy_scale"] == 2.0 and label(folder_name("toy", "minilm", 0)).startswith("Toy seed 0")
+        with pytest.raises(ValueError, match="no setting toy_scale"):
+            configure("pearl", toy_scale=1.0)
+    finally:
+        OBJECTIVES.pop("toy")

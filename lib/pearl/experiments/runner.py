@@ -104,18 +104,15 @@ def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
 
 
 def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm") -> Recipe:
-    """A neighbouring method (or PEARL) on the same trainer, with its own defaults
-    (:data:`pearl.training.methods.METHOD_DEFAULTS`); PAUSE with part of its pairs labelled
+    """A neighbouring method (or PEARL) on the same trainer, with its objective's defaults
+    (:data:`pearl.training.objectives.OBJECTIVES`); PAUSE with part of its pairs labelled
     gets its own folder name (``pause-minilm-labels-5pct-seed0``)."""
-    from types import SimpleNamespace
-
     from ..training.methods import variant_for
+    from ..training.train import TrainConfig
 
-    if method == "pearl":
-        return Recipe(backbone=backbone)
-    variant = variant_for(SimpleNamespace(objective=method, label_share=label_share))
-    return Recipe(name=variant or "", method=method, backbone=backbone,
-                  config={"label_share": label_share} if label_share != 1 else {})
+    settings = {"label_share": label_share} if label_share != 1 else {}  # refused by a method without the setting
+    return Recipe(name=variant_for(TrainConfig.of(method, **settings)) or "", method=method, backbone=backbone,
+                  config=settings)
 
 
 def recipes_for_methods(methods: Sequence[str]) -> dict[str, Recipe]:
@@ -138,10 +135,11 @@ _NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every"}
 
 
 def _config_key(cfg) -> dict:
-    """The TrainConfig fields that differ from their defaults: a field added later with a
-    default (a new objective's setting) does not make every trained model stale."""
-    default = dataclasses.asdict(type(cfg)())
-    return {k: v for k, v in dataclasses.asdict(cfg).items()
+    """The TrainConfig fields that differ from their defaults, the objective's settings flattened
+    among them (``cfg.record()``): a field added later with a default (a new objective's
+    setting) does not make every trained model stale."""
+    default = type(cfg)().record()
+    return {k: v for k, v in cfg.record().items()
             if k not in _NOT_KEY and (k not in default or v != default[k])}
 
 

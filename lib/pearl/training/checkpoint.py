@@ -178,9 +178,7 @@ def set_rng_state(state: dict) -> None:
 def save_state(folder: Path, model, optimizer, scheduler, step: int, log: list, config, inputs: str | None = None) -> None:
     """Everything a resumed run needs, as ``folder``'s latest checkpoint (:func:`save`: atomic, with
     its digest, the previous one kept): weights, optimiser and scheduler, the step (the sampler's
-    state), the loss log, every random state, the run's config (a dataclass) and its inputs' digest."""
-    import dataclasses
-
+    state), the loss log, every random state, the run's config (its flat ``record()``) and its inputs' digest."""
     save(folder, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                   "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                  "rng": rng_state(), "config": dataclasses.asdict(config), "inputs": inputs})
+                  "rng": rng_state(), "config": config.record(), "inputs": inputs})

@@ -27,6 +27,7 @@ from ..encode import load_hf_model
 from ..provenance import write_atomic, write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
+from .objectives import card_sentence
 
 FORMAT = "pearl-companion/1"
 SMOKE_NOTE = "SMOKE run: a few steps on a tiny slice of the data; not a usable model"
@@ -154,9 +155,7 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     cfg = info.get("train_config") or {}
     objective = cfg.get("objective", "pearl")
     backbone = backbone_name(cfg.get("backbone"))
-    what = ("A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."
-            if objective == "pearl" else
-            f"A phrase encoder trained with the `{objective}` objective (a neighbouring method) by the PEARL companion's trainer.")
+    what = card_sentence(objective)
     smoke = [f"**{info['SMOKE']}.**", ""] if info.get("SMOKE") else []
     lines = [card_header(path.name, backbone), f"# {path.name}", "", *smoke, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",

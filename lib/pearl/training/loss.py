@@ -196,7 +196,7 @@ def pause_loss(originals: torch.Tensor, positives: torch.Tensor, negatives: torc
     "can be safely ignored" and §3.4 that the overall loss "will fall back to L_PU"; the
     supervised term then only pulls positive pairs together, with no negative in it, and the
     annealing leaves it almost alone for the first half of the run. ``supervised=False`` is
-    the paper's form (``TrainConfig.pu_only``).
+    the paper's form (``PauseSettings.pu_only``, :mod:`pearl.training.objectives`).
     """
     _same_shape(originals, positives, ("originals", "positives"))
     b = originals.shape[0]

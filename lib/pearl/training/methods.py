@@ -1,5 +1,6 @@
-"""What each method trains on: its positives, its corpus and its default settings
-(:data:`METHOD_DEFAULTS`, applied by :func:`pearl.training.recipe.config_for`).
+"""What each method trains on: its positives (the kinds of :data:`POSITIVES` that the objectives
+of :mod:`pearl.training.objectives` name) and its corpus; its default settings are the
+objective's ``defaults`` (applied by :func:`pearl.training.recipe.config_for`).
 
 - ``pearl``: a three-level augmentation of the phrase (character, token, phrase level;
   :class:`pearl.corpus.augment.Augmenter`, a weight per level); the profile's settings
@@ -25,28 +26,19 @@ method (and each PEARL augmentation level alone) trains on, for the lexical-dive
 """
 from __future__ import annotations
 
-from types import SimpleNamespace
+from dataclasses import dataclass, fields
 from typing import Callable, Sequence
 
 import numpy as np
 
 from ..corpus.augment import Augmenter
 from ..corpus.positives import SOURCES, has_positive, paraphrase_augmenter
+from . import objectives
 from .batches import identity_augmenter
+from .train import TrainConfig
 
-METHOD_DEFAULTS = {
-    "pearl": {},
-    "simcse": dict(temperature=0.05, hard_negatives=0, use_char=False, use_type_head=False),
-    "phrase_bert": dict(hard_negatives=1, use_char=False, use_type_head=False),
-    "pause": dict(hard_negatives=0, use_char=False, use_type_head=False),
-}
 #: PEARL's augmentation levels, each alone and all together (weights char, token, phrase)
 PEARL_LEVELS = {"pearl:char": (1, 0, 0), "pearl:token": (0, 1, 0), "pearl:phrase": (0, 0, 1), "pearl": (1, 1, 1)}
-
-
-def _known(objective: str) -> None:
-    if objective not in METHOD_DEFAULTS:
-        raise ValueError(f"unknown objective {objective!r}; choose from {', '.join(METHOD_DEFAULTS)}")
 
 
 def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
@@ -61,25 +53,42 @@ def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0
     return make
 
 
+def _paraphrases(name: str, tables, sources: Sequence[str], **_) -> Callable:
+    if tables is None:
+        raise ValueError(f"objective {name!r} takes its positives from the augmentation tables: "
+                         "pass tables=pearl.corpus.augment.load_tables()")
+    return paraphrase_augmenter(tables, sources)
+
+
+@dataclass(frozen=True)
+class Positives:
+    """A kind of positive: its factory ``(objective name, tables, sources, char=, token=, phrase=)``
+    and whether the method trains only on the phrases that have one in the tables."""
+    factory: Callable
+    needs_positive: bool = False
+
+
+#: the kinds an objective's ``positives`` names (:class:`pearl.training.objectives.Objective`)
+POSITIVES = {
+    "augmentation": Positives(lambda name, tables, sources, char=1.0, token=1.0, phrase=1.0:
+                              augmenter_factory(char, token, phrase, tables)),
+    "self": Positives(lambda *args, **kw: identity_augmenter),
+    "paraphrase": Positives(_paraphrases, needs_positive=True),
+}
+
+
 def augmenter_for(objective: str, tables=None, char: float = 1.0, token: float = 1.0, phrase: float = 1.0,
                   sources: Sequence[str] = SOURCES) -> Callable:
-    """The positive factory of a method (the level weights only matter for ``"pearl"``)."""
-    _known(objective)
-    if objective == "simcse":
-        return identity_augmenter
-    if objective in ("phrase_bert", "pause"):
-        if tables is None:
-            raise ValueError(f"objective {objective!r} takes its positives from the augmentation tables: "
-                             "pass tables=pearl.corpus.augment.load_tables()")
-        return paraphrase_augmenter(tables, sources)
-    return augmenter_factory(char, token, phrase, tables)
+    """The positive factory of a method (the level weights only matter for augmentation positives)."""
+    kind = POSITIVES[objectives.get(objective).positives]
+    return kind.factory(objective, tables, sources, char=char, token=token, phrase=phrase)
 
 
 def corpus_for(objective: str, corpus: list, tables=None, sources: Sequence[str] = SOURCES) -> list:
-    """The rows a method trains on: for Phrase-BERT and PAUSE those whose phrase has a positive
-    (a row is a ``(phrase, ...)`` tuple or a bare phrase); the whole corpus otherwise."""
-    _known(objective)
-    if objective not in ("phrase_bert", "pause"):
+    """The rows a method trains on: for one whose positives come from the tables (Phrase-BERT,
+    PAUSE) those whose phrase has a positive (a row is a ``(phrase, ...)`` tuple or a bare
+    phrase); the whole corpus otherwise."""
+    if not POSITIVES[objectives.get(objective).positives].needs_positive:
         return list(corpus)
     if tables is None:
         raise ValueError(f"objective {objective!r} needs the augmentation tables to find positives")
@@ -96,35 +105,33 @@ def inputs_for(cfg, corpus: list, tables=None, char: float = 1.0, token: float =
 
 
 def variant_for(cfg) -> str | None:
-    """The folder-name variant of a run whose method settings differ from the method's own:
-    PAUSE with part of its pairs labelled (``"labels-5pct"``, ``"labels-0p5pct"``); else None.
+    """The folder-name variant of a run whose method settings differ from the method's own
+    (the objective's ``variant`` hook: PAUSE with part of its pairs labelled, ``"labels-5pct"``); else None.
 
-    >>> from types import SimpleNamespace as C
-    >>> variant_for(C(objective="pause", label_share=0.05)), variant_for(C(objective="pause", label_share=1.0))
+    >>> from pearl.training.train import TrainConfig
+    >>> variant_for(TrainConfig.of("pause", label_share=0.05)), variant_for(TrainConfig.of("pause"))
     ('labels-5pct', None)
     """
-    if cfg.objective == "pause" and cfg.label_share < 1:
-        return "labels-" + f"{cfg.label_share * 100:.4g}".replace(".", "p") + "pct"
-    return None
+    hook = objectives.get(cfg.objective).variant
+    return hook(cfg.settings) if hook else None
 
 
-def method_recipes(methods: Sequence[str] = tuple(METHOD_DEFAULTS),
-                   label_shares: Sequence[float] = (1.0,)) -> list[dict]:
+def method_recipes(methods: Sequence[str] | None = None, label_shares: Sequence[float] = (1.0,)) -> list[dict]:
     """One recipe per method (``{"name", "objective"}``: the method's defaults come from
-    :func:`pearl.training.recipe.config_for`), plus one PAUSE recipe per labelled share below 1
-    for the label-efficiency runs, named by :func:`variant_for`.
+    :func:`pearl.training.recipe.config_for`), plus, for each method with a ``label_share``
+    setting (PAUSE), one recipe per labelled share below 1 for the label-efficiency runs, named
+    by :func:`variant_for`.
 
     >>> [r["name"] for r in method_recipes(["simcse", "pause"], [0.05, 1.0])]
     ['simcse', 'pause', 'pause-labels-5pct']
     """
+    methods = list(objectives.OBJECTIVES) if methods is None else methods
+    recipes = [{"name": objectives.get(m).name, "objective": m} for m in methods]
     for m in methods:
-        _known(m)
-    recipes = [{"name": m, "objective": m} for m in methods]
-    if "pause" in methods:
-        for share in label_shares:
-            if share < 1:
-                variant = variant_for(SimpleNamespace(objective="pause", label_share=share))
-                recipes.append({"name": f"pause-{variant}", "objective": "pause", "label_share": share})
+        if "label_share" in {f.name for f in fields(objectives.get(m).settings)}:
+            for share in (s for s in label_shares if s < 1):
+                variant = variant_for(TrainConfig.of(m, label_share=share))
+                recipes.append({"name": f"{m}-{variant}", "objective": m, "label_share": share})
     return recipes
 
 

@@ -1,109 +1,183 @@
-"""The four objectives of the one trainer (``TrainConfig.objective``) and the settings they refuse.
+"""The registry of training objectives: one :class:`Objective` per method the trainer runs
+(``TrainConfig.objective``), as sentence-transformers keeps one class per loss in ``losses/``.
+
+An entry holds everything that differs between methods: its ``loss`` on one batch of embeddings,
+its own ``settings`` (a small frozen dataclass, ``TrainConfig.settings``), what its ``positives``
+are (a kind of :data:`pearl.training.methods.POSITIVES`), the defaults it sets in the shared
+config, its display ``label`` (tables, figures, :func:`pearl.models.label`), and optional hooks:
+``prepare`` (checks and per-phrase data before the first step) and ``variant`` (a folder-name
+variant when its settings differ from its own). The trainer, export, the runner,
+:mod:`pearl.training.methods` and the model registry read it; none of them names an objective.
+Adding one is :func:`register` (tests/training/test_objectives.py adds a toy in a few lines).
 
 Every batch holds ``B`` phrases, one positive per phrase and ``k`` negatives per phrase
-(:mod:`pearl.training.batches`); what the positive is depends on the method
-(:mod:`pearl.training.methods`), the loss on the objective:
+(:mod:`pearl.training.batches`). The four built in:
 
 - ``"pearl"``: :func:`pearl.training.loss.info_nce` (+ the type loss, added by the trainer);
-- ``"simcse"``: :func:`pearl.training.loss.simcse_loss`; the positive is the phrase itself
-  and the two views differ by dropout alone, so the model must be in train mode with
-  dropout (:func:`check_dropout`; the trainer calls it);
+- ``"simcse"``: :func:`pearl.training.loss.simcse_loss`; the positive is the phrase itself and the
+  two views differ by dropout alone, so the model must be in train mode with dropout
+  (:func:`check_dropout`);
 - ``"phrase_bert"``: :func:`pearl.training.loss.phrase_bert_loss` over (phrase, paraphrase,
-  negative) triplets: the mined hard negatives, or without them every other phrase's
-  paraphrase (:func:`pearl.training.loss.in_batch_negatives`);
+  negative) triplets: the mined hard negatives, or without them every other phrase's paraphrase;
 - ``"pause"``: :func:`pearl.training.loss.pause_loss` with the labelled pairs of
   :func:`labelled_pairs` and the PU weight :func:`pearl.training.loss.anneal_weight` at the step;
   with ``pu_only`` the paper's binary positive-only form, the PU risk alone at weight 1.
 
-The names are the method names of :data:`pearl.models.METHODS` (the trained folders are named
-after them). ``"triplet"``, the former name of ``"phrase_bert"``, is gone: nothing read it.
+Settings fields keep the names pearl.json's ``train_config`` has always had (``pu_prior``,
+``phrase_bert_margin``): :func:`record` flattens a config back to that one dict, so trained
+folders, checkpoints and the runner's reuse keys read as before. Importing this module imports
+no torch (the losses are imported when a batch needs them): :mod:`pearl.models` reads the labels.
 """
 from __future__ import annotations
 
-import math
+import dataclasses
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Callable, Mapping
 
 import numpy as np
-import torch
-from torch import nn
 
-from .loss import (
-    PHRASE_BERT_FORMS,
-    anneal_weight,
-    in_batch_negatives,
-    info_nce,
-    pause_loss,
-    phrase_bert_loss,
-    simcse_loss,
-)
+from .settings import check_fields, real, switch
 
-OBJECTIVES = ("pearl", "simcse", "phrase_bert", "pause")
+#: the forms of :func:`pearl.training.loss.phrase_bert_loss` (its ``PHRASE_BERT_FORMS``: importing it would import torch)
+_FORMS = ("margin", "softmax")
 
 
-def _bad(name: str, value, allowed: str) -> ValueError:
-    return ValueError(f"TrainConfig.{name} = {value!r} is out of range: it must be {allowed}")
+@dataclass(frozen=True)
+class NoSettings:
+    """An objective with no settings of its own."""
 
 
-def _integer(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+@dataclass(frozen=True)
+class PhraseBertSettings:
+    phrase_bert_margin: float = 1.0  # the triplet margin (loss.phrase_bert_loss)
+    phrase_bert_form: str = "margin"  # "margin" (the authors' released code) or "softmax"
+
+    def __post_init__(self):
+        check_fields(self, {"phrase_bert_margin": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
+                            "phrase_bert_form": (lambda v: v in _FORMS, f"one of {', '.join(_FORMS)}")})
 
 
-def _real(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)
+@dataclass(frozen=True)
+class PauseSettings:
+    pu_prior: float = 0.05  # class prior, the share of positives among the unlabeled pairs
+    pu_anneal: float = 3.0  # exponent of the PU weight (step / total) ** pu_anneal (loss.anneal_weight)
+    pu_only: bool = False  # the PU risk alone, no supervised term (the paper's binary positive-only case)
+    label_share: float = 1.0  # share of the positive pairs labelled (a seeded choice)
+
+    def __post_init__(self):
+        check_fields(self, {
+            "pu_prior": (lambda v: real(v) and 0 < v < 1, "in (0, 1): PAUSE's class prior, the share of positives "
+                                                          "among the unlabeled pairs"),
+            "pu_anneal": (lambda v: real(v) and v > 0, "> 0: PAUSE's annealing exponent (3 is PAUSE's)"),
+            "pu_only": (switch, "True or False"),
+            "label_share": (lambda v: real(v) and 0 < v <= 1, "in (0, 1], the share of positive pairs labelled: "
+                                                              "0.01 for 1 %, 1.0 for all")})
 
 
-#: TrainConfig field -> (check, the allowed range in words); every numeric and switch field
-RANGES = {
-    "steps": (lambda v: v is None or (_integer(v) and v >= 1), "None (the epochs decide) or an integer >= 1"),
-    "epochs": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "batch_size": (lambda v: _integer(v) and v >= 2, "an integer >= 2 (in-batch negatives need another phrase)"),
-    "lr": (lambda v: _real(v) and v > 0, "a finite number > 0"),
-    "gamma": (lambda v: _real(v) and 0 < v <= 1, "a learning-rate decay factor in (0, 1]"),
-    "decay_every": (lambda v: _integer(v) and v >= 1, "an integer >= 1 (steps between decays)"),
-    "seed": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
-    "hard_negatives": (lambda v: _integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
-    "char_dim": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "char_weight": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
-    "char_distill_steps": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
-    "char_distill_vocab": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "type_weight": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
-    "head_lr": (lambda v: v is None or (_real(v) and v > 0), "None (the lr) or a finite number > 0"),
-    "average": (lambda v: _real(v) and 0 <= v <= 1, "a weight in [0, 1] (1 switches averaging off; outside it "
-                                                      "would extrapolate the weights)"),
-    "max_length": (lambda v: _integer(v) and v >= 3, "an integer >= 3 (the special tokens and one more)"),
-    "length_buckets": (lambda v: _integer(v) and v >= 1, "an integer >= 1"),
-    "checkpoint_every": (lambda v: _integer(v) and v >= 0, "an integer >= 0 (0: no checkpoints)"),
-    "num_workers": (lambda v: _integer(v) and v >= 0, "an integer >= 0"),
-    "phrase_bert_margin": (lambda v: _real(v) and v >= 0, "a finite number >= 0"),
-    **{name: (lambda v: isinstance(v, bool), "True or False") for name in ("use_char", "use_type_head", "pu_only", "compile", "centre")},
-    "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
-    "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
-    "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
-}
+@dataclass(frozen=True)
+class Views:
+    """One (global) batch as an objective's loss sees it: phrases ``orig``, their positives
+    ``aug``, ``k`` negatives per phrase ``neg`` (may be empty), the model, the labelled flags of
+    the batch (when ``prepare`` gave some), the step and the run's total steps."""
+    model: object
+    orig: object
+    aug: object
+    neg: object
+    labelled: object = None
+    step: int = 0
+    total: int | None = None
+
+    @property
+    def negatives(self):
+        return self.neg if len(self.neg) else None
 
 
-def check_config(cfg) -> None:
-    """Refuse settings no objective can train with (called by ``TrainConfig`` on creation): every
-    field of :data:`RANGES` and the objective's own; the error names the field, the value and the
-    allowed range."""
-    for name, (ok, allowed) in RANGES.items():
-        if hasattr(cfg, name) and not ok(getattr(cfg, name)):
-            raise _bad(name, getattr(cfg, name), allowed)
-    if cfg.objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {cfg.objective!r}; choose from {', '.join(OBJECTIVES)}")
-    if not _real(cfg.pu_prior) or not 0 < cfg.pu_prior < 1:
-        raise ValueError(f"pu_prior (PAUSE's class prior, the share of positives among the unlabeled pairs) "
-                         f"must be in (0, 1), got {cfg.pu_prior}")
-    if not _real(cfg.label_share) or not 0 < cfg.label_share <= 1:
-        raise ValueError(f"label_share (share of positive pairs labelled, PAUSE) must be in (0, 1], got "
-                         f"{cfg.label_share}: 0.01 for 1 %, 1.0 for all")
-    if not _real(cfg.pu_anneal) or not cfg.pu_anneal > 0:
-        raise ValueError(f"pu_anneal (PAUSE's annealing exponent) must be > 0, got {cfg.pu_anneal}; 3 is PAUSE's")
-    if not _real(cfg.temperature) or not cfg.temperature > 0:
-        raise ValueError(f"temperature must be > 0, got {cfg.temperature}")
-    if cfg.phrase_bert_form not in PHRASE_BERT_FORMS:
-        raise ValueError(f"unknown phrase_bert_form {cfg.phrase_bert_form!r}; choose from {', '.join(PHRASE_BERT_FORMS)}")
-    if not cfg.phrase_bert_margin >= 0:
-        raise ValueError(f"phrase_bert_margin must be >= 0, got {cfg.phrase_bert_margin}")
+@dataclass(frozen=True)
+class Objective:
+    name: str  # the trainer's name; also the method part of trained folders' names (pearl.models.folder_name)
+    label: str  # display name in tables, figures and labels
+    loss: Callable  # (TrainConfig, Views) -> (loss tensor, {part: float})
+    positives: str  # a kind of pearl.training.methods.POSITIVES
+    settings: type = NoSettings  # its own settings: a frozen dataclass, every field with a default
+    defaults: Mapping = field(default_factory=dict)  # TrainConfig values the method sets (profile < these < overrides)
+    prepare: Callable | None = None  # (TrainConfig, backbone module, corpus size) -> {batch data}: before the first step
+    variant: Callable | None = None  # settings -> folder-name variant, or None for the method's own settings
+    card: str = ""  # the model card's first sentence; "" says which objective trained it
+
+
+OBJECTIVES: dict[str, Objective] = {}
+
+
+def register(objective: Objective) -> Objective:
+    """Add ``objective`` to :data:`OBJECTIVES`; refused: a name taken, or a settings field another
+    objective has (configs are flattened to one dict, :func:`record`)."""
+    if objective.name in OBJECTIVES:
+        raise ValueError(f"objective {objective.name!r} is registered already")
+    taken = {f.name: o.name for o in OBJECTIVES.values() for f in dataclasses.fields(o.settings)}
+    clash = {f.name: taken[f.name] for f in dataclasses.fields(objective.settings) if f.name in taken}
+    if clash:
+        raise ValueError(f"objective {objective.name!r}: settings {clash} are other objectives' fields; prefix them")
+    OBJECTIVES[objective.name] = dataclasses.replace(objective, defaults=MappingProxyType(dict(objective.defaults)))
+    return OBJECTIVES[objective.name]
+
+
+def get(name: str) -> Objective:
+    if name not in OBJECTIVES:
+        raise ValueError(f"unknown objective {name!r}; choose from {', '.join(OBJECTIVES)}")
+    return OBJECTIVES[name]
+
+
+def settings_for(name: str, settings=None):
+    """The settings of objective ``name``: ``settings`` checked to be its kind, or its defaults for None."""
+    kind = get(name).settings
+    if settings is None:
+        return kind()
+    if type(settings) is not kind:
+        raise ValueError(f"objective {name!r} takes {kind.__name__}, got {type(settings).__name__}: "
+                         f"make the config with pearl.training.train.TrainConfig.of({name!r}, ...)")
+    return settings
+
+
+def split(objective: str, values: dict, shared: set) -> tuple[object, dict]:
+    """``(objective's settings, the rest)`` of flat ``values`` (:meth:`pearl.training.train.TrainConfig.of`):
+    its own settings fields make its settings; a name neither ``shared`` nor its own is refused,
+    naming the objective whose setting it is."""
+    own = {f.name for f in dataclasses.fields(get(objective).settings)}
+    unknown = set(values) - shared - own
+    if unknown:
+        owners = {f.name: o.name for o in OBJECTIVES.values() for f in dataclasses.fields(o.settings)}
+        raise ValueError(f"objective {objective!r} has no setting " + ", ".join(
+            k + (f" (a setting of {owners[k]!r})" if k in owners else "") for k in sorted(unknown)))
+    return get(objective).settings(**{k: v for k, v in values.items() if k in own}), \
+        {k: v for k, v in values.items() if k not in own}
+
+
+def record(cfg) -> dict:
+    """``cfg`` as one flat dict, the shape pearl.json's ``train_config``, checkpoints and the
+    runner's keys have always held: the shared fields with every registered objective's settings
+    fields after ``objective`` (its own values for the objective run, the defaults for the others)."""
+    out = {}
+    for f in dataclasses.fields(cfg):
+        if f.name != "settings":
+            out[f.name] = getattr(cfg, f.name)
+            continue
+        for o in OBJECTIVES.values():
+            out.update(dataclasses.asdict(cfg.settings if o.name == cfg.objective else o.settings()))
+    return out
+
+
+def card_sentence(name: str) -> str:
+    """The model card's sentence saying what trained a folder (``name``: its pearl.json objective)."""
+    entry = OBJECTIVES.get(name)
+    return entry.card if entry is not None and entry.card else \
+        f"A phrase encoder trained with the `{name}` objective (a neighbouring method) by the PEARL companion's trainer."
+
+
+def contrastive(cfg, model, orig, aug, neg, labelled=None, step: int = 0, total: int | None = None):
+    """``(loss, parts)`` of the objective ``cfg.objective`` on one (global) batch of embeddings."""
+    loss, parts = get(cfg.objective).loss(cfg, Views(model, orig, aug, neg, labelled, step, total))
+    return loss, {"contrastive": loss.item(), **parts}
 
 
 def labelled_pairs(n: int, share: float, seed: int) -> np.ndarray:
@@ -120,33 +194,72 @@ def labelled_pairs(n: int, share: float, seed: int) -> np.ndarray:
     return flags
 
 
-def check_dropout(module: nn.Module) -> None:
+def check_dropout(module) -> None:
     """SimCSE's two views of a phrase differ only by dropout: refuse a model without any."""
+    from torch import nn
+
     if not any(isinstance(m, nn.Dropout) and m.p > 0 for m in module.modules()):
         raise ValueError("objective 'simcse' needs dropout (its positive is the phrase under another dropout "
                          "mask) but the backbone has none: use a backbone with hidden_dropout_prob > 0")
 
 
-def contrastive(cfg, model: nn.Module, orig: torch.Tensor, aug: torch.Tensor, neg: torch.Tensor,
-                labelled: torch.Tensor | None = None, step: int = 0, total: int | None = None):
-    """``(loss, parts)`` of the objective ``cfg.objective`` on one (global) batch of embeddings:
-    phrases ``orig``, their positives ``aug`` and ``k`` negatives per phrase ``neg`` (may be empty)."""
-    negatives = neg if len(neg) else None
-    parts = {}
-    if cfg.objective == "simcse":
-        if not model.training:
-            raise ValueError("objective 'simcse' needs the model in train mode (dropout on for both views): model.train()")
-        loss = simcse_loss(orig, aug, negatives, cfg.temperature)
-    elif cfg.objective == "phrase_bert":
-        loss = phrase_bert_loss(orig, aug, neg if len(neg) else in_batch_negatives(aug),
-                                cfg.phrase_bert_margin, cfg.phrase_bert_form)
-    elif cfg.objective == "pause":
-        if labelled is None or total is None:
-            raise ValueError("objective 'pause' needs the batch's labelled flags and the run's total steps")
-        weight = 1.0 if cfg.pu_only else anneal_weight(step, total, cfg.pu_anneal)
-        loss, supervised, pu = pause_loss(orig, aug, negatives, labelled, cfg.pu_prior, weight, cfg.temperature,
-                                          supervised=not cfg.pu_only)
-        parts = {"supervised": supervised.item(), "pu": pu.item(), "pu_weight": weight}
-    else:
-        loss = info_nce(orig, aug, negatives, cfg.temperature)
-    return loss, {"contrastive": loss.item(), **parts}
+# ------------------------------------------------------------------ the four built in
+def _pearl_loss(cfg, v: Views):
+    from .loss import info_nce
+
+    return info_nce(v.orig, v.aug, v.negatives, cfg.temperature), {}
+
+
+def _simcse_loss(cfg, v: Views):
+    from .loss import simcse_loss
+
+    if not v.model.training:
+        raise ValueError("objective 'simcse' needs the model in train mode (dropout on for both views): model.train()")
+    return simcse_loss(v.orig, v.aug, v.negatives, cfg.temperature), {}
+
+
+def _phrase_bert_loss(cfg, v: Views):
+    from .loss import in_batch_negatives, phrase_bert_loss
+
+    s = cfg.settings
+    negatives = v.neg if len(v.neg) else in_batch_negatives(v.aug)
+    return phrase_bert_loss(v.orig, v.aug, negatives, s.phrase_bert_margin, s.phrase_bert_form), {}
+
+
+def _pause_loss(cfg, v: Views):
+    from .loss import anneal_weight, pause_loss
+
+    s = cfg.settings
+    if v.labelled is None or v.total is None:
+        raise ValueError("objective 'pause' needs the batch's labelled flags and the run's total steps")
+    weight = 1.0 if s.pu_only else anneal_weight(v.step, v.total, s.pu_anneal)
+    loss, supervised, pu = pause_loss(v.orig, v.aug, v.negatives, v.labelled, s.pu_prior, weight, cfg.temperature,
+                                      supervised=not s.pu_only)
+    return loss, {"supervised": supervised.item(), "pu": pu.item(), "pu_weight": weight}
+
+
+def _simcse_prepare(cfg, backbone, n: int) -> dict:
+    check_dropout(backbone)
+    return {}
+
+
+def _pause_prepare(cfg, backbone, n: int) -> dict:
+    return {"labelled": labelled_pairs(n, cfg.settings.label_share, cfg.seed)}
+
+
+def _labels_variant(s: PauseSettings) -> str | None:
+    """PAUSE with part of its pairs labelled: ``"labels-5pct"``, ``"labels-0p5pct"``."""
+    return "labels-" + f"{s.label_share * 100:.4g}".replace(".", "p") + "pct" if s.label_share < 1 else None
+
+
+#: the neighbours train the phrase encoder alone: the character part and the type head are PEARL's additions
+_NEIGHBOUR = dict(use_char=False, use_type_head=False)
+register(Objective("pearl", "PEARL", _pearl_loss, "augmentation",
+                   card="A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."))
+register(Objective("simcse", "SimCSE", _simcse_loss, "self", defaults=dict(temperature=0.05, hard_negatives=0, **_NEIGHBOUR),
+                   prepare=_simcse_prepare))
+register(Objective("phrase_bert", "Phrase-BERT", _phrase_bert_loss, "paraphrase", PhraseBertSettings,
+                   defaults=dict(hard_negatives=1, **_NEIGHBOUR)))
+register(Objective("pause", "PAUSE", _pause_loss, "paraphrase", PauseSettings, defaults=dict(hard_negatives=0, **_NEIGHBOUR),
+                   prepare=_pause_prepare,
+                   variant=_labels_variant))

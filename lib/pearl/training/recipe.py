@@ -29,7 +29,6 @@ paths at the sizes of :data:`REHEARSAL` (a few steps on a few hundred phrases).
 """
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -41,11 +40,10 @@ from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
 from ..paths import models_dir
-from . import checkpoint
+from . import checkpoint, objectives
 from .export import export
 from .methods import augmenter_factory  # noqa: F401  (notebook 03 and experiments/ import it from here)
-from .methods import METHOD_DEFAULTS, inputs_for, variant_for
-from .objectives import OBJECTIVES
+from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train
 
 PROFILES = {
@@ -107,9 +105,10 @@ def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) ->
 
 def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
-    (``None`` values are ignored). With an ``objective`` override, that method's defaults
-    (:data:`pearl.training.methods.METHOD_DEFAULTS`, e.g. SimCSE's τ = 0.05) come between the
-    profile and the other overrides.
+    (``None`` values are ignored). With an ``objective`` override, that objective's ``defaults``
+    (:data:`pearl.training.objectives.OBJECTIVES`, e.g. SimCSE's τ = 0.05) come between the
+    profile and the other overrides; the overrides may name the objective's own settings
+    (``label_share=0.05`` for PAUSE).
 
     >>> cfg, _ = config_for("cpu", objective="simcse"); cfg.temperature, cfg.use_char
     (0.05, False)
@@ -117,11 +116,11 @@ def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     overrides = {k: v for k, v in overrides.items() if v is not None}
-    method = METHOD_DEFAULTS.get(overrides.get("objective", "pearl"), {})  # an unknown one: TrainConfig says so
+    objective = overrides.pop("objective", "pearl")
     rehearsed = REHEARSAL if paths.rehearsal() and profile in paths.REHEARSED else {}
-    values = {**PROFILES[profile], **rehearsed, **method, **overrides}
+    values = {**PROFILES[profile], **rehearsed, **objectives.get(objective).defaults, **overrides}
     data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
-    return TrainConfig(**values), data
+    return TrainConfig.of(objective, **values), data
 
 
 def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = ""):
@@ -150,7 +149,7 @@ def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_di
     """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
-           extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1),
+           extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
                   "train_phrases": len(corpus), **(extra or {})})
     if run_dir is not None:  # exported: the checkpoints (3x the model's size) have served
         checkpoint.discard(run_dir)
@@ -177,7 +176,7 @@ def main(argv=None) -> None:
     ap.add_argument("--batch-size", type=int)
     ap.add_argument("--lr", type=float)
     ap.add_argument("--max-phrases", type=int)
-    ap.add_argument("--objective", choices=OBJECTIVES)
+    ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     args = ap.parse_args(argv)
     if args.profile == "smoke":  # writes under the smoke root, and its folder says SMOKE
@@ -200,7 +199,7 @@ def main(argv=None) -> None:
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
-               extra={"train_config": dataclasses.asdict(cfg), "train_seconds": round(result.seconds, 1)})
+               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)})
         checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 

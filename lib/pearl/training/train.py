@@ -1,8 +1,8 @@
 """The PEARL training loop (§3.4, §4.2): contrastive + phrase-type objectives, then weight averaging;
-with ``objective`` the same loop trains SimCSE, Phrase-BERT and PAUSE (:mod:`pearl.training.objectives`).
+with ``objective`` the same loop trains SimCSE, Phrase-BERT, PAUSE or any registered objective
+(:mod:`pearl.training.objectives`).
 
->>> result = train(TrainConfig(steps=500, batch_size=32, lr=1e-4), corpus, hard_negs, augmenter)  # doctest: +SKIP
->>> result.model, result.log[-1]["loss"]                                                        # doctest: +SKIP
+>>> result = train(TrainConfig.of("pearl", steps=500, lr=1e-4), corpus, hard_negs, augmenter)  # doctest: +SKIP
 
 What a run does:
 
@@ -21,9 +21,8 @@ What a run does:
    uninterrupted run, also when killed repeatedly (tested on CPU);
 4. **weight averaging** against catastrophic forgetting: the backbone becomes
    ``average * fine_tuned + (1 - average) * original`` (``average=1`` switches it off).
-   The character encoder and the type head have no pre-trained original of their own
-   (the character encoder's start is a few seconds of distillation), so they are kept
-   as trained.
+   The character encoder and the type head have no pre-trained original of their own, so
+   they are kept as trained.
 
 Data parallel: launch with ``torchrun --nproc_per_node N`` (any backend); each process
 encodes its shard, the embeddings are all-gathered with gradients so InfoNCE sees the
@@ -49,15 +48,10 @@ from ..encode import pick_device
 from ..models import load_backbone
 from ..provenance import write_atomic
 from . import checkpoint
-from .batches import (
-    AugmenterFactory,
-    BatchPlan,
-    Collator,
-    StepDataset,
-    identity_augmenter,
-)
+from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
 from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
-from .objectives import check_config, check_dropout, contrastive, labelled_pairs
+from . import objectives
+from .settings import RANGES, check_fields
 
 
 @dataclass
@@ -80,14 +74,9 @@ class TrainConfig:
     char_distill_vocab: int = 8000
     type_weight: float = 1.0
     head_lr: float | None = None  # the type head's lr; None = ``lr`` (see :func:`param_groups`)
-    temperature: float = 0.07
-    objective: str = "pearl"  # "pearl" | "simcse" | "phrase_bert" | "pause": pearl.training.objectives
-    pu_prior: float = 0.05  # PAUSE: class prior, the share of positives among the unlabeled pairs, in (0, 1)
-    pu_anneal: float = 3.0  # PAUSE: exponent of the PU weight (step / total) ** pu_anneal (loss.anneal_weight)
-    pu_only: bool = False  # PAUSE: the PU risk alone, no supervised term (the paper's binary positive-only case)
-    label_share: float = 1.0  # PAUSE: share of the positive pairs labelled, in (0, 1] (seeded choice)
-    phrase_bert_margin: float = 1.0  # Phrase-BERT: triplet margin (loss.phrase_bert_loss)
-    phrase_bert_form: str = "margin"  # Phrase-BERT: "margin" (its released code) or "softmax"
+    temperature: float = 0.07  # of the similarity scores (every objective but Phrase-BERT's distances)
+    objective: str = "pearl"  # a key of pearl.training.objectives.OBJECTIVES
+    settings: object = None  # the objective's own settings (its dataclass); None = its defaults
     average: float = 0.5  # weight of the fine-tuned backbone in the final weight averaging
     max_length: int = 32
     length_buckets: int = 4  # backbone runs on this many length-sorted slices (less padding)
@@ -97,8 +86,26 @@ class TrainConfig:
     compile: bool = False
     bf16: bool | None = None  # bf16 autocast; None = on CUDA only (False: fp32 on a GPU too)
 
+    @classmethod
+    def of(cls, objective: str = "pearl", **values) -> TrainConfig:
+        """A config from flat ``values``: shared fields and ``objective``'s own settings by name
+        (``TrainConfig.of("pause", label_share=0.05, lr=1e-4)``); another objective's are refused."""
+        shared = {f.name for f in dataclasses.fields(cls)} - {"objective", "settings"}
+        settings, rest = objectives.split(objective, values, shared)
+        return cls(objective=objective, settings=settings, **rest)
+
     def __post_init__(self):
-        check_config(self)  # bad settings fail here, with the fix, not steps into a run
+        self.check()  # bad settings fail here, with the fix, not steps into a run
+
+    def check(self) -> None:
+        """Refuse a shared field outside :data:`pearl.training.settings.RANGES`, an unknown objective,
+        or settings of another objective's kind; missing settings become the objective's defaults."""
+        check_fields(self, RANGES)
+        self.settings = objectives.settings_for(self.objective, self.settings)
+
+    def record(self) -> dict:
+        """The config as one flat dict (pearl.json's ``train_config``, checkpoints, the runner's keys)."""
+        return objectives.record(self)
 
 
 @dataclass
@@ -130,11 +137,9 @@ def seed_everything(seed: int) -> None:
 def param_groups(model: PearlModel, cfg: TrainConfig) -> list[dict]:
     """Adam groups: the type head at ``head_lr`` (when set), everything else at ``lr``.
 
-    Why: the head is new and reads unit-norm vectors, so its logits start near 0; at lr 1e-4
-    a linear head on frozen MiniLM vectors is still near the uniform guess after 250 steps
-    (cross-entropy 4.28, ln 95 = 4.55) and passes the backbone no useful signal, while at 1e-2
-    it reaches 0.91 (76 % accuracy; measured on 8,000 corpus phrases, batch 64). The paper's
-    15K steps at 3e-5 leave it time to learn at the backbone's rate.
+    Why: the head is new and reads unit-norm vectors, so its logits start near 0; at the
+    backbone's lr it stays near the uniform guess for the few hundred steps of a CPU run and
+    passes the backbone no useful signal. The paper's 15K steps at 3e-5 leave it time to learn.
     """
     head = list(model.type_head.parameters()) if model.type_head is not None and cfg.head_lr else []
     ids = {id(p) for p in head}
@@ -160,7 +165,7 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
             warnings.simplefilter("ignore", FutureWarning)
             orig, aug, neg = (torch.cat(all_gather(x.contiguous())) for x in (orig, aug, neg))
     labelled = batch.get("labelled")  # PAUSE: flags of the global batch (every rank builds it whole)
-    loss, parts = contrastive(cfg, model, orig, aug, neg, labelled, batch.get("step", 0), total)
+    loss, parts = objectives.contrastive(cfg, model, orig, aug, neg, labelled, batch.get("step", 0), total)
     if out.type_logits is not None and cfg.type_weight:
         labels = batch["labels"].to(e.device).repeat(2)
         ce_sum = nn.functional.cross_entropy(out.type_logits[: 2 * b].float(), labels, reduction="sum")
@@ -186,7 +191,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     import torch.distributed as dist
     from tqdm.auto import tqdm
 
-    check_config(cfg)  # again: a config changed after it was made
+    cfg.check()  # again: a config changed after it was made
     if labels is None:
         labels = list(LABELS)
     index = {label: i for i, label in enumerate(labels)}
@@ -222,10 +227,10 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
 
     plan = BatchPlan(len(corpus), cfg.batch_size, cfg.seed, cfg.epochs)
     total = plan.steps(cfg.steps)
-    if cfg.objective == "simcse":  # SimCSE: the positive is the phrase itself (another dropout mask)
+    objective = objectives.get(cfg.objective)
+    if objective.positives == "self":  # the phrase itself is the positive, whatever factory was passed
         augmenter = identity_augmenter
-        check_dropout(model.backbone)
-    labelled = labelled_pairs(len(corpus), cfg.label_share, cfg.seed) if cfg.objective == "pause" else None
+    labelled = (objective.prepare(cfg, model.backbone, len(corpus)) if objective.prepare else {}).get("labelled")
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
                         hard_negatives, augmenter, cfg.hard_negatives,
                         cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled)
@@ -239,7 +244,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
         if ckpt_path is not None and (cfg.checkpoint_every or resume is not None) else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
-        if resume.get("config") != dataclasses.asdict(cfg):
+        if resume.get("config") != cfg.record():
             raise ValueError(f"{resume_from or ckpt_path} was written with another configuration: delete {run_dir} "
                              "to start afresh, or resume with the same TrainConfig")
         if resume.get("inputs", inputs) != inputs:  # checkpoints written before the digest was kept: unchecked

@@ -1,0 +1,66 @@
+"""Range checks of the trainer's settings: the fields every objective shares
+(:class:`pearl.training.train.TrainConfig`, :data:`RANGES`) and the helpers each objective's own
+settings dataclass checks its fields with (:func:`check_fields`, :mod:`pearl.training.objectives`).
+
+A bad value fails when the config is made, naming the field, the value and the allowed range,
+not steps into a run. What it leaves out: which objective a setting belongs to (the registry).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def integer(value) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def real(value) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def switch(value) -> bool:
+    return isinstance(value, bool)
+
+
+def bad(owner: str, name: str, value, allowed: str) -> ValueError:
+    return ValueError(f"{owner}.{name} = {value!r} is out of range: it must be {allowed}")
+
+
+#: TrainConfig field -> (check, the allowed range in words); every numeric and switch field
+RANGES = {
+    "steps": (lambda v: v is None or (integer(v) and v >= 1), "None (the epochs decide) or an integer >= 1"),
+    "epochs": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
+    "batch_size": (lambda v: integer(v) and v >= 2, "an integer >= 2 (in-batch negatives need another phrase)"),
+    "lr": (lambda v: real(v) and v > 0, "a finite number > 0"),
+    "gamma": (lambda v: real(v) and 0 < v <= 1, "a learning-rate decay factor in (0, 1]"),
+    "decay_every": (lambda v: integer(v) and v >= 1, "an integer >= 1 (steps between decays)"),
+    "seed": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
+    "hard_negatives": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
+    "char_dim": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
+    "char_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
+    "char_distill_steps": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
+    "char_distill_vocab": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
+    "type_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
+    "head_lr": (lambda v: v is None or (real(v) and v > 0), "None (the lr) or a finite number > 0"),
+    "temperature": (lambda v: real(v) and v > 0, "a finite number > 0"),
+    "average": (lambda v: real(v) and 0 <= v <= 1, "a weight in [0, 1] (1 switches averaging off; outside it "
+                                                    "would extrapolate the weights)"),
+    "max_length": (lambda v: integer(v) and v >= 3, "an integer >= 3 (the special tokens and one more)"),
+    "length_buckets": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
+    "checkpoint_every": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0: no checkpoints)"),
+    "num_workers": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
+    **{name: (switch, "True or False") for name in ("use_char", "use_type_head", "compile", "centre")},
+    "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
+    "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
+    "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
+    "objective": (lambda v: isinstance(v, str) and bool(v), "an objective's name (pearl.training.objectives.OBJECTIVES)"),
+}
+
+
+def check_fields(obj, ranges: dict) -> None:
+    """Refuse the first field of ``obj`` outside its range in ``ranges`` (field -> (check, words))."""
+    for name, (ok, allowed) in ranges.items():
+        if hasattr(obj, name) and not ok(getattr(obj, name)):
+            raise bad(type(obj).__name__, name, getattr(obj, name), allowed)
