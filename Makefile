@@ -107,21 +107,21 @@ study: $(STAMP) sysdeps
 	$(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/13_discrepancy.ipynb \
 	  results/executed/13_discrepancy_$(DESIGN).ipynb -p PROFILE $(PROFILE) -p DESIGN $(DESIGN)
 
-# The two views of the PEARL embedding (experiments/views_mechanism.py: one cpu-profile training per
+# The two views of the PEARL embedding (scripts/views_mechanism.py: one cpu-profile training per
 # backbone and join, read at three moments, and the development subset; about 2 hours on 2 cores)
-# and the gain against the training budget (experiments/budget_curve.py; BUDGETS are multiples of
+# and the gain against the training budget (scripts/budget_curve.py; BUDGETS are multiples of
 # the cpu profile's 4,800 phrase views). Both need notebooks 01 and 02's corpus and tables; both
 # resume from their results/<name>/*.jsonl lines, and --summarise writes their tables and figure.
 BACKBONE ?= minilm
 BUDGETS ?= 0.25,1,4
 SEEDS ?= 0,1,2
 views: $(STAMP) sysdeps
-	for b in minilm me5-small; do $(PY) experiments/views_mechanism.py --backbone $$b || exit 1; done
-	$(PY) experiments/views_mechanism.py --summarise
+	for b in minilm me5-small; do $(PY) scripts/views_mechanism.py --backbone $$b || exit 1; done
+	$(PY) scripts/views_mechanism.py --summarise
 
 budget: $(STAMP) sysdeps
-	$(PY) experiments/budget_curve.py --backbone $(BACKBONE) --budgets $(BUDGETS) --seeds $(SEEDS)
-	$(PY) experiments/budget_curve.py --summarise
+	$(PY) scripts/budget_curve.py --backbone $(BACKBONE) --budgets $(BUDGETS) --seeds $(SEEDS)
+	$(PY) scripts/budget_curve.py --summarise
 
 # PEARL against SimCSE, Phrase-BERT and PAUSE on one trainer (notebook 11: 13 models, about 50
 # minutes on 2 cores), apart from make reproduce but through it (same provenance, HTML and site).

@@ -105,6 +105,21 @@ def test_importing_every_module_does_no_work(tmp_path):
 def test_one_place_names_model_folders():
     """The folder-name rule lives in pearl.models alone: nobody else spells 'pearl-...-seed'."""
     pattern = re.compile(r"""f["']pearl-\{|-seed\{""")
-    offenders = [str(p.relative_to(ROOT)) for d in ("lib", "notebooks/src", "benchmarks", "experiments")
+    offenders = [str(p.relative_to(ROOT)) for d in ("lib", "notebooks/src", "perf", "scripts")
                  for p in (ROOT / d).rglob("*.py") if pattern.search(p.read_text()) and p.name != "models.py"]
     assert offenders == []
+
+
+def test_evaluation_depends_on_nothing_of_training():
+    """The benchmark scores any model; model cards, which show its scores, are written by training's export."""
+    graph = import_graph()
+    assert {m: sorted(d for d in deps if d.startswith("pearl.training")) for m, deps in graph.items()
+            if m.startswith("pearl.benchmark") and any(d.startswith("pearl.training") for d in deps)} == {}
+
+
+def test_no_top_level_folder_shares_its_name_with_a_subpackage():
+    """``perf/`` (timing scripts) and ``scripts/`` (studies, GPU runs): one word, one thing."""
+    subpackages = {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").is_file()}
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    top = {Path(p).parts[0] for p in tracked if len(Path(p).parts) > 1}
+    assert top & subpackages == set() and {"perf", "scripts"} <= top

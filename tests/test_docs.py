@@ -1,6 +1,6 @@
 """Docs that cannot drift: every ``pearl.…`` dotted name written in the library's docstrings and
-comments, the README, the notebooks' sources, the benchmark and experiment scripts resolves to a
-module or an attribute that exists."""
+comments, the README, the notebooks' sources, the timing and study scripts (``perf/``,
+``scripts/``) resolves to a module or an attribute that exists."""
 import importlib
 import re
 from pathlib import Path
@@ -14,7 +14,7 @@ NOT_PYTHON = {"pearl.json"}
 def sources() -> list[Path]:
     files = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "STANDINS.md", "RELIABILITY.md")]
     files += [ROOT / "lib" / "pearl" / "report" / "template.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
-    for folder in ("notebooks/src", "benchmarks", "experiments"):
+    for folder in ("notebooks/src", "perf", "scripts"):
         files += sorted((ROOT / folder).rglob("*.py"))
     return files
 

@@ -105,16 +105,16 @@ def test_a_crash_while_writing_leaves_the_old_file(tmp_path, monkeypatch, which)
 OWN_WRITERS = {
     "lib/pearl/provenance.py": "the writers themselves",
     "lib/pearl/atomic.py": "write_atomic itself",
-    "benchmarks/reproduce_walltime.py": "runs before make has built the venv that holds pearl: its own temp file + rename",
+    "perf/reproduce_walltime.py": "runs before make has built the venv that holds pearl: its own temp file + rename",
     ".ci/lock.py": "make lock: writes requirements.lock and environment.yml from pip freeze, outside pearl's venv logic",
 }
 
 
 def test_no_module_writes_files_directly():
-    """Every file the code writes (lib, benchmarks, experiments, .ci, notebook sources) goes
+    """Every file the code writes (lib, perf, scripts, .ci, notebook sources) goes
     through provenance.write_atomic / write_json / append_jsonl, and every JSON written is
     strict (no json.dump; json.dumps into a file only with allow_nan=False)."""
-    files = [p for d in ("lib", "benchmarks", "experiments", ".ci", "notebooks/src") for p in (ROOT / d).rglob("*.py")]
+    files = [p for d in ("lib", "perf", "scripts", ".ci", "notebooks/src") for p in (ROOT / d).rglob("*.py")]
     assert len(files) > 60
     offenders = []
     for path in files:

@@ -8,7 +8,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_file_and_test_reliability_md_names_exists():
     text = (ROOT / "RELIABILITY.md").read_text()
     missing, current = [], None
-    for m in re.finditer(r"`((?:tests|benchmarks|lib|results|experiments)/[^`:\s]+)(?:::(\w+))?`|`::(\w+)`", text):
+    for m in re.finditer(r"`((?:tests|perf|lib|results|scripts)/[^`:\s]+)(?:::(\w+))?`|`::(\w+)`", text):
         path, name, continued = m.groups()
         if path and ("*" in path or "<" in path):  # a pattern, not a file
             continue

@@ -1,4 +1,4 @@
-"""benchmarks/reproduce_walltime.py against a stand-in ``make`` that prints what the Makefile
+"""perf/reproduce_walltime.py against a stand-in ``make`` that prints what the Makefile
 prints: one sitting, two sittings that add up, and a refused resume after a failed notebook."""
 import importlib.util
 import json
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-spec = importlib.util.spec_from_file_location("reproduce_walltime", ROOT / "benchmarks" / "reproduce_walltime.py")
+spec = importlib.util.spec_from_file_location("reproduce_walltime", ROOT / "perf" / "reproduce_walltime.py")
 rw = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(rw)
 

@@ -1,4 +1,4 @@
-"""experiments/whole_corpus.py: a partial build never writes the committed record; a tiny one runs end to end."""
+"""scripts/whole_corpus.py: a partial build never writes the committed record; a tiny one runs end to end."""
 import json
 import os
 import subprocess
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "whole_corpus.py"
+SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "whole_corpus.py"
 
 
 def test_a_partial_build_needs_a_scratch_output(monkeypatch):

@@ -185,7 +185,7 @@ def mean_pool(hidden, mask):
 #: tokens per batch (rows x padded width), so that short phrases come in large batches and the
 #: matrix products are not tiny, yet not so large that a layer's activations (8,192 tokens x 1,536
 #: feed-forward units is 50 MB) leave the caches, where every step slows down, the products as
-#: well as GELU, bias and attention. benchmarks/token_budget.py times the budgets against each
+#: well as GELU, bias and attention. perf/token_budget.py times the budgets against each
 #: other and the FLOP floor; 4,096 had the fastest median for MiniLM and PEARL
 #: (results/benchmarks/token_budget.json). The GPU budget is a guess, not measured.
 TOKENS_PER_BATCH = {"cpu": 4096, "default": 65536}

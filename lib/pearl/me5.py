@@ -20,7 +20,7 @@ which 96M are the embedding matrix), not ``e5-small-enpt-q4.bin`` (English + Por
 vocabulary lacks common English pieces (``▁european``, ``▁asia``, ``▁?``): on the 347,120
 distinct phrases of Table 1 it segments 4,776 differently from the full one and maps 888 to
 ``<unk>``, so it is a different model on English text. With the full file the rebuilt
-tokenizer gives the engine's token count on all 347,120 (``benchmarks/me5_encode.py``).
+tokenizer gives the engine's token count on all 347,120 (``perf/me5_encode.py``).
 
 Input convention: E5's model card asks for ``"query: "`` on both sides of a symmetric task
 (semantic similarity, paraphrase, clustering) and ``"query: "``/``"passage: "`` for

@@ -5,7 +5,7 @@
   sentence-transformers / Hugging Face folder, or a PEARL folder holding ``pearl.json``), or a
   hub id on a connected machine. Offline, a hub id fails at once with the names that work.
 - :func:`folder_name` is the one rule for trained-model folder names, used by every writer
-  (notebook 03, :mod:`pearl.training.recipe`) and reader (Table 1, figures, explorer).
+  (notebook 03, :mod:`pearl.training.profiles`) and reader (Table 1, figures, explorer).
 - :func:`trained_folders` lists the trained folders; :func:`label` gives the display label
   that every table and figure uses.
 

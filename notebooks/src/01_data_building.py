@@ -141,12 +141,12 @@ by_size
 
 # %% [markdown]
 # The paper-scale count: the paper keeps 3.8M phrases seen at least twice in its Wikipedia.
-# `experiments/whole_corpus.py` builds all 30,729 articles (65.0M tokens) once, with the same
+# `scripts/whole_corpus.py` builds all 30,729 articles (65.0M tokens) once, with the same
 # settings as this notebook's `PROFILE="gpu"` run (same build folder, so either finishes what
 # the other started), and commits the counts to `results/wikipedia_whole_corpus.json`; the
 # cell below shows that record, and this notebook's results name it. The projection assumes
 # the build scales with its worker count, which holds while the parent only merges small
-# per-paragraph phrase lists (`benchmarks/corpus_build.py` measures the ratio to the
+# per-paragraph phrase lists (`perf/corpus_build.py` measures the ratio to the
 # parse-only rate).
 
 # %%

@@ -11,7 +11,7 @@
 #   machine set `PARAPHRASER` to a Hugging Face text2text model such as Parrot. The rules
 #   reach fewer than half the phrases; `PARAPHRASER="rewrite"` adds date and number formats and
 #   one-word synonyms the backbone agrees with, which reach about two thirds, but only half of
-#   those word rewrites are true paraphrases (`experiments/paraphrase_coverage.py`,
+#   those word rewrites are true paraphrases (`scripts/paraphrase_coverage.py`,
 #   `results/paraphrase_coverage.json`), so the rules stay the default;
 # * **hard negatives**: lexically close phrases (rapidfuzz with blocking) with the lowest
 #   backbone cosine, never the phrase's own augmentations or synonyms.

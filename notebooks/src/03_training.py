@@ -12,7 +12,7 @@
 # 32, about 140 s a seed on one thread; notebooks 08 and 09 compare the first 3, notebook 07's
 # short-text claims use all 5, which they need for power), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16;
 # on a lent H100, 418 steps in 47 s, +1.1 over MiniLM for one seed: `results/gpu/README.md`).
-# Any parameter left `None` takes the profile's value (`pearl.training.recipe.PROFILES`).
+# Any parameter left `None` takes the profile's value (`pearl.training.profiles.PROFILES`).
 #
 # ## The method in three equations
 #
@@ -71,7 +71,7 @@ from pearl.display.data_figures import plot_training_loss
 from pearl.experiments import runs
 from pearl.experiments.runner import Recipe, train_models
 from pearl.provenance import Run, save_figure
-from pearl.training.recipe import config_for, data_summary, given, load_training_data
+from pearl.training.profiles import config_for, data_summary, given, load_training_data
 
 profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run: the one switch is SMOKE
 seeds = paths.smoke_seeds(SEEDS, 1)
@@ -82,7 +82,7 @@ settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_
 recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
 cfg, data_options = config_for(profile, backbone=BACKBONE, **recipe.config)
 params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, VARIANT=VARIANT, WORKERS=WORKERS, data=data_options,
-              CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=vars(cfg))
+              CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=cfg.record())
 run = Run("03_training", params)
 cfg
 

@@ -26,7 +26,7 @@
 #
 # **The PPDB probe is trained to convergence.** The paper's probe (Adam at lr 1e-4 on the raw
 # embeddings, patience 5, at most 100 epochs) stops long before it has learned what the
-# embeddings hold. `benchmarks/probe_convergence.py` recorded its learning curves
+# embeddings hold. `perf/probe_convergence.py` recorded its learning curves
 # (`figures/probe_convergence.png`, `results/probe_convergence.json`). On PPDB-filtered it is
 # still rising at epoch 300, and the patience-5 rule stops on an early plateau: MiniLM scores
 # 55.2 there, while a probe trained to convergence reaches 69.6 (mean of 5 probe seeds). Under
@@ -46,7 +46,7 @@
 SMOKE: bool = False
 MODELS: list = ["char3gram-jaccard", "glove", "minilm"]
 PROFILE: str = "cpu"  # which PEARL seeds Table 1 scores in full: cpu seed 0, gpu seeds 0-2
-PEARL_MODELS: str = None  # glob under models/; None: the profile's seeds (recipe.TABLE1_SEEDS); "" for none
+PEARL_MODELS: str = None  # glob under models/; None: the profile's seeds (profiles.TABLE1_SEEDS); "" for none
 THREADS: int = 0  # torch CPU threads when one worker scores (0 for torch's default; 1 when other jobs share the cores)
 WORKERS: int = 2  # models scored side by side in one-thread processes (1: one after another in this kernel)
 DATASETS: list = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj"]
@@ -62,12 +62,12 @@ from IPython.display import Markdown, display
 
 from pearl import models, paths
 from pearl.benchmark import scoring, table
-from pearl.training import recipe
+from pearl.training import export, profiles
 from pearl.provenance import Run
 
 run = Run("04_benchmark", dict(SMOKE=SMOKE, PROFILE=PROFILE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, THREADS=THREADS, WORKERS=WORKERS,
                                DATASETS=DATASETS, UPDATE=UPDATE))
-pearl_dirs = recipe.table1_folders(PEARL_MODELS, PROFILE)
+pearl_dirs = profiles.table1_folders(PEARL_MODELS, PROFILE)
 print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %% [markdown]
@@ -94,7 +94,7 @@ with run.timer("score"):
 
 # %%
 tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE)
-table.update_cards(tbl, pearl_dirs)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
+export.update_cards(tbl, pearl_dirs)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
 display(Markdown(md))
 
 # %%

@@ -8,7 +8,7 @@
 #
 # **Figure 4**: 100 entity names for each of six YAGO 4 types, projected with t-SNE and UMAP.
 # *Stand-in:* YAGO 4 is not available offline, so the names come from the AutoFJ tables
-# (DBpedia classes) mapped to the same six types (`pearl.display.figures.YAGO_GROUPS`, Wikipedia
+# (DBpedia classes) mapped to the same six types (`pearl.display.figure4.YAGO_GROUPS`, Wikipedia
 # disambiguators such as "(magazine)" stripped). Beyond the picture we report what the eye
 # sees: the silhouette score and a 5-fold kNN (k=10) type accuracy, in the full embedding
 # space and in each projection. `zero_vectors` counts names a model cannot see at all
@@ -34,7 +34,7 @@ check_params(globals(), __annotations__)
 from IPython.display import Markdown, display
 
 from pearl import paths
-from pearl.display import figures
+from pearl.display import figure1, figure4
 from pearl.models import load_labelled
 from pearl.provenance import Run, save_figure, save_table
 
@@ -42,7 +42,7 @@ N_PER_GROUP = paths.smoke_or(N_PER_GROUP, 10)
 run = Run("05_figures", dict(SMOKE=SMOKE, MODELS=MODELS, N_PER_GROUP=N_PER_GROUP, PROJECTIONS=PROJECTIONS, SEED=SEED))
 
 with run.timer("load_models"):
-    names = MODELS or figures.default_models()
+    names = MODELS or figure1.default_models()
     models = load_labelled(names)
 print("models:", list(models))
 
@@ -51,28 +51,28 @@ print("models:", list(models))
 
 # %%
 with run.timer("figure1"):
-    cases = figures.ranking_cases()
-    fig1_table = figures.figure1_table(models, cases)
-save_table(fig1_table, "figure1", markdown=figures.figure1_markdown(fig1_table))
-fig1 = figures.plot_figure1(fig1_table)
+    cases = figure1.ranking_cases()
+    fig1_table = figure1.figure1_table(models, cases)
+save_table(fig1_table, "figure1", markdown=figure1.figure1_markdown(fig1_table))
+fig1 = figure1.plot_figure1(fig1_table)
 save_figure(fig1, "figure1")
-display(Markdown(figures.figure1_markdown(fig1_table)))
+display(Markdown(figure1.figure1_markdown(fig1_table)))
 
 # %% [markdown]
 # ## Figure 4 — entity types in t-SNE and UMAP
 
 # %%
 with run.timer("figure4"):
-    sample = figures.type_sample(N_PER_GROUP, seed=SEED)
-    fig4_table, projections = figures.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
+    sample = figure4.type_sample(N_PER_GROUP, seed=SEED)
+    fig4_table, projections = figure4.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
 save_table(fig4_table.round(4), "figure4")
-fig4 = figures.plot_figure4(projections, figures.sample_groups(sample), fig4_table)
+fig4 = figure4.plot_figure4(projections, figure4.sample_groups(sample), fig4_table)
 save_figure(fig4, "figure4")
 fig4_table.round(3)
 
 # %%
 metrics = {
-    **figures.figure1_metrics(fig1_table, cases, models),
+    **figure1.figure1_metrics(fig1_table, cases, models),
     "figure4": fig4_table.round(4).to_dict(orient="records"),
     "figure4_names": len(sample),
 }

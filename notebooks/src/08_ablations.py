@@ -16,7 +16,7 @@
 # **sweep suite** (`pearl.benchmark.tasks`: the nine tasks with seeded samples of the retrieval
 # queries, each searched in a pool of its gold names and hardest candidates,
 # `pearl.benchmark.pools`; its scores compare models with each other, they are not Table 1's
-# numbers, and `benchmarks/sweep_agreement.py` measures how far they sit from them).
+# numbers, and `perf/sweep_agreement.py` measures how far they sit from them).
 #
 # A difference from the full recipe is marked ↑ / ↓, and starred when it exceeds the seed
 # noise: a two-sample t-test over the seeds (pooled seed std) gives p < 0.05.

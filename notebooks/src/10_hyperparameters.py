@@ -19,7 +19,7 @@ PROFILE: str = "cpu"
 LRS: list = [1e-5, 3e-5, 1e-4, 3e-4]
 HARD_NEGATIVES: list = [0, 1, 2, 4]
 CHOSEN_LR: float = 3e-5
-SEEDS: list = None  # None: the profile's (recipe.FIGURE5_SEEDS: [0] on cpu, [0, 1, 2] on gpu)
+SEEDS: list = None  # None: the profile's (profiles.FIGURE5_SEEDS: [0] on cpu, [0, 1, 2] on gpu)
 NOISE_SEEDS: list = [0, 1, 2]
 THREADS: int = 0
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
@@ -35,7 +35,7 @@ from pearl.display.figure5 import plot_hyperparameters, untrained_bird
 from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, score_models, train_models
 from pearl.provenance import Run, save_figure, save_table
-from pearl.training.recipe import FIGURE5_SEEDS
+from pearl.training.profiles import FIGURE5_SEEDS
 
 profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run
 # SMOKE: two points of each curve (the hard-negative counts from the end: 2, the full recipe's, is among them)

@@ -115,7 +115,7 @@ save_figure(fig, name)
 # strongly anisotropic), so its unit vectors vary little, and the short character part then
 # holds much of what varies. KMeans follows variance: on BC5CDR it split me5-small's mentions by
 # surface form (a first capital letter, all-capitals tokens, length: the split table below)
-# instead of chemicals against diseases, before any training step. `experiments/views_mechanism.py`
+# instead of chemicals against diseases, before any training step. `scripts/views_mechanism.py`
 # (`make views`) measures it on one cpu-profile training per backbone and per join, at step 0,
 # before and after weight averaging (`pearl.experiments.views`). Read the phrase-part column: the
 # part PEARL trains keeps the entity split, and weight averaging restores what fine-tuning alone

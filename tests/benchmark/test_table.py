@@ -119,17 +119,6 @@ def test_unknown_dataset_names_the_choices():
         scoring.run_model("m", None, ["sts"])
 
 
-def test_model_cards_get_their_table1_row(tmp_path):
-    import json
-
-    folder = tmp_path / "pearl-minilm-seed0"
-    folder.mkdir()
-    (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
-    table.update_cards(table.tidy(_rows("pearl-minilm-seed0", 61.25)), [folder])
-    card = (folder / "README.md").read_text()
-    assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card
-
-
 def test_paper_probe_columns_sit_beside_the_average_not_in_it(scratch_output):
     """PPDB rows carry the paper's patience-5 probe too; Table 1 shows it after Avg, per model and
     as the PEARL seed mean, and the average is the nine main columns' alone."""
@@ -168,11 +157,3 @@ def test_one_cell_formatter_for_every_table():
     """± 0.0 means the seeds agreed and is shown; no std (one deterministic score) shows none."""
     assert table.cell(94.786, 0.0) == "94.8 ± 0.0" and table.cell(67.25, float("nan")) == "67.2"
     assert table.cell(None, 1.0) == "n/a" and table.cell(61.04, 1.44) == "61.0 ± 1.4"
-
-
-def test_a_smoke_run_leaves_model_cards_alone(tmp_path, monkeypatch):
-    folder = tmp_path / "pearl-minilm-seed0"
-    folder.mkdir()
-    monkeypatch.setenv("PEARL_SMOKE", "1")
-    table.update_cards(table.tidy(_rows("pearl-minilm-seed0", 61.25)), [folder])
-    assert not (folder / "README.md").exists()

@@ -90,7 +90,7 @@ def test_whole_corpus_reads_the_committed_record(tmp_path, monkeypatch):
 
     monkeypatch.setattr(paths, "ROOT", tmp_path)
     missing = summary.whole_corpus()
-    assert missing["measured"] is False and "experiments/whole_corpus.py" in missing["how"]
+    assert missing["measured"] is False and "scripts/whole_corpus.py" in missing["how"]
     (tmp_path / "results").mkdir()
     metrics = {"description": "every article", "tokens": 100, "distinct_phrases": 10, "min_freq": 2,
                "kept_phrases": 3, "kept_share_pct": 30.0}

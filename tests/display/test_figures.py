@@ -5,7 +5,7 @@ import re
 import numpy as np
 import pytest
 from pearl.data import autofj_names
-from pearl.display import figures
+from pearl.display import figure1, figure4
 from pearl.models import label as model_label
 from pearl.models import load_model
 from pearl.paths import models_dir
@@ -15,13 +15,13 @@ from pearl.provenance import save_figure
 def test_rank_candidates_orders_by_cosine_and_keeps_ties_stable():
     q = np.array([1.0, 0.0])
     c = np.array([[0.6, 0.8], [1.0, 0.0], [0.6, 0.8], [0.0, 1.0]])
-    scores, ranks = figures.rank_candidates(q, c)
+    scores, ranks = figure1.rank_candidates(q, c)
     assert scores.round(2).tolist() == [0.6, 1.0, 0.6, 0.0]
     assert ranks.tolist() == [2, 1, 3, 4]
 
 
 def test_shipped_cases_start_with_the_paper_example():
-    cases = figures.ranking_cases()
+    cases = figure1.ranking_cases()
     assert cases[0]["query"] == "The New York Times"
     assert cases[0]["aliases"] == ["nytimes.com", "NYTimes", "New-York Daily Times"]
     assert cases[0]["others"] == ["New York Post", "New York"]
@@ -34,12 +34,12 @@ def test_bad_case_file_names_what_is_missing(tmp_path):
     bad = tmp_path / "cases.json"
     bad.write_text(json.dumps([{"case": "x", "kind": "k", "query": "q", "aliases": ["a"]}]))
     with pytest.raises(ValueError, match="others"):
-        figures.ranking_cases(bad)
+        figure1.ranking_cases(bad)
 
 
 def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
-    cases = figures.ranking_cases()[:3]
-    table = figures.figure1_table({"minilm": minilm}, cases)
+    cases = figure1.ranking_cases()[:3]
+    table = figure1.figure1_table({"minilm": minilm}, cases)
     assert len(table) == sum(len(c["aliases"]) + len(c["others"]) for c in cases)
     for _, d in table.groupby("case"):
         assert sorted(d["rank"]) == list(range(1, len(d) + 1))
@@ -48,32 +48,32 @@ def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
     # the paper's point: a general-purpose sentence encoder puts "New York Post" above an alias
     paper = table[table.case == "figure1"].set_index("candidate")
     assert paper.loc["New York Post", "rank"] < paper.loc["NYTimes", "rank"]
-    md = figures.figure1_markdown(table)
+    md = figure1.figure1_markdown(table)
     assert "**NYTimes**" in md and "All aliases ranked first" in md
-    fig = figures.plot_figure1(table)
+    fig = figure1.plot_figure1(table)
     written = save_figure(fig, "figure1_test")
     assert all(p.stat().st_size > 1000 for p in written)
 
 
 def test_yago_mapping_uses_real_autofj_sets_once():
     known = set(autofj_names())
-    used = [ds for group in figures.YAGO_GROUPS.values() for ds in group]
+    used = [ds for group in figure4.YAGO_GROUPS.values() for ds in group]
     assert set(used) <= known
     assert len(used) == len(set(used)), "an AutoFJ set is mapped to two groups"
-    assert list(figures.YAGO_GROUPS) == ["Place", "Person", "MedicalEntity", "Event", "Organization", "CreativeWork"]
+    assert list(figure4.YAGO_GROUPS) == ["Place", "Person", "MedicalEntity", "Event", "Organization", "CreativeWork"]
 
 
 def test_type_sample_is_seeded_balanced_and_unambiguous():
-    a = figures.type_sample(20, seed=3)
-    assert a == figures.type_sample(20, seed=3)
-    assert a != figures.type_sample(20, seed=4)
+    a = figure4.type_sample(20, seed=3)
+    assert a == figure4.type_sample(20, seed=3)
+    assert a != figure4.type_sample(20, seed=4)
     groups = [g for _, g in a]
-    assert {g: groups.count(g) for g in set(groups)} == {g: 20 for g in figures.YAGO_GROUPS}
+    assert {g: groups.count(g) for g in set(groups)} == {g: 20 for g in figure4.YAGO_GROUPS}
     names = [n for n, _ in a]
     assert len(set(names)) == len(names)
     assert not any(re.search(r"\)\s*$", n) for n in names), "disambiguators must be stripped"
     with pytest.raises(ValueError, match="fewer"):
-        figures.type_sample(10**6)
+        figure4.type_sample(10**6)
 
 
 def test_separation_scores_tell_clusters_from_noise():
@@ -81,42 +81,42 @@ def test_separation_scores_tell_clusters_from_noise():
     centres = rng.normal(size=(3, 8)) * 10
     labels = np.repeat(["a", "b", "c"], 30)
     clustered = centres[np.repeat([0, 1, 2], 30)] + rng.normal(size=(90, 8))
-    good = figures.separation(clustered, labels, "euclidean")
-    noise = figures.separation(rng.normal(size=(90, 8)), labels, "euclidean")
+    good = figure4.separation(clustered, labels, "euclidean")
+    noise = figure4.separation(rng.normal(size=(90, 8)), labels, "euclidean")
     assert good["silhouette"] > 0.5 and good["knn_accuracy"] == 1.0
     assert noise["silhouette"] < 0.1 and noise["knn_accuracy"] < 0.6
-    assert figures.separation(clustered, labels, "euclidean", seed=1) == figures.separation(
+    assert figure4.separation(clustered, labels, "euclidean", seed=1) == figure4.separation(
         clustered, labels, "euclidean", seed=1)
 
 
 def test_tsne_projection_is_seeded_and_unknown_method_fails():
     x = np.random.default_rng(0).normal(size=(40, 16)).astype(np.float32)
-    a, b = figures.project(x, "tsne", seed=0), figures.project(x, "tsne", seed=0)
+    a, b = figure4.project(x, "tsne", seed=0), figure4.project(x, "tsne", seed=0)
     assert a.shape == (40, 2) and np.allclose(a, b)
     with pytest.raises(ValueError, match="tsne"):
-        figures.project(x, "pca")
+        figure4.project(x, "pca")
 
 
 def test_figure4_data_and_plot(minilm):
-    sample = figures.type_sample(8, seed=0)
-    table, proj = figures.figure4_data({"minilm": minilm}, sample, methods=("tsne",))
+    sample = figure4.type_sample(8, seed=0)
+    table, proj = figure4.figure4_data({"minilm": minilm}, sample, methods=("tsne",))
     assert table[["model", "space"]].values.tolist() == [["minilm", "embedding"], ["minilm", "tsne"]]
     assert table["knn_accuracy"].between(0, 1).all() and table["silhouette"].between(-1, 1).all()
     assert (table["zero_vectors"] == 0).all(), "MiniLM sees every name"
     assert proj["minilm"]["tsne"].shape == (len(sample), 2)
-    fig = figures.plot_figure4(proj, [g for _, g in sample], table)
+    fig = figure4.plot_figure4(proj, [g for _, g in sample], table)
     assert "silhouette" in fig.axes[0].get_xlabel() and fig.axes[0].get_ylabel() == "t-SNE"
     assert fig.axes[0].get_title().replace("\n", " ") == model_label("minilm")
     # a model with zero vectors (GloVe: names out of vocabulary) gets the note on the figure
     glove = table.assign(model="glove", zero_vectors=5)
-    fig = figures.plot_figure4({"glove": proj["minilm"]}, [g for _, g in sample], glove)
+    fig = figure4.plot_figure4({"glove": proj["minilm"]}, [g for _, g in sample], glove)
     note = fig.get_supxlabel().replace("\n", " ")
     assert "5 of 48 names" in note and "zero vector" in note
 
 
 def test_figure1_labels_models_as_table1_and_says_no_verdict_in_red(minilm):
-    table = figures.figure1_table({"minilm": minilm}, figures.ranking_cases()[:2])
-    fig = figures.plot_figure1(table)
+    table = figure1.figure1_table({"minilm": minilm}, figure1.ranking_cases()[:2])
+    fig = figure1.plot_figure1(table)
     bars, grid = fig.axes
     title = bars.get_title().replace("\n", " ")
     assert title.startswith(model_label("minilm")) and "aliases ranked" in title
@@ -140,12 +140,12 @@ def test_a_trained_pearl_folder_joins_the_figures_and_the_explorer(scratch_outpu
     folder = export(build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval(), tok,
                     models_dir("pearl-minilm-seed99"), labels=LABELS)
     try:
-        names = figures.default_models(with_glove=False)
+        names = figure1.default_models(with_glove=False)
         assert names[0] == "minilm" and str(folder) in names
         label = model_label(str(folder))
         assert label == "PEARL seed 99 (MiniLM backbone)"
         models = {label: load_model(folder, device="cpu")}
-        table = figures.figure1_table(models, figures.ranking_cases()[:1])
+        table = figure1.figure1_table(models, figure1.ranking_cases()[:1])
         assert set(table["model"]) == {label} and table["rank"].tolist() != []
         app = Explorer(models, "The New York Times", ["NYTimes", "New York Post"], debounce_s=0)
         assert f'data-model="{label}"' in app.ranking.value
@@ -172,7 +172,7 @@ def test_figure1_metrics_and_sample_groups_from_a_hand_made_table():
     table = pd.DataFrame({"model": ["a", "a", "a", "b", "b", "b"], "case": ["figure1", "figure1", "typo"] * 2,
                           "aliases_first": [True, True, False, False, False, True]})
     cases = [{"case": "figure1"}, {"case": "typo"}]
-    assert figures.figure1_metrics(table, cases, ["a", "b"]) == {
+    assert figure1.figure1_metrics(table, cases, ["a", "b"]) == {
         "figure1_aliases_first": {"a": True, "b": False}, "figure1_cases_with_aliases_first": {"a": 1, "b": 1},
         "figure1_cases": 2}
-    assert figures.sample_groups([("Paris", "place"), ("Bach", "person")]) == ["place", "person"]
+    assert figure4.sample_groups([("Paris", "place"), ("Bach", "person")]) == ["place", "person"]

@@ -17,7 +17,7 @@ NEGS = {p: [CORPUS[(i + 1) % 10][0]] for i, (p, _) in enumerate(CORPUS[:6])}
 @pytest.fixture
 def fake_training(monkeypatch, tmp_path):
     """Training replaced by a recorder that writes what export would: pearl.json with the recipe."""
-    import pearl.training.recipe as recipe
+    import pearl.training.profiles as profiles
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     derived = paths.derived_dir()
@@ -35,8 +35,8 @@ def fake_training(monkeypatch, tmp_path):
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "pearl.json").write_text(json.dumps({"train_config": {}, **(extra or {})}))
 
-    monkeypatch.setattr(recipe, "load_training_data", load)
-    monkeypatch.setattr(recipe, "train_and_export", fake)
+    monkeypatch.setattr(profiles, "load_training_data", load)
+    monkeypatch.setattr(profiles, "train_and_export", fake)
     return calls
 
 

@@ -97,25 +97,25 @@ def test_resume_from_the_last_good_checkpoint_finishes_the_run(killed, tmp_path)
 
 
 def test_an_exported_run_leaves_no_checkpoints_and_a_failed_export_keeps_them(tmp_path, monkeypatch):
-    from pearl.training import recipe
+    from pearl.training import profiles
 
     def tiny_train(cfg, corpus, negs, augmenter, labels, run_dir, progress):
         return _run(run_dir)
 
-    monkeypatch.setattr(recipe, "train", tiny_train)
-    monkeypatch.setattr(recipe, "export", lambda *a, **k: None)
+    monkeypatch.setattr(profiles, "train", tiny_train)
+    monkeypatch.setattr(profiles, "export", lambda *a, **k: None)
     run_dir = tmp_path / "done"
     run_dir.mkdir()
     (run_dir / ".checkpoint.pt.abc.tmp").write_bytes(b"left by a kill mid-write")
-    recipe.train_and_export(TrainConfig(), [], None, None, tmp_path / "model", run_dir=run_dir)
+    profiles.train_and_export(TrainConfig(), [], None, None, tmp_path / "model", run_dir=run_dir)
     assert sorted(p.name for p in run_dir.iterdir()) == ["log.csv"]  # 6 steps, checkpoints at 2, 4, 6: gone
 
     def broken_export(*a, **k):
         raise OSError("disk full")
 
-    monkeypatch.setattr(recipe, "export", broken_export)
+    monkeypatch.setattr(profiles, "export", broken_export)
     run_dir = tmp_path / "export-failed"
     run_dir.mkdir()
     with pytest.raises(OSError):
-        recipe.train_and_export(TrainConfig(), [], None, None, tmp_path / "model2", run_dir=run_dir)
+        profiles.train_and_export(TrainConfig(), [], None, None, tmp_path / "model2", run_dir=run_dir)
     assert checkpoint.problem(run_dir / checkpoint.LATEST) is None  # still resumable

@@ -10,7 +10,7 @@ from pearl.training.methods import (
     positive_samples,
 )
 from pearl.training.objectives import OBJECTIVES
-from pearl.training.recipe import config_for
+from pearl.training.profiles import config_for
 from rapidfuzz.distance import OSA
 
 TABLES = AugmentTables(wordnet={"big": ["large"], "city": ["town", "metropolis"], "old": ["aged"]},

@@ -54,7 +54,7 @@ def test_simcse_at_its_temperature_is_one_direction_over_second_views():
     expected /= 3
     assert float(simcse_loss(T(first), T(second), temperature=t)) == pytest.approx(expected, rel=1e-5)
     assert TrainConfig(objective="simcse").temperature == 0.07  # TrainConfig alone keeps what it is given...
-    from pearl.training.recipe import config_for
+    from pearl.training.profiles import config_for
 
     assert config_for("cpu", objective="simcse")[0].temperature == 0.05  # ...the method's defaults set 0.05
 
@@ -197,7 +197,7 @@ def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
 
 
 def test_the_defaults_and_every_profile_pass_the_range_checks():
-    from pearl.training.recipe import config_for
+    from pearl.training.profiles import config_for
 
     TrainConfig()
     for profile in ("smoke", "cpu", "gpu"):

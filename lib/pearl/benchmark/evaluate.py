@@ -63,7 +63,7 @@ def top1(queries: np.ndarray, keys: np.ndarray, query_block: int = 2048, key_blo
     Blocked matrix products on torch's GEMM, each block reduced while it is still in cache.
     Not faiss's ``IndexFlatIP``: that multiplies with the BLAS bundled in the faiss-cpu wheel,
     several times slower than torch's on the 2-core CPU for the same answer to every query
-    (``benchmarks/exact_search.py`` times both against the FLOP floor).
+    (``perf/exact_search.py`` times both against the FLOP floor).
     """
     import torch
 

@@ -14,7 +14,7 @@ retrievers** rank highest in the whole dictionary:
 A model whose nearest wrong name is in the pool gets the score it would get on the whole
 dictionary; one whose nearest wrong name is outside the pool is scored too kindly. Pooled
 scores are therefore upper bounds, tightest for models whose confusions the references share
-(the MiniLM family); ``benchmarks/sweep_agreement.py`` measures the gap. Pools depend only on
+(the MiniLM family); ``perf/sweep_agreement.py`` measures the gap. Pools depend only on
 the data and the reference model, so each is built once and cached, with its counts, as JSON
 in ``data/derived/dictionaries/``.
 
@@ -41,7 +41,7 @@ from ..provenance import write_json
 
 #: the semantic reference retriever (a name for :func:`pearl.models.load_model`)
 REFERENCE = "minilm"
-#: names kept per query from each reference retriever (see benchmarks/sweep_agreement.py)
+#: names kept per query from each reference retriever (see perf/sweep_agreement.py)
 K_LEXICAL, K_SEMANTIC = 5, 5
 #: bump when the recipe changes, so cached pools are rebuilt
 VERSION = 1

@@ -14,7 +14,7 @@ mean ± std of test accuracy. Two protocols:
   epochs. Its learning curves are still rising at epoch 300 on PPDB-filtered, and patience 5
   stops on an early plateau far below the converged probe (MiniLM, PEARL seed 0), so
   its score says how fast a probe learns more than what the embeddings hold
-  (``benchmarks/probe_convergence.py``, ``results/probe_convergence.json``).
+  (``perf/probe_convergence.py``, ``results/probe_convergence.json``).
   Table 1 keeps it as labelled extra columns, outside the average.
 
 :func:`stopping_point` replays a stopping rule on a recorded learning curve; :func:`linear_probe`
@@ -84,7 +84,7 @@ def train_probes(features: np.ndarray, labels: np.ndarray, split, seeds=(0, 1, 2
     """
     # The probe runs on the caller's threads. Its first layer (seeds x 200 x 768 @ 768 x 256 a
     # step) is compute-bound: on 2 idle cores two threads train it faster than one, with the
-    # same accuracies (benchmarks/scoring_floor.py; "probe_threads" in
+    # same accuracies (perf/scoring_floor.py; "probe_threads" in
     # results/benchmarks/scoring_floor.json).
     # On cores shared with other jobs waiting threads spin (16 s against 0.1 s an epoch,
     # measured): there, run on one thread, as scoring.run_model(threads=1) does.
@@ -174,7 +174,7 @@ def probe_flops(n_pairs: int, d_in: int, runs: list[dict], config: ProbeConfig =
 def probe_scores(left: np.ndarray, right: np.ndarray, labels, seeds=(0, 1, 2), split_seed: int = 0,
                  config: ProbeConfig = ProbeConfig()) -> dict:
     """Mean ± sample std (ddof=1) over probe seeds of the test accuracy, in percent, and the
-    training's matrix-product FLOPs (:func:`probe_flops`, for benchmarks/scoring_floor.py)."""
+    training's matrix-product FLOPs (:func:`probe_flops`, for perf/scoring_floor.py)."""
     features = pair_features(left, right)
     split = split_indices(len(features), split_seed, config.split)
     runs = train_probes(features, np.asarray(labels), split, seeds, config)

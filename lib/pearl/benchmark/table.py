@@ -24,7 +24,6 @@ from typing import Sequence
 
 from .. import models, paths
 from ..provenance import save_table
-from ..training.export import write_card
 from . import paper
 from .tasks import GROUPS, SUITES, TASKS
 
@@ -262,11 +261,3 @@ def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None 
     table = pd.read_csv(paths.results_dir(f"{suite.name}.csv"), float_precision="round_trip")
     return write(table, suite, backbone, False, summary)
 
-
-def update_cards(table, folders: Sequence[Path]) -> None:
-    """Write each trained folder's Table-1 row into its model card (``README.md``); a SMOKE run
-    (:func:`pearl.paths.smoke`) leaves the cards alone: its scores are not results."""
-    for folder in [] if paths.smoke() else folders:
-        rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
-        if len(rows):
-            write_card(folder, {COLUMNS.get(d, "Avg"): float(rows.get(d, math.nan)) for d in (*SUITES["table1"], "average")})

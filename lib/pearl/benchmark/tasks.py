@@ -22,7 +22,7 @@ on). Sizes:
   all 50 tables) searched in a **pool** of each query's gold names and hardest candidates
   (:mod:`pearl.benchmark.pools`), not the whole dictionary; every PPDB pair with one probe
   seed (on a 4,000-pair sample the paper's probe stopped at chance). Its scores are for
-  comparing models with each other; ``benchmarks/sweep_agreement.py`` measures how far they
+  comparing models with each other; ``perf/sweep_agreement.py`` measures how far they
   sit from the full ones; the short-text sets keep 5,000 texts of each Twitter set;
 - ``"smoke"``: a small deterministic subset for tests, seconds on a CPU.
 

@@ -21,7 +21,7 @@ For each phrase of a corpus:
 
 A phrase with fewer than ``k`` admissible candidates keeps what it has (the statistics
 report how many have all ``k``). Encoding is the slow step on a CPU
-(``benchmarks/hard_negative_mining.py`` times each step), so :func:`mine` can work on the
+(``perf/hard_negative_mining.py`` times each step), so :func:`mine` can work on the
 ``anchors`` most frequent phrases and encode only them and their candidates. ``method="ann"``
 finds the candidates of step 1 approximately instead (:mod:`pearl.corpus.ngram_search`: faiss
 over character n-grams, then the same filters); exact blocking stays the default and is what
@@ -85,7 +85,7 @@ def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 
     ``rapidfuzz.process.cdist`` call (C++, over every pair of the block), then the hits of all
     blocks are merged per anchor by one sort. It compares the same pairs as a loop over anchors
     (each anchor against the union of its blocks) and returns the same lists (tested), with the
-    per-pair work out of Python (``benchmarks/hard_negative_mining.py`` times both on the whole
+    per-pair work out of Python (``perf/hard_negative_mining.py`` times both on the whole
     corpus's pool). Anchors go in slices of ``slice_size`` so that the hits held at once
     stay bounded.
     """

@@ -12,7 +12,7 @@ normalised Levenshtein distance at most ``max_distance``, the ``limit`` closest 
 id). So an exhaustive search (``probe`` at least the number of phrases, ``nprobe = nlist``)
 returns exactly :func:`~pearl.corpus.hard_negatives.edit_candidates`' lists (tested); smaller
 settings miss a candidate whose n-gram profile is not among the ``probe`` nearest.
-``benchmarks/hard_negative_mining.py`` measures that recall and the cost against exact mining.
+``perf/hard_negative_mining.py`` measures that recall and the cost against exact mining.
 
 Left out: product quantisation and GPU indexes (the float32 index of a
 whole-corpus build fits in memory uncompressed), and persisting the index (it is rebuilt in a minute).

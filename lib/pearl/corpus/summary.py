@@ -18,7 +18,7 @@ from .phrases import LABELS, select
 #: the training corpora notebook 01 can write (``CORPUS``)
 CORPORA = ("wikitext2", "wikipedia")
 WORDNET_SOURCE = "WordNet 3.0 (Debian wordnet-base) via NLTK"
-#: the committed record of the whole corpus's build, under ``results/`` (``experiments/whole_corpus.py``)
+#: the committed record of the whole corpus's build, under ``results/`` (``scripts/whole_corpus.py``)
 WHOLE_CORPUS = "wikipedia_whole_corpus"
 WHOLE_CORPUS_RECORD = f"results/{WHOLE_CORPUS}.json"
 
@@ -193,7 +193,7 @@ def whole_corpus() -> dict:
     path = paths.ROOT / WHOLE_CORPUS_RECORD
     about = {"record": WHOLE_CORPUS_RECORD}
     if not path.is_file():
-        return {**about, "measured": False, "how": "run experiments/whole_corpus.py (resumable: run it again after a kill)"}
+        return {**about, "measured": False, "how": "run scripts/whole_corpus.py (resumable: run it again after a kill)"}
     record = json.loads(path.read_text(encoding="utf8"))
     m = record["metrics"]
     return {**about, "measured": True, "description": m["description"], "tokens": m["tokens"],

@@ -19,7 +19,7 @@ Both Wikipedia corpora keep the paper's frequency filter (seen at least twice) a
 WordNet lemmas as WikiText-2. :func:`prepare` builds a folder once (each file atomically, the
 hard negatives last: their presence marks a finished folder) and afterwards reuses it.
 
-What it leaves out: training (:func:`pearl.training.recipe.load_training_data` takes the name).
+What it leaves out: training (:func:`pearl.training.profiles.load_training_data` takes the name).
 """
 from __future__ import annotations
 

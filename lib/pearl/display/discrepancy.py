@@ -183,7 +183,7 @@ def plot_views(record: dict, dataset: str = "bc5cdr"):
 
 
 def views_section(path) -> tuple[str, object]:
-    """(Markdown, figure) of ``results/views_mechanism.json`` (``experiments/views_mechanism.py``
+    """(Markdown, figure) of ``results/views_mechanism.json`` (``scripts/views_mechanism.py``
     writes it): BC5CDR's view table, the development subset's scores of each join, and
     :func:`plot_views`; a line naming the script, and no figure, when the record is absent."""
     import pandas as pd
@@ -192,7 +192,7 @@ def views_section(path) -> tuple[str, object]:
 
     path = Path(path)
     if not path.is_file():
-        return f"`{path.name}` is not there yet: `.venv/bin/python experiments/views_mechanism.py` writes it.", None
+        return f"`{path.name}` is not there yet: `.venv/bin/python scripts/views_mechanism.py` writes it.", None
     record = json.loads(path.read_text())
     dev = pd.DataFrame(record["dev"])
     md = "\n\n".join(["**BC5CDR** (NMI x100; the character part's share of the joined embedding's variance):",

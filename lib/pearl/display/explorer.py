@@ -156,7 +156,7 @@ def preset_models(preset: str = "minilm") -> list[str]:
     notebook 09 has trained; the untrained LM alone before that)."""
     from .. import mlm
     from ..models import folder_name, trained_folders
-    from .figures import default_models
+    from .figure1 import default_models
 
     if preset == "minilm":
         return default_models(with_glove=False)

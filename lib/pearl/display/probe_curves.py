@@ -1,4 +1,4 @@
-"""The PPDB probe's learning curves (``benchmarks/probe_convergence.py``): test accuracy per epoch,
+"""The PPDB probe's learning curves (``perf/probe_convergence.py``): test accuracy per epoch,
 mean ± one std over probe seeds, one panel per model and data set, with the score each stopping
 rule keeps marked (its best-validation epoch, per seed) and the convex cross-check drawn as a level.
 

@@ -13,7 +13,7 @@ simplest curve that can rise without bound; nothing guarantees it holds two orde
 beyond the data, which the interval does not cover: the report says so beside the number.
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner` and
-``experiments/budget_curve.py`` do them).
+``scripts/budget_curve.py`` do them).
 """
 from __future__ import annotations
 

@@ -92,7 +92,7 @@ def ablation_recipes(names: Sequence[str]) -> list[Recipe]:
 def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
     """A Figure-5 point; the full recipe's settings and the no-hard-negatives ablation keep
     their own names, so their models are shared with notebooks 03 and 08."""
-    from ..training.recipe import PROFILES
+    from ..training.profiles import PROFILES
 
     if lr == PROFILES["cpu"]["lr"] and hard_negatives == 2:
         return ablation("")
@@ -171,7 +171,7 @@ def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, threads
 
 def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
     """(TrainConfig, data options, recipe key) of one recipe and seed."""
-    from ..training.recipe import config_for
+    from ..training.profiles import config_for
 
     cfg, data = config_for(profile, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
     cfg = dataclasses.replace(cfg, seed=seed)
@@ -191,7 +191,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     """
     from ..training.methods import inputs_for
     from ..training.export import refuse_full
-    from ..training.recipe import load_training_data, train_and_export
+    from ..training.profiles import load_training_data, train_and_export
 
     if profile == "smoke" and not paths.smoke():  # a smoke-profile call is a SMOKE run, whoever makes it
         paths.set_smoke(True)

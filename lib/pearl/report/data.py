@@ -38,7 +38,7 @@ def corpus() -> dict[str, str]:
 
 
 def whole_corpus() -> dict[str, str]:
-    """``whole.*``: the whole Wikipedia copy's record (``experiments/whole_corpus.py``)."""
+    """``whole.*``: the whole Wikipedia copy's record (``scripts/whole_corpus.py``)."""
     if not exists("wikipedia_whole_corpus.json"):
         return {}
     record = read_json("wikipedia_whole_corpus.json")
@@ -87,7 +87,7 @@ def augmentation() -> dict[str, str]:
 
 
 def hard_negatives_scale() -> dict[str, str]:
-    """``scale.*``: ``benchmarks/hard_negative_mining.py``'s record: the pool, the sample, the scale run."""
+    """``scale.*``: ``perf/hard_negative_mining.py``'s record: the pool, the sample, the scale run."""
     if not exists("hard_negatives_scale.json"):
         return {}
     hs = read_json("hard_negatives_scale.json")

@@ -90,7 +90,7 @@ def methods() -> dict[str, str]:
 
 
 def neighbours() -> dict[str, str]:
-    """``neighbours.*``: the Phrase-BERT / PAUSE check (``experiments/neighbours/check.py``)."""
+    """``neighbours.*``: the Phrase-BERT / PAUSE check (``scripts/neighbours/check.py``)."""
     if not exists("neighbours_check.json"):
         return {}
     rows = {(r["method"], r["run"]): r for r in read_json("neighbours_check.json")["metrics"]["table"]}

@@ -17,7 +17,7 @@ def reproduce_time() -> dict[str, str]:
     """``reproduce.whole``: one measured ``make reproduce`` run, stage by stage.
 
     Read from the complete one of ``results/benchmarks/reproduce_walltime*.txt``
-    (``benchmarks/reproduce_walltime.py``; the newest record may be a run still in sittings):
+    (``perf/reproduce_walltime.py``; the newest record may be a run still in sittings):
     minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
     run timed in sittings says so. A failed or unfinished run measures nothing a reader can repeat.
     """
@@ -42,7 +42,7 @@ def reproduce_time() -> dict[str, str]:
 
 def gpu_projection() -> dict[str, str]:
     """``gpu.projection``: ``make reproduce PROFILE=gpu``'s projected hours per box, from
-    ``results/benchmarks/gpu_projection.json`` (``benchmarks/gpu_projection.py``)."""
+    ``results/benchmarks/gpu_projection.json`` (``perf/gpu_projection.py``)."""
     if not exists("benchmarks/gpu_projection.json"):
         return {}
     boxes = read_json("benchmarks/gpu_projection.json")["boxes"]

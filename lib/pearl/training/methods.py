@@ -1,6 +1,6 @@
 """What each method trains on: its positives (the kinds of :data:`POSITIVES` that the objectives
 of :mod:`pearl.training.objectives` name) and its corpus; its default settings are the
-objective's ``defaults`` (applied by :func:`pearl.training.recipe.config_for`).
+objective's ``defaults`` (applied by :func:`pearl.training.profiles.config_for`).
 
 - ``pearl``: a three-level augmentation of the phrase (character, token, phrase level;
   :class:`pearl.corpus.augment.Augmenter`, a weight per level); the profile's settings
@@ -118,7 +118,7 @@ def variant_for(cfg) -> str | None:
 
 def method_recipes(methods: Sequence[str] | None = None, label_shares: Sequence[float] = (1.0,)) -> list[dict]:
     """One recipe per method (``{"name", "objective"}``: the method's defaults come from
-    :func:`pearl.training.recipe.config_for`), plus, for each method with a ``label_share``
+    :func:`pearl.training.profiles.config_for`), plus, for each method with a ``label_share``
     setting (PAUSE), one recipe per labelled share below 1 for the label-efficiency runs, named
     by :func:`variant_for`.
 

@@ -237,7 +237,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     # fused: one kernel over all parameters. Torch's CPU default loops over them one tensor at a
     # time; for MiniLM (22M parameters, half of them the word embeddings, updated densely every
     # step) that loop took 16 % of a cpu-profile step (py-spy), 0.23 s against 0.03 s fused
-    # (benchmarks/train_throughput.py prints both)
+    # (perf/train_throughput.py prints both)
     optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr, fused=True)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []

@@ -1,0 +1,226 @@
+"""Wall time of a whole ``make reproduce``, notebook by notebook, each notebook timed in one piece.
+
+    python3 perf/reproduce_walltime.py [--profile cpu] [--until NN] [--resume [--only NN ...]]
+
+Run it in a fresh clone (``../shared`` beside it, nothing else running on the machine): it
+starts ``make reproduce`` itself, so the venv build, every notebook and the HTML rendering are
+all inside the measured time. It stamps each ``== <notebook>`` line that the Makefile prints
+when a notebook starts, and writes the table (seconds per stage, elapsed at its end, the load
+average sampled every 30 s, mean and max per stage) to ``--out`` atomically, with the commit
+and the exit status, and the stages as JSON beside it (``.json``). The full log goes to
+``--log``. It measures; it changes nothing the run does.
+
+The batch is ``notebooks/ORDER`` less ``notebooks/SEPARATE`` (notebooks with a make target of
+their own), as in the Makefile. A run may be timed in **sittings** on the same clone and commit:
+``--until 07`` stops after notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those
+included), ``--resume`` goes on with the notebooks not yet timed, and ``--resume --only 09 12``
+times just those of them (a notebook reads only what earlier ones wrote to disk, so one that
+does not need the skipped ones may go first; the sum is unchanged). Each notebook still runs once, whole, in one process, and
+notebooks share nothing but files on disk, so the sum of the stage times is the time of one
+uninterrupted run; the table says how many sittings there were. A stage that failed or was cut
+short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
+(it would reuse that half's models), so it refuses, and the fix is a fresh clone.
+
+It uses the standard library alone, and so writes its files atomically itself rather than with
+``pearl.provenance.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+
+def _write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[dict], int]:
+    """Run ``make reproduce`` on ``notebooks``; (finished stages, exit status)."""
+    samples, done = [], threading.Event()
+
+    def sample():  # a stage whose load sits well above the run's two workers shared the cores
+        while not done.wait(30):
+            samples.append((time.time(), os.getloadavg()[0]))
+
+    threading.Thread(target=sample, daemon=True).start()
+    stages = [("venv build and system packages", time.time())]
+    with open(log_path, "a") as log:
+        proc = subprocess.Popen(["make", "reproduce", f"PROFILE={profile}", f"NOTEBOOKS={' '.join(notebooks)}"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, bufsize=1)
+        for line in proc.stdout:
+            log.write(line)
+            log.flush()
+            word = (line[3:].split() or [""])[0] if line.startswith("== ") else ""
+            if word.endswith(".ipynb"):  # "== <notebook> <papermill args>"; "== commit ..." is not a stage
+                stages.append((word, time.time()))
+            elif "jupyter nbconvert" in line and stages[-1][0] != "html":  # make echoes the command
+                stages.append(("html", time.time()))
+            elif "pearl.display.site" in line and stages[-1][0] != "site":  # `make site`, the last stage
+                stages.append(("site", time.time()))
+        rc = proc.wait()
+    done.set()
+    ends = [t for _, t in stages[1:]] + [time.time()]
+    out = []
+    for (name, t), e in zip(stages, ends):
+        loads = [v for at, v in samples if t <= at < e]
+        out.append({"stage": name, "seconds": round(e - t, 1), "mean_load": sum(loads) / len(loads) if loads else None,
+                    "max_load": max(loads) if loads else None})
+    if rc != 0:
+        out.pop()  # the stage running when make failed did not finish
+    return out, rc
+
+
+def batch(root: Path = Path(".")) -> list[str]:
+    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` less ``notebooks/SEPARATE``."""
+    separate = root / "notebooks" / "SEPARATE"
+    skip = set(separate.read_text().split()) if separate.is_file() else set()
+    return [nb for nb in (root / "notebooks" / "ORDER").read_text().split() if nb not in skip]
+
+
+#: stages that every sitting repeats (its own venv check, HTML of its notebooks, site): one run has each once
+ONCE_PER_RUN = ("venv build and system packages", "html", "site")
+
+
+def own_records(notebooks: list[str], results: Path = Path("results")) -> dict:
+    """A stand-in record of the notebooks' own wall times (``results/NN_*.json``, ``wall_time_s``):
+    the notebook's cells alone, without the kernel's start, for a stage no timed sitting has."""
+    stages = []
+    for nb in notebooks:
+        path = results / nb.replace(".ipynb", ".json")
+        if path.is_file() and (rec := json.loads(path.read_text())).get("wall_time_s") is not None:
+            stages.append({"stage": nb, "seconds": rec["wall_time_s"], "own_record": True,
+                           "commit": rec["provenance"]["git_sha"]})
+    return {"commit": "", "cpu_count": os.cpu_count(), "stages": stages}
+
+
+def project(records: list[dict], notebooks: list[str]) -> dict:
+    """The batch ``notebooks`` would take, from the latest measurement of each stage.
+
+    ``records`` are the states written beside the tables (``.json``), newest first. A notebook's
+    time is the first record's that timed it; a stage repeated per sitting (:data:`ONCE_PER_RUN`)
+    counts once, at its longest in that record (the first sitting's venv build is the real one).
+    Stages no record timed are listed as missing and make the total a lower bound. It adds times
+    measured at different commits: what it gives is a projection, and says so with each source.
+    """
+    rows, missing = [], []
+    for stage in [ONCE_PER_RUN[0], *notebooks, *ONCE_PER_RUN[1:]]:
+        for rec in records:
+            hits = [s for s in rec["stages"] if s["stage"] == stage]
+            if hits:  # own records carry a commit per stage
+                rows.append({"stage": stage, "seconds": max(s["seconds"] for s in hits),
+                             "commit": hits[0].get("commit", rec["commit"]), "own_record": bool(hits[0].get("own_record"))})
+                break
+        else:
+            missing.append(stage)
+    total = sum(r["seconds"] for r in rows)
+    return {"notebooks": notebooks, "stages": rows, "missing": missing, "total_s": round(total, 1),
+            "total_min": round(total / 60, 1), "commits": sorted({r["commit"] for r in rows}),
+            "cpu_count": sorted({rec["cpu_count"] for rec in records}), "lower_bound": bool(missing)}
+
+
+def render(state: dict) -> str:
+    """The stage table of ``state`` (the ``.json`` beside the table)."""
+    n = len(state["sittings"])
+    how = "one uninterrupted run" if n == 1 else f"{n} sittings, each notebook timed once, whole"
+    # a sitting stopped by --until exits 0: an unfinished run is said by the "not complete" line, not here
+    rc = next((s["exit_status"] for s in state["sittings"] if s["exit_status"]), 0)
+    lines = [f"make reproduce PROFILE={state['profile']}, {how}, from a fresh clone, commit {state['commit']}",
+             f"on {state['cpu_count']} CPU cores; exit status {rc}; 1-minute load average sampled every 30 s", "",
+             f"{'stage':<36}{'seconds':>10}{'elapsed min':>14}{'mean load':>11}{'max load':>10}"]
+    def fmt(v):
+        return f"{v:.2f}" if v is not None else "nan"
+
+    elapsed = 0.0
+    for s in state["stages"]:
+        elapsed += s["seconds"]
+        sitting = f"   (sitting {s['sitting']})" if n > 1 else ""
+        lines.append(f"{s['stage']:<36}{s['seconds']:>10.0f}{elapsed / 60:>14.1f}{fmt(s['mean_load']):>11}"
+                     f"{fmt(s['max_load']):>10}{sitting}")
+    if not state["complete"]:
+        lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
+    lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
+    lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--profile", default="cpu")
+    ap.add_argument("--out", default="results/benchmarks/reproduce_walltime.txt")
+    ap.add_argument("--log", default="results/executed/reproduce.log")
+    ap.add_argument("--until", help="stop after this notebook (its number, e.g. 07)")
+    ap.add_argument("--resume", action="store_true", help="time the notebooks an earlier sitting left")
+    ap.add_argument("--only", nargs="+", metavar="NN", help="with --resume: time only these of them (numbers)")
+    ap.add_argument("--project", nargs="+", metavar="OLDER.json", help="write the batch's projected time from "
+                    "--out's record and these older ones (newest first) to reproduce_projection.json; time nothing")
+    ap.add_argument("--own-records", action="store_true", help="with --project: a notebook no record timed "
+                    "takes its own results file's wall time (cells only), labelled so")
+    args = ap.parse_args(argv)
+    if args.project:
+        paths = [Path(args.out).with_suffix(".json"), *map(Path, args.project)]
+        records = [json.loads(p.read_text()) for p in paths]
+        proj = project(records + ([own_records(batch())] if args.own_records else []), batch())
+        proj["records"] = [str(p) for p in paths]
+        from pearl.provenance import git_sha  # the venv exists by now: projecting runs nothing
+
+        proj["commit"] = git_sha()  # the code and records it added up, "-dirty" as for every record
+        dest = Path(args.out).with_name("reproduce_projection.json")
+        _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")
+        for r in proj["stages"]:
+            print(f"{r['stage']:<36}{r['seconds']:>10.0f}  {r['commit'][:7]}")
+        print(f"projected: {proj['total_min']:.1f} minutes" + (f"; not timed: {', '.join(proj['missing'])}"
+                                                             if proj["missing"] else "") + f" -> {dest}")
+        return 0
+    if args.only and not args.resume:
+        sys.exit("--only picks among the notebooks an earlier sitting left: use it with --resume")
+
+    out, state_path = Path(args.out), Path(args.out).with_suffix(".json")
+    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    order = batch()
+    if args.resume:
+        if not state_path.is_file():
+            sys.exit(f"--resume: no {state_path} from an earlier sitting; run without --resume first")
+        state = json.loads(state_path.read_text())
+        if state["commit"] != commit or state["profile"] != args.profile:
+            sys.exit(f"--resume: {state_path} timed commit {state['commit'][:7]} at profile {state['profile']}, "
+                     f"this is {commit[:7]} at {args.profile}; start again in a fresh clone")
+        if state["sittings"][-1]["exit_status"] != 0:
+            sys.exit(f"--resume: the last sitting failed or was killed inside a notebook, whose half-done work "
+                     f"a resumed notebook would reuse; time the run again from a fresh clone")
+    else:
+        state = {"profile": args.profile, "commit": commit, "cpu_count": os.cpu_count(), "sittings": [],
+                 "stages": [], "remaining": order, "complete": False}
+    state["remaining"] = [nb for nb in state["remaining"] if nb in order]  # a notebook made SEPARATE since
+    todo = state["remaining"]
+    if args.only:
+        todo = [nb for nb in todo if any(nb.startswith(n) for n in args.only)]
+    if args.until:
+        todo = todo[:1 + next((i for i, nb in enumerate(todo) if nb.startswith(args.until)), len(todo))]
+    if not todo:
+        sys.exit("nothing left to time: " + ("the run is complete" if state["complete"] else f"no notebook {args.until}"))
+    Path(args.log).parent.mkdir(parents=True, exist_ok=True)
+    sitting = len(state["sittings"]) + 1
+    stages, rc = _sitting(todo, args.profile, Path(args.log))
+    timed = {s["stage"] for s in stages}
+    state["stages"] += [{**s, "sitting": sitting} for s in stages]
+    state["sittings"].append({"notebooks": todo, "exit_status": rc})
+    state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
+    state["complete"] = rc == 0 and not state["remaining"]
+    _write(state_path, json.dumps(state, indent=1, allow_nan=False) + "\n")  # strict JSON
+    table = render(state)
+    _write(out, table)
+    print(table)
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""PEARL's gain against its training budget (:mod:`pearl.experiments.budget`): train, score, fit, project.
+
+Usage::
+
+    .venv/bin/python scripts/budget_curve.py --backbone minilm --budgets 0.25,1,4 --seeds 0,1,2
+    .venv/bin/python scripts/budget_curve.py --summarise      # results/budget_curve.{csv,md,tex,json}, the figure
+    PEARL_OUTPUT=/tmp/x .venv/bin/python scripts/budget_curve.py --backbone minilm --budgets 0.25 --size smoke
+
+Each (backbone, budget, seed) trains the cpu recipe at that budget's batch and steps on the
+corpus the output root holds (WikiText-2's mined anchors by default; ``--all-phrases`` every
+phrase, as the GPU bundle's hard negatives allow) and is scored on the sweep suite like Table
+4's backbones; the untrained backbone is scored once. One line per model in
+``--lines`` (default ``results/budget/<tag>.jsonl``; a rerun skips what it has). ``--summarise``
+reads every ``results/budget/*.jsonl`` and ``results/gpu/budget/*.jsonl``, pools each
+machine's lines per join (a series' name up to its first ``-``: ``gpu-anchors`` and ``gpu``
+make one curve), gives the gain per group and on average per (curve, budget) with its std
+over seeds, fits the average gain on log10(views) per series and
+projects it to the paper's 7.6M views with a 95 % prediction interval.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--backbone", default="minilm")
+    ap.add_argument("--budgets", default="0.25,1,4", help="comma-separated multiples of the cpu profile's 4,800 views")
+    ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--all-phrases", action="store_true", help="train on every corpus phrase, not only the mined anchors")
+    ap.add_argument("--tag", default="cpu", help="the series' name (its lines file): e.g. cpu, gpu")
+    ap.add_argument("--uncentred", action="store_true", help="the old join: the phrase part not centred (TrainConfig.centre=False)")
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
+    ap.add_argument("--summarise", action="store_true")
+    args = ap.parse_args()
+
+    from pearl import paths
+
+    if args.size == "smoke":
+        paths.set_smoke(True)
+    if args.summarise:
+        return summarise(args.size == "smoke")
+    if args.uncentred:
+        args.tag += "-uncentred"
+    lines = paths.results_dir("budget") / f"{args.tag}.jsonl"
+    run(args, lines)
+
+
+def run(args, lines: Path) -> None:
+    from pearl import paths
+    from pearl.benchmark import scoring
+    from pearl.benchmark.tasks import DATASETS
+    from pearl.corpus.phrases import LABELS
+    from pearl.experiments.budget import budget_config
+    from pearl.experiments.tables import group_scores
+    from pearl.models import load_model
+    from pearl.provenance import append_jsonl, stamp
+    from pearl.training.methods import inputs_for
+    from pearl.training.profiles import config_for, load_training_data
+    from pearl.training.train import train
+
+    import pandas as pd
+
+    profile = "smoke" if paths.smoke() else "cpu"
+    done = {(r["backbone"], r["budget"], r["seed"]) for r in map(json.loads, lines.read_text().splitlines())} \
+        if lines.is_file() else set()
+
+    def score(name, enc):
+        rows = scoring.run_model(name, enc, DATASETS, size=args.size)
+        groups = group_scores(pd.DataFrame(rows)).iloc[0].to_dict()
+        return {"scores": {r["dataset"]: float(r["score"]) for r in rows}, "groups": groups}
+
+    def record(row):
+        row = {"series": args.tag, "centre": not args.uncentred, "backbone": args.backbone, "size": args.size, "all_phrases": args.all_phrases,
+               **row, **stamp()}
+        append_jsonl(lines, row)
+        print(json.dumps({k: row[k] for k in row if k != "scores"}), flush=True)
+
+    if (args.backbone, 0, None) not in done:
+        record({"budget": 0, "seed": None, "views": 0, **score("untrained", load_model(args.backbone))})
+    for budget in map(float, args.budgets.split(",")):
+        for seed in map(int, args.seeds.split(",")):
+            if (args.backbone, budget, seed) in done:
+                continue
+            # smoke: the smoke profile's tiny batch, steps still growing with the budget (every code path)
+            over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
+            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
+                                   **over, **({"anchors_only": False} if args.all_phrases else {}))
+            corpus, negs, tables = load_training_data(seed=seed, **data)
+            corpus, augmenter = inputs_for(cfg, corpus, tables)
+            t0 = time.perf_counter()
+            result = train(cfg, corpus, negs, augmenter, labels=list(LABELS), progress=False)
+            train_s = time.perf_counter() - t0
+            enc = result.model.as_encoder(result.tokenizer, cfg.max_length, name=f"budget {budget} seed {seed}")
+            record({"budget": budget, "seed": seed, "views": cfg.steps * cfg.batch_size, "batch_size": cfg.batch_size,
+                    "steps": cfg.steps, "phrases": len(corpus), "train_s": round(train_s, 1),
+                    "device": str(next(result.model.parameters()).device), **score(f"budget {budget}", enc),
+                    "eval_s": round(time.perf_counter() - t0 - train_s, 1)})
+
+
+#: phrase views of the gpu profile's run (418 steps x batch 512 over WikiText-2's phrases, 2 epochs)
+GPU_PROFILE_VIEWS = 418 * 512
+
+
+def summarise(smoke: bool) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from pearl import paths
+    from pearl.benchmark.tasks import GROUPS
+    from pearl.experiments.budget import PAPER_VIEWS, fit, project
+    from pearl.experiments.references import gpu_points
+    from pearl.provenance import Run, save_figure, save_table
+
+    files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
+    rows = [json.loads(x) for f in files for x in f.read_text().splitlines()]
+    for r in rows:  # one curve per machine, join and backbone: a series' budgets and its variants' pool together
+        r["series"] = f"{r['series'].split('-')[0]}, {'centred' if r.get('centre', True) else 'uncentred'}"
+    cols = [*GROUPS, "average"]
+    points, table, fits = [], [], {}
+    for (series, backbone), sub in pd.DataFrame(rows).groupby(["series", "backbone"], sort=False):
+        base = sub[sub["budget"] == 0]
+        if base.empty:
+            continue
+        original = base.iloc[-1]["groups"]
+        trained = sub[sub["budget"] > 0]
+        if trained.empty:  # the untrained backbone scored, no budget trained yet
+            continue
+        for r in trained.to_dict("records"):
+            points.append({"series": series, "backbone": backbone, "budget": r["budget"], "views": r["views"],
+                           "seed": r["seed"], **{c: r["groups"][c] - original[c] for c in cols}})
+        pts = pd.DataFrame([p for p in points if p["series"] == series and p["backbone"] == backbone])
+        for budget, g in pts.groupby("budget"):
+            meta = trained[trained["budget"] == budget].iloc[0]
+            table.append({"series": series, "backbone": backbone, "budget": budget, "views": int(meta["views"]),
+                          "phrases": int(meta["phrases"]),
+                          "batch": int(meta["batch_size"]), "steps": int(meta["steps"]), "seeds": len(g),
+                          **{f"gain {c}": float(g[c].mean()) for c in cols},
+                          "std average": float(g["average"].std(ddof=1)) if len(g) > 1 else np.nan})
+        if pts["views"].nunique() >= 2 and len(pts) >= 3:
+            f = fit(pts["views"], pts["average"])
+            fits[f"{series}/{backbone}"] = {"fit": f, "paper_budget": project(f, PAPER_VIEWS)}
+    frame = pd.DataFrame(table)
+    label = "SMOKE: " if smoke else ""
+    proj = "\n".join(f"- {k}: gain {v['fit']['slope']:+.2f} per tenfold budget (se {v['fit']['se_slope']:.2f}); "
+                     f"at the paper's {PAPER_VIEWS:,} views {v['paper_budget']['gain']:+.2f} "
+                     f"(95 % prediction interval {v['paper_budget']['pi_low']:+.2f} to {v['paper_budget']['pi_high']:+.2f}; "
+                     f"{v['paper_budget']['extrapolation']:.0f}x beyond the largest budget trained)"
+                     for k, v in fits.items())
+    md = (f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, per group and on average)\n\n"
+          + frame.round(3).to_markdown(index=False) + "\n\n## Fit and projection\n\n" + (proj or "- too few points to fit"))
+    save_table(frame, "budget_curve", markdown=md, smoke=smoke)
+    # the gpu profile's one run (notebook 03 on a lent H100: batch 512, the old uncentred join, Table 1's exact
+    # suite, not the sweep): a check on the curves from another protocol, drawn apart, never fitted
+    gpu_profile = [{**p, "views": GPU_PROFILE_VIEWS, "label": p["label"] + ", uncentred"}
+                   for p in gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))]
+    save_figure(plot(pd.DataFrame(points), fits, gpu_profile), "budget_curve", smoke=smoke)
+    Run("budget_curve", dict(SMOKE=smoke)).save(metrics={k: v["paper_budget"]["gain"] for k, v in fits.items()},
+                                               fits=fits, points=points, gpu_profile=gpu_profile)
+    print(md)
+
+
+def plot(points, fits, gpu_profile=()):
+    """Six panels against log(views): the average gain (each seed, the fit and its 95 % prediction
+    interval to the paper's budget, the gpu-profile run as a star) and each group's mean gain."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from pearl.benchmark.tasks import GROUPS
+    from pearl.experiments.budget import PAPER_VIEWS, project
+
+    fig, axes = plt.subplots(2, 3, figsize=(12, 6.6))
+    ax = axes[0, 0]
+    curves = list(points.groupby(["series", "backbone"], sort=False))
+    for i, ((series, backbone), g) in enumerate(curves):
+        color = f"C{i}"
+        ax.scatter(g["views"], g["average"], s=14, color=color, alpha=0.6, label=f"{backbone} ({series}), each seed")
+        key = f"{series}/{backbone}"
+        if key in fits:
+            xs = np.geomspace(g["views"].min(), PAPER_VIEWS, 50)
+            pr = [project(fits[key]["fit"], x) for x in xs]
+            ax.plot(xs, [p["gain"] for p in pr], color=color)
+            ax.fill_between(xs, [p["pi_low"] for p in pr], [p["pi_high"] for p in pr], color=color, alpha=0.12)
+        for group, sub_ax in zip(GROUPS, axes.flat[1:]):
+            mean = g.groupby("views")[group].mean()
+            sub_ax.plot(mean.index, mean.values, "o-", ms=3, color=color, label=f"{backbone} ({series})")
+    for p in gpu_profile:
+        ax.scatter([p["views"]], [p["average"]], marker="*", s=90, color="black", label=p["label"], zorder=3)
+    ax.axvline(PAPER_VIEWS, color="grey", ls=":", lw=1)
+    ax.text(PAPER_VIEWS, ax.get_ylim()[1], "paper's budget ", ha="right", va="top", fontsize=7, color="grey")
+    ax.set_title("average of the five groups", fontsize=9)
+    ax.set_ylabel("gain over the untrained backbone", fontsize=8)
+    for group, sub_ax in zip(GROUPS, axes.flat[1:]):
+        sub_ax.set_title(group, fontsize=9)
+    for a in axes.flat:
+        a.axhline(0, color="black", lw=0.6)
+        a.set_xscale("log")
+        a.tick_params(labelsize=7)
+    for a in axes[1]:
+        a.set_xlabel("phrase views in training (steps x batch)", fontsize=8)
+    fig.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=2, fontsize=7, frameon=False)
+    fig.tight_layout(rect=(0, 0.03 + 0.025 * len(curves), 1, 1))
+    return fig
+
+
+if __name__ == "__main__":
+    main()

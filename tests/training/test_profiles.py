@@ -1,0 +1,60 @@
+"""Training profiles and the augmentation switches of the training notebook."""
+import numpy as np
+import pytest
+from pearl.training.profiles import PROFILES, augmenter_factory, config_for
+
+
+def test_profiles_and_overrides():
+    cfg, data = config_for("gpu")
+    assert data == {"max_phrases": None, "anchors_only": False}
+    assert (cfg.batch_size, cfg.lr, cfg.epochs, cfg.steps) == (512, 3e-5, 2, None)
+    cfg, _ = config_for("cpu", lr=1e-3, steps=None)  # None keeps the profile's value
+    assert cfg.lr == 1e-3 and cfg.steps == PROFILES["cpu"]["steps"]
+    with pytest.raises(ValueError, match="choose from"):
+        config_for("tpu")
+
+
+def test_all_augmentation_levels_off_is_the_identity():
+    rng = np.random.default_rng(0)
+    assert augmenter_factory(0, 0, 0)(rng)("The New York Times") == "The New York Times"
+    only_char = augmenter_factory(1, 0, 0)(rng)
+    out = only_char("The New York Times")
+    from rapidfuzz.distance import OSA
+
+    assert out != "The New York Times" and OSA.distance(out, "The New York Times") == 1  # one character edit
+
+
+def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
+    import json
+
+    from pearl import paths
+    from pearl.training import profiles
+
+    assert profiles.given(steps=None, lr=1e-4, use_char=False) == {"lr": 1e-4, "use_char": False}
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    for name in ("pearl-minilm-seed0", "pearl-minilm-seed1", "pearl-minilm-no-char-aug-seed0"):
+        (paths.models_dir(name) / "pearl.json").write_text(json.dumps({}))
+    assert [p.name for p in profiles.table1_folders(None, "cpu")] == ["pearl-minilm-seed0"]
+    assert [p.name for p in profiles.table1_folders(None, "gpu")] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
+    assert [p.name for p in profiles.table1_folders("*no-char*", "cpu")] == ["pearl-minilm-no-char-aug-seed0"]
+    assert profiles.table1_folders("", "gpu") == []
+    cfg, _ = config_for("smoke")
+    summary = profiles.data_summary([("a", "NP"), ("b", "NP"), ("c", "VP")], {"a": ["b"], "c": []}, cfg)
+    assert summary == {"phrases": 3, "labels used": 2, "phrases with hard negatives": 2, "steps per seed": 4,
+                       "batch size": 8, "lr": 1e-4}
+    assert profiles.data_summary([("a", "NP")], None, cfg)["phrases with hard negatives"] == 0
+
+
+def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its_sizes(monkeypatch):
+    from pearl import paths
+    from pearl.training.profiles import REHEARSAL, config_for
+
+    cfg, data = config_for("gpu")
+    assert (cfg.steps, cfg.epochs, cfg.batch_size, cfg.lr, cfg.gamma, cfg.decay_every) == (None, 2, 512, 3e-5, 0.98, 2000)
+    assert data == {"max_phrases": None, "anchors_only": False} and cfg.num_workers > 0
+    monkeypatch.setenv(paths.REHEARSAL_ENV, "1")
+    paths.set_smoke(True)
+    small, data = config_for("gpu")
+    assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
+    assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
+    assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins
