@@ -1,7 +1,7 @@
 """Models side by side on a CPU: a pool of spawned processes that run one torch thread each.
 
 On 2 cores two one-thread jobs do more than one two-thread job, for training and for encoding
-(``benchmarks/train_throughput.py`` with ``--threads 1`` against ``--threads 2`` measures it): at a
+(``perf/train_throughput.py`` with ``--threads 1`` against ``--threads 2`` measures it): at a
 phrase's few tokens the matrices are small and two threads spend their time waiting on each other. Used by the experiment
 runner (training and scoring) and by Table 1's notebook (one exact pass per model).
 
