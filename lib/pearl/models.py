@@ -269,7 +269,8 @@ def _check_folder(folder: Path) -> None:
 
 
 def _offline() -> bool:
-    """True when the hub cannot be reached: HF_HUB_OFFLINE set, or no connection within 3 s."""
+    """True when the hub cannot be reached: HF_HUB_OFFLINE set, or no connection to the hub's host
+    within a short timeout."""
     if os.environ.get("HF_HUB_OFFLINE", "0").lower() not in ("0", "", "false"):
         return True
     import socket

@@ -9,9 +9,9 @@
 # benchmark notebook 04 scores every such folder) and `SentenceTransformer` loads (phrase part).
 #
 # Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 5 seeds of 150 steps at batch
-# 32, about 140 s a seed on one thread; notebooks 08 and 09 compare the first 3, notebook 07's
+# 32, the seconds of each in this notebook's record; notebooks 08 and 09 compare the first 3, notebook 07's
 # short-text claims use all 5, which they need for power), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16;
-# on a lent H100, 418 steps in 47 s, +1.1 over MiniLM for one seed: `results/gpu/README.md`).
+# one seed was trained on a lent H100: `results/gpu/README.md`).
 # Any parameter left `None` takes the profile's value (`pearl.training.profiles.PROFILES`).
 #
 # ## The method in three equations
@@ -101,7 +101,7 @@ pd.Series(data_summary(corpus, hard_negatives, cfg))
 # a folder already trained by the same recipe on the same corpus is reused, and a run that
 # was killed resumes from its last checkpoint (a run's checkpoints are deleted once its model is
 # exported: with the optimiser's state each is three times the model). On a CPU with `WORKERS = 2`, two seeds train at
-# once, each in a process of one torch thread (`pearl.workers`: 1.8x the phrases/s of one
+# once, each in a process of one torch thread (`pearl.workers`: more phrases a second than one
 # two-thread run on 2 cores); on a GPU they train one after another. The ablation, backbone and hyper-parameter
 # notebooks (08–10) train through the same call, so they reuse these models.
 

@@ -18,9 +18,9 @@ and the two ways on: delete the folder to start over, or resume from the last go
 (``train(..., resume_from=...)``). It never falls back on its own: which state a run continues
 from is the user's choice.
 
-:func:`discard` deletes both once the run's model is exported: with the optimiser's state a
-MiniLM checkpoint is 3x the model (259 MB), and a cpu-profile ``make reproduce`` trains about
-45 models, so kept checkpoints would take 22 GB of disk for runs that need no resuming.
+:func:`discard` deletes both once the run's model is exported: with Adam's two moments a
+checkpoint is about three times the model's weights, and a cpu-profile ``make reproduce`` trains
+dozens of models, so kept checkpoints would fill gigabytes of disk for runs that need no resuming.
 
 What it leaves out: the trained model's export (:mod:`pearl.training.export`), and checkpoints
 of more than one process (rank 0 writes them; all ranks hold the same weights under DDP).

@@ -11,14 +11,13 @@ objective's ``defaults`` (applied by :func:`pearl.training.profiles.config_for`)
 - ``pause``: the same paraphrase / synonym pairs, a ``label_share`` of them labelled; the
   unlabeled pairs are the in-batch ones (no hard negatives). Among a phrase's ``2B - 1``
   unlabeled pairs only its own unlabelled positive is known to be positive, so the share of
-  positives there is about ``(1 - label_share) / (2B - 1)`` (1.6 % at batch 32 and 1 %
-  labelled) plus chance paraphrases in the batch; ``pu_prior`` (0.05) is PAUSE's
+  positives there is about ``(1 - label_share) / (2B - 1)`` (a few in a hundred at batch 32) plus chance paraphrases in the batch; ``pu_prior`` (0.05) is PAUSE's
   hyperparameter, not estimated.
 
 The neighbours train the phrase encoder alone (no character part, no type head): those are
 PEARL's additions. Phrase-BERT and PAUSE train on the phrases that have a positive
-(:func:`corpus_for`; 84.8 % of the 107,208 corpus phrases with the offline tables of the cpu
-profile: 90,918 have a paraphrase or a WordNet synonym substitution).
+(:func:`corpus_for`: those with a paraphrase or a WordNet synonym substitution, most of the
+corpus with the cpu profile's offline tables).
 
 :func:`positive_samples` draws, through the same factories the trainer uses, the pairs each
 method (and each PEARL augmentation level alone) trains on, for the lexical-diversity table

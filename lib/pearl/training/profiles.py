@@ -3,22 +3,20 @@
 Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.train`):
 
 - ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
-- ``cpu``: the default of ``make reproduce``: 150 steps at batch 32; a seed trains in about
-  140 s on one thread (measured in the tuning run, distillation included), and Table-1 scoring adds
-  about 10.5 minutes per model (MiniLM: 628 s), mostly for the stand-in retrieval dictionaries. The
+- ``cpu``: the default of ``make reproduce``: 150 steps at batch 32, sized so that the whole batch
+  fits in three hours on 2 cores (notebook 03's record holds a seed's training time, notebook 04's
+  the Table-1 scoring time, most of it the stand-in retrieval dictionaries). The
   paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
   near the uniform guess after a few hundred steps: :func:`pearl.training.train.param_groups`) and the
-  character part at weight 0.25 (0.5 cost BIRD and the clustering tasks several points in the
-  tuning runs). ``scripts/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
-  what was tried: lr 1e-4 (the model degrades: 60.0 against MiniLM's 62.8 on the
-  development subset), with and without hard negatives or the type head, all phrases
+  character part at weight 0.25 (0.5 cost BIRD and the clustering tasks in the tuning runs). ``scripts/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
+  what was tried: lr 1e-4 (the model fell below the untrained MiniLM on the development
+  subset), with and without hard negatives or the type head, all phrases
   instead of those with mined hard negatives, 150/200/250/500 steps, averaging ratios 0.3/0.5/0.7/1.0;
 - ``gpu``: the paper's scale: 2 epochs over every phrase of notebook 01's corpus (the whole
   Wikipedia copy at the paper's frequency filter by default:
   :data:`pearl.corpus.summary.PROFILE_CORPUS`), batch 512,
   lr 3e-5 decayed by 0.98 every 2,000 steps, bf16, hard negatives for every phrase. Run once on a
-  lent H100 on WikiText-2 (seed 0; ``scripts/device``, ``results/gpu``): 418 steps over 107K
-  phrases in 47 s. What still differs from the paper: ``results/gpu_profile_deviations.md``
+  lent H100 on WikiText-2 (seed 0; ``scripts/device``; its timing in ``results/gpu``). What still differs from the paper: ``results/gpu_profile_deviations.md``
   (``scripts/gpu_profile_deviations.py``).
 
 A rehearsal (``make rehearse``, :func:`pearl.paths.rehearsal`) runs the ``gpu`` profile's code
