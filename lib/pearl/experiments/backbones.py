@@ -122,9 +122,9 @@ def short_text_gains(trained, originals):
         return pd.concat([frame, average.assign(dataset="average")], ignore_index=True)
 
     keys = ["group", "dataset"]
-    pearl = with_average(trained).groupby(keys, sort=False)["score"].agg(["mean", "std", "count"])
+    seeds = with_average(trained).groupby(keys, sort=False)["score"].agg(["mean", "std", "count"])
     original = with_average(originals).groupby(keys, sort=False)["score"].mean().rename("original")
-    out = pearl.join(original).reset_index()
+    out = seeds.join(original).reset_index()
     out = out.rename(columns={"group": "backbone", "mean": "pearl", "count": "seeds"})
     out["gain"] = out["pearl"] - out["original"]
     return out[["backbone", "dataset", "original", "pearl", "std", "seeds", "gain"]]
