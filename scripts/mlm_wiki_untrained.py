@@ -15,7 +15,7 @@ pooling, in the same run:
   :func:`dev_inputs`, :func:`dev_scores`: Turney, BIRD, CoNLL, BC5CDR, YAGO and UMLS retrieval
   against their gold names only), as its ``--backbone-only`` rows are;
 - the sweep suite that Table 4 scores backbones on (notebook 09 through
-  :func:`pearl.experiments.runner.score_models`, i.e. :func:`pearl.benchmark.scoring.run_model`
+  :func:`pearl.benchmark.scoring.run_models`, i.e. :func:`pearl.benchmark.scoring.run_model`
   at ``size="sweep"`` on Table 1's nine tasks).
 
 Beside them, the paper's five raw LMs' "Original" row of Table 4 (a five-task average on the

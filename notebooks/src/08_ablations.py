@@ -48,7 +48,8 @@ from IPython.display import Markdown, display
 from pearl import paths
 from pearl.experiments import paper_beside, runs, tables
 from pearl.benchmark.tasks import SUITES
-from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, score_models, train_models
+from pearl.benchmark.scoring import run_models
+from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, train_models
 from pearl.provenance import Run, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
@@ -71,7 +72,7 @@ runs.trained_names(folders)
 
 # %%
 with run.timer("score"):
-    scores = score_models(folders, size=size, threads=THREADS, workers=WORKERS)
+    scores = run_models(folders, size=size, threads=THREADS, workers=WORKERS)
 groups = tables.group_frame(scores)
 comparison = tables.compare(groups, reference="")
 md = paper_beside.table3_markdown(comparison, ABLATION_LABELS,
@@ -104,8 +105,8 @@ summary
 # %%
 with run.timer("short_text"):
     arms = {r: folders[r] for r in ["", *short_arms]}
-    short_scores = score_models(arms, size=paths.scaled("full"), datasets=SUITES["table2"], threads=THREADS,
-                                workers=WORKERS)
+    short_scores = run_models(arms, size=paths.scaled("full"), datasets=SUITES["table2"], threads=THREADS,
+                              workers=WORKERS)
     short = tables.add_short_text(groups[groups["recipe"].isin(arms)], short_scores)
 short_comparison = tables.compare(short, reference="", columns=[tables.SHORT_TEXT])
 short_comparison

@@ -54,7 +54,8 @@ from IPython.display import Markdown, display
 from pearl import paths
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
-from pearl.experiments.runner import score_models, train_models
+from pearl.benchmark.scoring import run_models
+from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
 from pearl.provenance import Run, save_figure, save_table
@@ -79,10 +80,10 @@ with run.timer("train"):
     train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS)
     trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
-    originals = tables.group_frame(score_models(runs.as_groups(sources), size=size, threads=THREADS,
-                                                workers=WORKERS))
-    after = tables.group_frame(score_models(trained, size=size, threads=THREADS, workers=WORKERS))
-    control = tables.group_frame(score_models(simcse, size=size, threads=THREADS, workers=WORKERS)) if simcse else None
+    originals = tables.group_frame(run_models(runs.as_groups(sources), size=size, threads=THREADS,
+                                              workers=WORKERS))
+    after = tables.group_frame(run_models(trained, size=size, threads=THREADS, workers=WORKERS))
+    control = tables.group_frame(run_models(simcse, size=size, threads=THREADS, workers=WORKERS)) if simcse else None
 
 # %% [markdown]
 # ## Table 4: original vs + PEARL (and + SimCSE on the raw LM), averaged over the five task groups

@@ -30,10 +30,13 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
+import pandas as pd
+
 from pearl import paths
+from pearl.benchmark.scoring import run_models
 from pearl.display.figure5 import plot_hyperparameters, untrained_bird
 from pearl.experiments import curves
-from pearl.experiments.runner import hyperparameter_recipe, score_models, train_models
+from pearl.experiments.runner import hyperparameter_recipe, train_models
 from pearl.provenance import Run, save_figure, save_table
 from pearl.training.profiles import FIGURE5_SEEDS
 
@@ -56,9 +59,8 @@ with run.timer("train"):
     folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS)
     noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS)[full.name]
 with run.timer("score"):
-    bird = score_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"], threads=THREADS,
-                        workers=WORKERS)
-bird = bird[bird["dataset"] == "bird"]
+    bird = pd.DataFrame(run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
+                                   threads=THREADS, workers=WORKERS))
 points = curves.grid_points(bird, grid, seeds, folders)
 noise = float(bird.loc[bird["group"] == "noise", "score"].std(ddof=1))
 points

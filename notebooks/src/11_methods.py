@@ -106,7 +106,8 @@ from IPython.display import Markdown, display
 
 from pearl.experiments import curves, runs, tables
 from pearl.benchmark.tasks import SUITES
-from pearl.experiments.runner import recipes_for_methods, score_models, train_models
+from pearl.benchmark.scoring import run_models
+from pearl.experiments.runner import recipes_for_methods, train_models
 
 profile, size = paths.scaled(PROFILE), paths.scaled("sweep")  # "smoke" in a SMOKE run
 seeds, methods = paths.smoke_subset(SEEDS), paths.smoke_subset(METHODS)
@@ -115,9 +116,9 @@ with run.timer("train"):
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # several recipes named ""
     folders = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
-    scores = score_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
+    scores = run_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
 with run.timer("short_text"):
-    short = score_models({"backbone": ["minilm"], **folders}, size=size, datasets=SUITES["table2"], workers=WORKERS)
+    short = run_models({"backbone": ["minilm"], **folders}, size=size, datasets=SUITES["table2"], workers=WORKERS)
 groups = tables.add_short_text(tables.group_frame(scores), short)
 comparison = tables.compare(groups, reference="pearl", columns=[*tables.COLUMNS, tables.SHORT_TEXT])
 labels = {"backbone": "untrained backbone (all-MiniLM-L6-v2)", **models.method_labels(methods)}
@@ -146,7 +147,7 @@ with run.timer("train_labels"):
     trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS)
     label_folders = curves.by_share(trained, pause)
 with run.timer("score_labels"):
-    label_scores = tables.group_frame(score_models(label_folders, size=size, workers=WORKERS))
+    label_scores = tables.group_frame(run_models(label_folders, size=size, workers=WORKERS))
 curve = curves.label_curve(label_scores, groups)  # PAUSE at 100 %: section 2's models
 fig = plot_label_efficiency(curve[["share", "average"]])
 save_figure(fig, "figure_pause_labels")

@@ -8,7 +8,7 @@ Usage (from the repository root)::
 Trains (or reuses, :func:`pearl.experiments.runner.train_models`: same recipe, same folder) one
 seed of each run below on the cpu profile (MiniLM, batch 32, the methods' own defaults of
 :data:`pearl.training.objectives.OBJECTIVES`), scores it and the untrained backbone on the
-sweep suite (:func:`pearl.experiments.runner.score_models`, as notebook 11), and writes
+sweep suite (:func:`pearl.benchmark.scoring.run_models`, as notebook 11), and writes
 ``results/neighbours_check.{csv,md,tex,json}``: one row per run with its steps, learning rate,
 seeds, the five group scores, their average and the difference from the untrained backbone.
 
@@ -97,7 +97,8 @@ def main() -> None:
     import pandas as pd
 
     from pearl.experiments import tables
-    from pearl.experiments.runner import run_summary, score_models, train_models
+    from pearl.benchmark.scoring import run_models
+    from pearl.experiments.runner import run_summary, train_models
     from pearl.provenance import Run, save_table
     from pearl.training.profiles import PROFILES
 
@@ -112,8 +113,8 @@ def main() -> None:
     with run.timer("train"):
         folders = {k: train_models([r], [0], profile=profile, workers=args.workers)[r.name][0] for k, (_, _, r) in runs.items()}
     with run.timer("score"):
-        scores = score_models({"backbone": ["minilm"], **{k: [f] for k, f in folders.items()}}, size=size,
-                              workers=args.workers)
+        scores = run_models({"backbone": ["minilm"], **{k: [f] for k, f in folders.items()}}, size=size,
+                            workers=args.workers)
     groups = tables.group_frame(scores).set_index("recipe")
     columns = list(tables.COLUMNS)
     backbone = groups.loc["backbone", columns].astype(float).to_dict()

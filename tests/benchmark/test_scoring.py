@@ -1,6 +1,20 @@
-"""The records notebooks 04 and 07 save from scored rows, keyed model/dataset."""
+"""The records notebooks 04 and 07 save from scored rows, keyed model/dataset; the one
+many-model scorer, run_models, with its models grouped by recipe and in worker processes."""
 import pandas as pd
-from pearl.benchmark import scoring
+import pytest
+
+import pearl.workers
+from pearl.benchmark import scoring, short_text
+from pearl.benchmark.scoring import run_models
+from pearl.benchmark.tasks import SUITES
+
+
+@pytest.fixture
+def thread_workers(monkeypatch):
+    """Workers as threads (they see the test's fakes); the notebooks' smoke runs use real processes."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(pearl.workers, "executor", lambda n: ThreadPoolExecutor(n))
 
 
 def _rows():
@@ -27,3 +41,28 @@ def test_table2_record_keeps_runs_and_per_model_encoding():
     assert record["std"] == {"m/bird": 0.5} and record["runs"] == {"m/bird": [1], "m/turney": [2]}
     assert record["encode_s"] == {"m": 0.5} and record["fingerprints"] == {"m": "f"}
     assert (record["sets"], record["atis_train_queries_up_to_3_tokens"]) == ([{"set": "x"}], 7)
+
+
+def test_workers_score_the_same(thread_workers):
+    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
+    one = run_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None)
+    two = run_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None, workers=2)
+    cols = ["group", "folder", "dataset", "score"]
+    assert [[r[c] for c in cols] for r in one] == [[r[c] for c in cols] for r in two]
+    assert [r["group"] for r in one] == ["baseline", "baseline", "again", "again"]
+
+
+def test_workers_pass_the_scorers_log_back(thread_workers):
+    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
+    logged = []
+    run_models(folders, size="smoke", datasets=["bird"], log=logged.append, workers=2)
+    assert any("bird" in line for line in logged) and sum("scored in a worker process" in line for line in logged) == 2
+
+
+def test_the_short_text_suite_gives_one_row_per_model_and_set(thread_workers):
+    folders = {"baseline": ["glove"], "again": ["glove"]}
+    logged = []
+    out = pd.DataFrame(run_models(folders, size="smoke", datasets=SUITES["table2"], log=logged.append, workers=2))
+    assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
+    assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
+    assert sum("scored in a worker process" in line for line in logged) == 2

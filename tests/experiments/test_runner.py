@@ -5,8 +5,6 @@ import pytest
 
 import pearl.workers
 from pearl import paths
-from pearl.benchmark import short_text
-from pearl.benchmark.tasks import SUITES
 from pearl.experiments import runner
 from pearl.experiments.runner import Recipe, ablation, train_models
 
@@ -120,30 +118,6 @@ def test_workers_train_each_missing_model_once(fake_training, thread_workers):
                                                          "pearl-minilm-seed0", "pearl-minilm-seed1"]
     assert sum(m.startswith("trained") for m in logged) == 3 and sum(m.startswith("reuse") for m in logged) == 4
     assert [f.name for f in out[""]] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
-
-
-def test_workers_score_the_same(thread_workers):
-    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
-    one = runner.score_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None)
-    two = runner.score_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None, workers=2)
-    cols = ["group", "dataset", "score"]
-    assert one[cols].equals(two[cols])
-
-
-def test_workers_pass_the_scorers_log_back(thread_workers):
-    folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
-    logged = []
-    runner.score_models(folders, size="smoke", datasets=["bird"], log=logged.append, workers=2)
-    assert any("bird" in line for line in logged) and sum(line.startswith("scored") for line in logged) == 2
-
-
-def test_the_short_text_suite_gives_one_row_per_model_and_set(thread_workers):
-    folders = {"baseline": ["glove"], "again": ["glove"]}
-    logged = []
-    out = runner.score_models(folders, size="smoke", datasets=SUITES["table2"], log=logged.append, workers=2)
-    assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
-    assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
-    assert sum(line.startswith("scored") for line in logged) == 2
 
 
 def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):

@@ -10,8 +10,9 @@ every table's numbers take (Table 1's nine tasks, Table 2's short-text sets, the
   text of all the tasks once, in one pass, behind the embedding cache (:mod:`pearl.cache`),
   so a model that has not changed is never encoded again; a task whose model, data and
   scoring code are unchanged is not scored again (:class:`pearl.cache.ScoreStore`).
-- :func:`run_models` does it for several models, side by side in one-thread processes with
-  ``workers`` > 1 (:mod:`pearl.workers`).
+- :func:`run_models` does it for several models (a table's rows, or the seeds of each
+  experiment's recipe, grouped), side by side in one-thread processes with ``workers`` > 1
+  (:mod:`pearl.workers`).
 
 What it leaves out: tables (:mod:`pearl.benchmark.table`); models that need a download run by
 name on a connected machine (``load_model("intfloat/e5-small-v2")``); nothing here downloads.
@@ -20,7 +21,8 @@ from __future__ import annotations
 
 import math
 import time
-from typing import Callable, Sequence
+from pathlib import Path
+from typing import Callable, Mapping, Sequence
 
 from .. import models
 from .. import workers as workers_
@@ -48,18 +50,31 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, size: str = 
         return _run_model(name, model, datasets, size, log, reuse_scores)
 
 
-def _run_one(label: str, name: str, datasets, size: str, threads: int = 0, log=print) -> list[dict]:
-    """:func:`run_model` on the model loaded by ``name`` (a job of :func:`pearl.workers.each`)."""
-    return run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log)
+def _run_one(label: str, name: str, datasets, size: str, group: str | None = None, threads: int = 0,
+             log=print) -> list[dict]:
+    """:func:`run_model` on the model loaded by ``name`` (a job of :func:`pearl.workers.each`);
+    in a ``group``, every row says which group and folder it scored."""
+    rows = run_model(label, models.load_model(name), datasets, size=size, threads=threads, log=log)
+    return rows if group is None else [{**row, "group": group, "folder": name} for row in rows]
 
 
-def run_models(names: dict[str, str], datasets: Sequence[str] = DATASETS, size: str = "full",
-               log: Callable[[str], None] = print, threads: int = 0, workers: int = 1) -> list[dict]:
-    """:func:`run_model` for each ``{label: model name or folder}``, rows in that order.
+def run_models(names: Mapping[str, str | Path | Sequence[str | Path]], datasets: Sequence[str] = DATASETS,
+               size: str = "full", log: Callable[[str], None] = print, threads: int = 0,
+               workers: int = 1) -> list[dict]:
+    """:func:`run_model` for every model of ``names``, rows in that order: the one many-model
+    scorer (Tables 1 and 2, the experiments' recipes).
 
+    ``names`` is ``{label: model name or folder}`` (a table's rows), or ``{group: [model, ...]}``
+    (a recipe's seeds; the same model may sit in two groups): then each model is labelled by
+    :func:`pearl.models.label` and its rows carry ``group`` and ``folder`` (the name as given).
     ``workers`` > 1 scores the models side by side in that many one-thread processes (the same
     scores: every evaluator is seeded; the vectors agree to float rounding)."""
-    jobs = [(label, str(name), tuple(datasets), size) for label, name in names.items()]
+    jobs = []
+    for key, value in names.items():
+        if isinstance(value, (str, Path)):
+            jobs.append((key, str(value), tuple(datasets), size, None))
+        else:  # a group: its models under their own labels
+            jobs += [(models.label(name), str(name), tuple(datasets), size, key) for name in value]
     found = workers_.each(_run_one, jobs, workers, log, threads,
                           done=lambda job, _: f"{job[0]:>24} scored in a worker process")
     return [row for rows in found for row in rows]

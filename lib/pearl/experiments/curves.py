@@ -28,9 +28,11 @@ def grid_recipes(grid: Sequence[tuple[str, float, Recipe]]) -> list[Recipe]:
 
 def grid_points(bird, grid: Sequence[tuple[str, float, Recipe]], seeds: Sequence[int], folders: Mapping[str, Sequence]):
     """One row per grid point and seed: parameter, value, recipe name, seed and the BIRD score of
-    that recipe's folder for that seed, from ``bird`` (:func:`pearl.experiments.runner.score_models`
-    rows of the ``bird`` task, with columns ``group``, ``folder``, ``score``)."""
+    that recipe's folder for that seed, from ``bird`` (:func:`pearl.benchmark.scoring.run_models`'
+    grouped rows of the ``bird`` task, or their frame: ``group``, ``folder``, ``score``)."""
     import pandas as pd
+
+    bird = pd.DataFrame(bird)
 
     def score(recipe: Recipe, folder) -> float:
         return float(bird.loc[(bird["group"] == recipe.name) & (bird["folder"] == str(folder)), "score"].iloc[0])

@@ -224,7 +224,8 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
     """Prepare the corpora, train (or reuse) every cell's seeds, score them and their untrained
     backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
     from ..corpus import variants
-    from .runner import score_models, train_models
+    from ..benchmark.scoring import run_models
+    from .runner import train_models
     from .tables import group_frame
 
     for corpus in dict.fromkeys(c.corpus for c in design_cells):
@@ -237,9 +238,9 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
     folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
     done = trained(design_cells)
     cell_of = {m: (c, s) for m, (c, s, _) in done.items()}
-    scored = score_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
+    scored = run_models({"/".join(k): v for k, v in folders.items()}, size=size, workers=workers, log=log)
     backbones = list(dict.fromkeys(c.backbone for c in design_cells))
-    base = score_models({b: [b] for b in backbones}, size=size, workers=workers, log=log)
+    base = run_models({b: [b] for b in backbones}, size=size, workers=workers, log=log)
     originals, groups = group_frame(base), group_frame(scored)
     gains = gains_frame(groups, cell_of, originals)
     gains.insert(4, "views", gains["model"].map({m: r["views"] for m, (_, _, r) in done.items()}))
@@ -252,6 +253,7 @@ def dataset_gains(scored, base, cell_of: dict):
     (one score can carry a group's mean: a 2-cluster NMI swings far)."""
     import pandas as pd
 
+    scored, base = pd.DataFrame(scored), pd.DataFrame(base)
     scored, base = scored[scored["dataset"] != "average"], base[base["dataset"] != "average"]
     ref = base.set_index(["group", "dataset"])["score"]
     rows = [{"backbone": c.backbone, "corpus": c.corpus, "budget": c.budget, "dataset": r["dataset"],

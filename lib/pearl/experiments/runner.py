@@ -1,4 +1,5 @@
-"""Train-or-reuse and score many models: the engine of the experiment notebooks.
+"""Train-or-reuse many models: the engine of the experiment notebooks (scoring them is
+:func:`pearl.benchmark.scoring.run_models`).
 
 A :class:`Recipe` is a training recipe with a name (the ``variant`` of its folder names,
 :func:`pearl.models.folder_name`): the training profile's :class:`~pearl.training.train.TrainConfig`
@@ -10,11 +11,11 @@ plus overrides, the augmentation levels' weights and the share of training phras
   checkpoint, :mod:`pearl.training.checkpoint`). The recipe's key (config, augmentation,
   data options and the digests of the training files) is stored in the folder's
   ``pearl.json``, so a rebuilt corpus or a changed setting retrains.
-- :func:`score_models` scores folders on the sweep suite (or full), through Table 1's scorer:
-  every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`);
+- the trained folders are scored by :func:`pearl.benchmark.scoring.run_models` (``{recipe:
+  [folders]}``): every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`);
   Table 2's short-text sets are tasks too, scored the same way.
 
-All three take ``workers``: with 2 or more, models train (or are scored) side by side in that many
+Training takes ``workers``, as scoring does: with 2 or more, models train (or are scored) side by side in that many
 processes of one torch thread each (:mod:`pearl.workers`: on 2 CPU cores 1.8x the phrases/s of
 one two-thread training, 1.2x for scoring; with a GPU, one process). A model trained in a worker is the same
 recipe (reused either way), but one thread sums in another order than two, so its weights
@@ -252,38 +253,3 @@ def run_summary(folder: str | Path, seed: int) -> dict:
             "first_loss": round(float(log["loss"].iloc[0]), 3),
             "last_loss": round(float(log["loss"].tail(20).mean()), 3),
             "batch_size": int(batch), "views": views}
-
-
-def _score_one(group: str, name, size: str, datasets, threads: int = 0, log=print):
-    """Tidy rows of one model on ``datasets`` (a job of :func:`pearl.workers.each`)."""
-    from ..benchmark.scoring import run_model
-    from ..benchmark.table import SUITE_TABLES, tidy
-
-    suite = next((s for s in SUITE_TABLES.values() if set(datasets) <= set(s.datasets)), SUITE_TABLES["table1"])
-    rows = run_model(models.label(name), models.load_model(name), datasets, size=size, log=log, threads=threads)
-    return tidy(rows, suite).assign(group=group, folder=str(name))
-
-
-def _each_model(job, folders: dict, args: tuple, log, threads: int, workers: int, what: str):
-    """``job(group, model, *args, threads=, log=)`` for every model, in ``workers`` one-thread processes if > 1."""
-    import pandas as pd
-
-    jobs = [(group, name, *args) for group, names in folders.items() for name in names]
-    frames = workers_.each(job, jobs, workers, log, threads,
-                           done=lambda _, frame: f"{what} {frame['model'].iloc[0]} (in a worker process)")
-    return pd.concat(frames, ignore_index=True)
-
-
-def score_models(folders: dict[str, Sequence[str | Path]], size: str = "sweep", datasets: Sequence[str] | None = None,
-                 log: Callable[[str], None] = print, threads: int = 0, workers: int = 1):
-    """Tidy scores (one row per model x task, plus ``average`` for Table 1's tasks) of ``{group
-    label: [model]}`` on ``datasets`` (Table 1's nine by default; ``SUITES["table2"]`` for the
-    short-text sets); column ``group`` holds the label (a recipe's or a baseline's), ``model`` the
-    folder's label. Every task goes through :func:`pearl.benchmark.scoring.run_model`, so rows already
-    in the score cache (another notebook's, for the same model, data and scoring code) are reused.
-    ``workers`` > 1 scores the models in that many one-thread processes (same scores: the
-    evaluators are seeded, the vectors the same to float rounding)."""
-    from ..benchmark.tasks import DATASETS
-
-    args = (size, tuple(datasets or DATASETS))
-    return _each_model(_score_one, folders, args, log, threads, workers, f"scored ({size})")

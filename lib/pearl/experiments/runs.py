@@ -48,7 +48,7 @@ def trained_names(folders: Mapping[str, Sequence[str | Path]]) -> dict[str, list
 
 
 def as_groups(names: Mapping[str, object]) -> dict[str, list]:
-    """``{group: [model]}`` from ``{group: model}``: one model per group, for :func:`pearl.experiments.runner.score_models`."""
+    """``{group: [model]}`` from ``{group: model}``: one model per group, for :func:`pearl.benchmark.scoring.run_models`."""
     return {group: [model] for group, model in names.items()}
 
 

@@ -9,7 +9,7 @@ and whether each difference exceeds the seed noise.
   and an arrow (↑ / ↓) that is starred when p < 0.05;
 - :func:`wide_markdown`: the paper's layout, one row per recipe (with the paper's rows: :mod:`pearl.experiments.paper_beside`).
 
-What it leaves out: training and scoring (:mod:`pearl.experiments.runner`).
+What it leaves out: training (:mod:`pearl.experiments.runner`) and scoring (:func:`pearl.benchmark.scoring.run_models`).
 
 >>> import pandas as pd
 >>> g = pd.DataFrame({"recipe": ["full"] * 3 + ["-x"] * 3, "average": [60, 61, 62, 55, 56, 57.0]})
@@ -47,12 +47,12 @@ def group_scores(df):
 
 
 def group_frame(scores):
-    """One row per model of :func:`pearl.experiments.runner.score_models`' frame: recipe
-    (its ``group`` column), model, the five group means and their average."""
+    """One row per model of :func:`pearl.benchmark.scoring.run_models`' grouped rows (or their
+    frame): recipe (its ``group``), model, the five group means and their average."""
     import pandas as pd
 
     rows = []
-    for (recipe, model), sub in scores.groupby(["group", "model"], sort=False):
+    for (recipe, model), sub in pd.DataFrame(scores).groupby(["group", "model"], sort=False):
         g = group_scores(sub).iloc[0].to_dict()
         rows.append({"recipe": recipe, "model": model, **g})
     return pd.DataFrame(rows)
@@ -60,8 +60,10 @@ def group_frame(scores):
 
 def add_short_text(groups, short):
     """``groups`` with the column :data:`SHORT_TEXT`: per model, the mean accuracy over the four
-    short-text sets in ``short``, a :func:`pearl.experiments.runner.score_models` frame of ``SUITES["table2"]``."""
-    mean = short.groupby(["group", "model"], sort=False)["score"].agg(["mean", "count"]).reset_index()
+    short-text sets in ``short``, :func:`pearl.benchmark.scoring.run_models`' grouped rows of ``SUITES["table2"]``."""
+    import pandas as pd
+
+    mean = pd.DataFrame(short).groupby(["group", "model"], sort=False)["score"].agg(["mean", "count"]).reset_index()
     if (mean["count"] != mean["count"].max()).any():
         raise ValueError("every model needs the same short-text sets; some are missing: " +
                          ", ".join(mean.loc[mean["count"] != mean["count"].max(), "model"]))
