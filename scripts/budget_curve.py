@@ -115,6 +115,7 @@ def summarise(smoke: bool) -> None:
     from pearl.experiments.budget import PAPER_VIEWS, fit, project
     from pearl.experiments.references import gpu_points
     from pearl.provenance import Run, save_figure, save_table
+    from pearl.tabular import Table, render
 
     files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
     rows = [json.loads(x) for f in files for x in f.read_text().splitlines()]
@@ -151,8 +152,8 @@ def summarise(smoke: bool) -> None:
                      f"(95 % prediction interval {v['paper_budget']['pi_low']:+.2f} to {v['paper_budget']['pi_high']:+.2f}; "
                      f"{v['paper_budget']['extrapolation']:.0f}x beyond the largest budget trained)"
                      for k, v in fits.items())
-    md = (f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, per group and on average)\n\n"
-          + frame.round(3).to_markdown(index=False) + "\n\n## Fit and projection\n\n" + (proj or "- too few points to fit"))
+    md = Table(frame.round(3), head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
+               "per group and on average)", notes=["## Fit and projection", proj or "- too few points to fit"])
     save_table(frame, "budget_curve", markdown=md, smoke=smoke)
     # the gpu profile's one run (notebook 03 on a lent H100: batch 512, the old uncentred join, Table 1's exact
     # suite, not the sweep): a check on the curves from another protocol, drawn apart, never fitted
@@ -161,7 +162,7 @@ def summarise(smoke: bool) -> None:
     save_figure(plot(pd.DataFrame(points), fits, gpu_profile), "budget_curve", smoke=smoke)
     Run("budget_curve", dict(SMOKE=smoke)).save(metrics={k: v["paper_budget"]["gain"] for k, v in fits.items()},
                                                fits=fits, points=points, gpu_profile=gpu_profile)
-    print(md)
+    print(render(md, "md"))
 
 
 def plot(points, fits, gpu_profile=()):

@@ -100,13 +100,14 @@ def rows() -> list[dict]:
 
 
 def markdown(table: list[dict]) -> str:
-    lines = ["# The `gpu` profile against the paper", "",
-             "Made by `scripts/gpu_profile_deviations.py` from the code that runs and the committed records; "
-             f"{sum(not r['same'] for r in table)} of {len(table)} settings differ.", "",
-             "| setting | paper | `make reproduce PROFILE=gpu` | same | why / source |", "|---|---|---|---|---|"]
-    lines += [f"| {r['setting']} | {r['paper']} | {r['gpu profile']} | {'yes' if r['same'] else '**no**'} | {r['note']} |"
-              for r in table]
-    return "\n".join(lines) + "\n"
+    from pearl.tabular import cell, render, rows
+
+    head = ("# The `gpu` profile against the paper\n\nMade by `scripts/gpu_profile_deviations.py` from the code "
+            f"that runs and the committed records; {sum(not r['same'] for r in table)} of {len(table)} settings differ.")
+    body = [[r["setting"], r["paper"], r["gpu profile"], cell("yes" if r["same"] else "no", bold=not r["same"]), r["note"]]
+            for r in table]
+    return render(rows(["setting", "paper", "`make reproduce PROFILE=gpu`", "same", "why / source"], body, head=head),
+                  "md") + "\n"
 
 
 def main() -> None:

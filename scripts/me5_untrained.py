@@ -38,6 +38,7 @@ def main() -> None:
     from pearl.benchmark import scoring, table
     from pearl.benchmark.tasks import DATASETS, SUITES
     from pearl.provenance import Run, save_table
+    from pearl.tabular import render
 
     smoke = args.size == "smoke"
     run = Run(NAME, dict(SMOKE=smoke, size=args.size, threads=args.threads, model=me5.NAME,
@@ -67,7 +68,7 @@ def main() -> None:
              label=me5.LABEL, encode_s={"table1": rows1[0]["details"].get("encode_all_s"),
                                         "table2": rows2[0]["details"]["encode_all_s"] if rows2 else None},
              source_sha256=__import__("json").loads((me5.folder() / "me5.json").read_text())["source_sha256"])
-    print(md)
+    print(render(md, "md"))
 
 
 def gold_only(model, dataset: str, threads: int, smoke: bool = False) -> dict:
@@ -89,56 +90,54 @@ def gold_only(model, dataset: str, threads: int, smoke: bool = False) -> dict:
             "gold_only_score": result["score"], "details": {}}
 
 
-def markdown(t1, t2, size, table, paths, models, me5) -> str:
+def markdown(t1, t2, size, table, paths, models, me5):
+    """The untrained me5-small's rows beside the paper's E5-small and our untrained MiniLM (a
+    :class:`pearl.tabular.Table`: Table 1, then Table 2 in its notes)."""
     import pandas as pd
 
     from pearl.benchmark import paper
     from pearl.benchmark.tasks import DATASETS, SHORT_TEXT_SEEDS
+    from pearl.tabular import cell, rows
 
     cols = [table.COLUMNS[d] for d in DATASETS] + ["Avg"]
     suite = {"full": "exact Table 1 suite", "sweep": "Table 1 SWEEP suite (`pearl.benchmark.tasks`: one probe seed, "
              "2,000 retrieval queries against pools of gold and hard names, pooled AutoFJ; pooled retrieval scores are "
              "upper bounds, tightest for MiniLM, whose confusions build the pools)", "smoke": "SMOKE suite"}[size]
-    lines = [f"**Untrained {me5.LABEL}**, scored on the {suite} by `scripts/me5_untrained.py` (inputs prefixed "
-             "\"query: \", E5's convention for symmetric tasks). Beside it: the paper's E5-small and this repository's "
-             "untrained MiniLM on the exact suite (results/table1.csv).", "",
-             "| Model | Source | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 2)]
+    head = (f"**Untrained {me5.LABEL}**, scored on the {suite} by `scripts/me5_untrained.py` (inputs prefixed "
+            "\"query: \", E5's convention for symmetric tasks). Beside it: the paper's E5-small and this repository's "
+            "untrained MiniLM on the exact suite (results/table1.csv).")
     e5 = paper.labelled(1).set_index("Model").loc["E5-small (34M)"]
-    lines.append("| E5-small (34M) | paper | " + " | ".join(f"{e5[c]:.1f}" for c in cols) + " |")
+    body = [["E5-small (34M)", "paper", *(cell(e5[c]) for c in cols)]]
     mini = paths.results_dir("table1.csv")
     if mini.is_file() and size != "smoke":
         m = pd.read_csv(mini)
         m = m[m["model"] == "minilm"].set_index("dataset")["score"]
-        lines.append(f"| {models.label('minilm')} | results/table1.csv (exact suite) | "
-                     + " | ".join(_num(m.get(d)) for d in (*DATASETS, "average")) + " |")
+        body.append([models.label("minilm"), "results/table1.csv (exact suite)", *(cell(m.get(d)) for d in (*DATASETS, "average"))])
     s = t1.set_index("dataset")["score"]
-    lines.append(f"| {me5.LABEL} | this run ({size}) | " + " | ".join(_num(s.get(d)) for d in (*DATASETS, "average")) + " |")
+    body.append([me5.LABEL, f"this run ({size})", *(cell(s.get(d)) for d in (*DATASETS, "average"))])
+    notes = []
     for r in t1[t1["dictionary"] == "gold names only"].to_dict("records") if "dictionary" in t1 else []:
         line = f"{table.COLUMNS[r['dataset']]} in the row above: {r['note']} (the dictionary and its pool were not encoded)"
         if mini.is_file():
             m = pd.read_csv(mini).set_index(["model", "dataset"])
-            line += f"; MiniLM on the same protocol: {m.loc[('minilm', r['dataset']), 'gold_only_score']:.1f} (results/table1.csv, gold_only_score)"
-        lines += ["", line + "; the average is left out."]
+            line += (f"; MiniLM on the same protocol: {cell(m.loc[('minilm', r['dataset']), 'gold_only_score'])} "
+                     "(results/table1.csv, gold_only_score)")
+        notes.append(line + "; the average is left out.")
     if len(t2):
         sets = list(t2["dataset"])
-        lines += ["", f"Table 2 ({'full' if size != 'smoke' else 'SMOKE'} size; short-text classification, mean ± std "
-                  f"test accuracy over {len(SHORT_TEXT_SEEDS['smoke' if size == 'smoke' else 'full'])} classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):", "",
-                  "| Model | Source | " + " | ".join(table.COLUMNS[d] for d in sets) + " |", "|" + "---|" * (len(sets) + 2)]
+        notes.append(f"Table 2 ({'full' if size != 'smoke' else 'SMOKE'} size; short-text classification, mean ± std "
+                     f"test accuracy over {len(SHORT_TEXT_SEEDS['smoke' if size == 'smoke' else 'full'])} classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):")
+        body2 = []
         mini2 = paths.results_dir("table2.csv")
         if mini2.is_file():
             m2 = pd.read_csv(mini2)
             m2 = m2[m2["model"] == "minilm"].set_index("dataset")
-            lines.append(f"| {models.label('minilm')} | results/table2.csv | "
-                         + " | ".join(_num(m2["score"].get(d), m2["std"].get(d)) for d in sets) + " |")
+            body2.append([models.label("minilm"), "results/table2.csv",
+                          *(cell(m2["score"].get(d), m2["std"].get(d)) for d in sets)])
         g = t2.set_index("dataset")
-        lines.append(f"| {me5.LABEL} | this run | " + " | ".join(_num(g['score'][d], g['std'][d]) for d in sets) + " |")
-    return "\n".join(lines)
-
-
-def _num(x, std=None) -> str:
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "n/a"
-    return f"{x:.1f}" + (f" ± {std:.1f}" if std is not None and std == std else "")
+        body2.append([me5.LABEL, "this run", *(cell(g["score"][d], g["std"][d]) for d in sets)])
+        notes.append(rows(["Model", "Source", *(table.COLUMNS[d] for d in sets)], body2))
+    return rows(["Model", "Source", *cols], body, head=head, notes=notes)
 
 
 if __name__ == "__main__":

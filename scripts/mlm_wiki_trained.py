@@ -81,12 +81,14 @@ def save(run, rows, original, mlm, pd, np, save_table, train_s) -> None:
                         "gain": float(values.mean() - base), "p_one_sample": p})
     frame["model"] = [m if s is None or s != s else f"{m} seed {int(s)}" for m, s in zip(frame["method"], frame["seed"])]
     wide = frame.pivot_table(index="dataset", columns="model", values="score", sort=False)
-    md = [f"**PEARL and SimCSE on {mlm.LABEL}**, cpu profile, sweep suite (Table 1's nine tasks), "
-          "`scripts/mlm_wiki_trained.py`. Gain: mean over seeds of the nine-task average minus the untrained "
-          "model's; p: one-sample t-test of the seeds' averages against the untrained average (one untrained score).",
-          "", pd.DataFrame(summary).to_markdown(index=False, floatfmt=".2f"), "", "Per seed and task:", "",
-          wide.to_markdown(floatfmt=".1f")]
-    save_table(frame, "mlm_wiki_trained", markdown="\n".join(md))
+    from pearl.tabular import Table
+
+    md = Table(pd.DataFrame(summary), floatfmt=".2f", head=(
+        f"**PEARL and SimCSE on {mlm.LABEL}**, cpu profile, sweep suite (Table 1's nine tasks), "
+        "`scripts/mlm_wiki_trained.py`. Gain: mean over seeds of the nine-task average minus the untrained "
+        "model's; p: one-sample t-test of the seeds' averages against the untrained average (one untrained score)."),
+        notes=["Per seed and task:", Table(wide, index=True, floatfmt=".1f")])
+    save_table(frame, "mlm_wiki_trained", markdown=md)
     run.save(metrics={f"{s['method']}/{k}": s[k] for s in summary for k in ("n", "mean", "std", "gain", "p_one_sample")}
              | {"original/average": base}, label=mlm.LABEL, weights_sha256=mlm.meta().get("weights_sha256"),
              train_seconds=train_s, per_seed={f"{r['method']}/seed{r['seed']}": r["score"] for r in avg.to_dict("records")

@@ -51,6 +51,7 @@ def main() -> None:
     from pearl.benchmark.tasks import DATASETS
     from pearl.encode import torch_threads
     from pearl.provenance import Run, save_table
+    from pearl.tabular import Table, cell, render
 
     smoke = args.size == "smoke"
     run = Run(NAME, {"SMOKE": smoke, "size": args.size, "sweep": not args.no_sweep, "threads": args.threads,
@@ -76,17 +77,17 @@ def main() -> None:
     wide["mlm_wiki_minus_minilm"] = wide["mlm-wiki"] - wide["minilm"]
     raw = paper.table(4)
     raw = raw[raw["model"] == "Original"].set_index("column")["value"].to_dict()
-    md = [f"**Untrained {mlm.LABEL}** against untrained {models.label('minilm')}, mean pooling, scored in one run by "
-          "`scripts/mlm_wiki_untrained.py` (dev: the tuning subset of `scripts/tuning/tune_cpu_profile.py`, "
-          "YAGO/UMLS against gold names only; sweep: Table 4's suite, Table 1's nine tasks).", "",
-          wide.to_markdown(index=False, floatfmt=".1f"), "",
-          "The paper's raw LMs, untrained (Table 4 'Original', its five-task average on its own suite): "
-          + ", ".join(f"{k} {v:.1f}" for k, v in raw.items()) + "."]
-    save_table(wide, NAME, markdown="\n".join(md), smoke=smoke)
+    md = Table(wide, floatfmt=".1f", head=(
+        f"**Untrained {mlm.LABEL}** against untrained {models.label('minilm')}, mean pooling, scored in one run by "
+        "`scripts/mlm_wiki_untrained.py` (dev: the tuning subset of `scripts/tuning/tune_cpu_profile.py`, "
+        "YAGO/UMLS against gold names only; sweep: Table 4's suite, Table 1's nine tasks)."), notes=[
+        "The paper's raw LMs, untrained (Table 4 'Original', its five-task average on its own suite): "
+        + ", ".join(f"{k} {cell(v)}" for k, v in raw.items()) + "."])
+    save_table(wide, NAME, markdown=md, smoke=smoke)
     metrics = {f"{r['suite']}/{r['model']}/{r['dataset']}": r["score"] for r in rows}
     run.save(metrics=metrics, label=mlm.LABEL, weights_sha256=mlm.meta().get("weights_sha256"),
              paper_raw_lm_original=raw)
-    print("\n".join(md))
+    print(render(md, "md"))
 
 
 if __name__ == "__main__":

@@ -169,6 +169,7 @@ def summarise(lines: Path, smoke: bool) -> None:
     import pandas as pd
 
     from pearl.provenance import Run, save_table
+    from pearl.tabular import Table, render
 
     rows = [json.loads(x) for x in lines.read_text().splitlines()]
     view_rows, dev_rows = [], []
@@ -196,24 +197,20 @@ def summarise(lines: Path, smoke: bool) -> None:
               for s in r["views"][MOMENTS[0]]["bc5cdr"]["uncentred_split"]]
     run = Run(NAME, dict(SMOKE=smoke, seed=sorted({r["seed"] for r in rows}), size=sorted({r["size"] for r in rows})))
     label = "SMOKE: " if smoke else ""
-    md = "\n\n".join([
-        f"# {label}The two views of the PEARL embedding (cpu recipe, seed 0, WikiText-2)",
+    md = Table(views.round(3), head=(
+        f"# {label}The two views of the PEARL embedding (cpu recipe, seed 0, WikiText-2)\n\n"
         "NMI x100 of KMeans (k = #types) on L2-normalised vectors; variances are total variances of each part "
-        "as it enters the embedding (the character part with its weight).",
-        views.round(3).to_markdown(index=False),
-        "## BC5CDR's 2-means split at step 0 of the old recipe (uncentred join)",
-        pd.DataFrame(splits).round(3).to_markdown(index=False),
-        "## Development subset (choice of the join)",
-        dev.round(2).to_markdown(index=False),
+        "as it enters the embedding (the character part with its weight)."), notes=[
+        "## BC5CDR's 2-means split at step 0 of the old recipe (uncentred join)", Table(pd.DataFrame(splits).round(3)),
+        "## Development subset (choice of the join)", Table(dev.round(2)),
         "## The exported model over seeds: centred recipe, after weight averaging, against the untrained backbone",
         "NMI x100 of the joined embedding (centred join); the untrained backbone is its phrase part at step 0 "
         "(one number: the backbone is untouched before step 1 and KMeans is seeded); 95 % t interval of the "
-        "difference; within the seed noise when the interval holds 0.",
-        seeds.round(2).to_markdown(index=False)])
+        "difference; within the seed noise when the interval holds 0.", Table(seeds.round(2))])
     save_table(views, NAME, markdown=md, smoke=smoke)
     run.save(metrics={f"{d['backbone']}/{d['model']}": d["dev_avg"] for d in dev_rows},
              views=view_rows, dev=dev_rows, bc5cdr_split_step0=splits, seeds=seeds.to_dict("records"))
-    print(md)
+    print(render(md, "md"))
 
 
 def seed_check(views):

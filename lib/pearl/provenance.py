@@ -33,6 +33,7 @@ from . import paths
 from .atomic import remove_debris, write_atomic  # noqa: F401 (the library imports write_atomic from here)
 from .outputs import refuse_full, write_output
 from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
+from .tabular import Table, render, smoke_label
 
 PACKAGES = (
     "torch", "transformers", "sentence-transformers", "numpy", "pandas", "scikit-learn",
@@ -258,26 +259,25 @@ def jsonable(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def save_table(df, name: str, markdown: str | None = None, latex: str | None = None,
+def save_table(df, name: str, markdown: Table | None = None, latex: Table | None = None,
                smoke: bool = False) -> list[Path]:
-    """Write ``results/<name>.csv``, ``.md`` (``markdown`` or the frame as Markdown) and ``.tex``
-    (``latex`` or the frame as a booktabs tabular). At ``smoke`` size the CSV gets a ``smoke``
-    column and the Markdown and LaTeX a SMOKE header, so a smoke table cannot pass for a result.
-    A SMOKE process (:func:`pearl.paths.smoke`) always writes smoke tables."""
+    """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
+    ``.tex``: the specs ``markdown`` and ``latex`` (default: ``df`` as it is) rendered by
+    :func:`pearl.tabular.render`, the one route of every table. At ``smoke`` size the CSV gets a
+    ``smoke`` column and the text a SMOKE banner (:func:`pearl.tabular.smoke_label`), so a smoke
+    table cannot pass for a result; a SMOKE process (:func:`pearl.paths.smoke`) always writes them."""
     smoke = smoke or paths.smoke()
-    if smoke:
-        df = df.assign(smoke=True)
-    md = markdown if markdown is not None else df.to_markdown(index=False)
-    tex = latex if latex is not None else df.to_latex(index=False, float_format="%.3f", na_rep="n/a", escape=True)
-    if smoke and not md.lstrip().startswith("**SMOKE"):
-        md = "**SMOKE run: tiny subsets; these numbers are not results.**\n\n" + md
-    if smoke and "SMOKE" not in tex:
-        tex = "% SMOKE run: tiny subsets; these numbers are not results.\n" + tex
-    out = [paths.results_dir(f"{name}.{ext}") for ext in ("csv", "md", "tex")]
-    for path in out:  # all three checked before any is written
+    if any(isinstance(spec, str) for spec in (markdown, latex)):
+        raise TypeError("save_table takes pearl.tabular.Table specs, not text: every table goes through tabular.render")
+    df = df.assign(smoke=True) if smoke and df is not None else df
+    specs = {"csv": None if df is None else Table(df), "md": markdown or Table(df), "tex": latex or (df is not None and Table(df))}
+    texts = {ext: render(spec, ext) for ext, spec in specs.items() if spec}
+    texts = {ext: smoke_label(text, ext) if smoke and ext != "csv" else text for ext, text in texts.items()}
+    out = [paths.results_dir(f"{name}.{ext}") for ext in texts]
+    for path in out:  # every file checked before any is written
         refuse_full(path, smoke)
-    for path, text in zip(out, (df.to_csv(index=False), md + "\n", tex)):
-        write_output(path, text, smoke)
+    for path, (ext, text) in zip(out, texts.items()):
+        write_output(path, text + "\n" if ext == "md" else text, smoke)
     return out
 
 

@@ -31,7 +31,7 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from pearl import paths
 from pearl.display import figure1, figure4
@@ -56,7 +56,7 @@ with run.timer("figure1"):
 save_table(fig1_table, "figure1", markdown=figure1.figure1_markdown(fig1_table))
 fig1 = figure1.plot_figure1(fig1_table)
 save_figure(fig1, "figure1")
-display(Markdown(figure1.figure1_markdown(fig1_table)))
+display(figure1.figure1_markdown(fig1_table))  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # ## Figure 4 — entity types in t-SNE and UMAP

@@ -43,7 +43,7 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from pearl import paths
 from pearl.experiments import paper_beside, runs, tables
@@ -79,7 +79,7 @@ md = paper_beside.table3_markdown(comparison, ABLATION_LABELS,
                                   header=f"Table 3 re-run ({profile} profile, {len(seeds)} seeds, {size} benchmark)")
 save_table(comparison, "table3", markdown=md,
            latex=paper_beside.table3_latex(comparison, ABLATION_LABELS, caption=paper_beside.TABLE3_CAPTION))
-display(Markdown(md))
+display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # ## Which differences exceed the seed noise?

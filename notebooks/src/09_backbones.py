@@ -49,7 +49,7 @@ from pearl.provenance import check_params
 
 check_params(globals(), __annotations__)
 
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from pearl import paths
 from pearl.benchmark.tasks import SUITES
@@ -93,7 +93,7 @@ table = table4.with_labels(tables.gains(after, originals, control=control))
 md = paper_beside.table4_markdown(table, header=f"Table 4 re-run ({profile} profile, {len(seeds)} seeds, {size} "
                                   "benchmark; average of the five task groups)")
 save_table(table, "table4", markdown=md)
-display(Markdown(md))
+display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # Per task group, for the reader who wants to see where each backbone gains:

@@ -102,7 +102,7 @@ lexical.examples(samples, phrases, last=METHODS[-1])
 # difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
 
 # %%
-from IPython.display import Markdown, display
+from IPython.display import display
 
 from pearl.experiments import curves, runs, tables
 from pearl.benchmark.tasks import SUITES
@@ -127,7 +127,7 @@ md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({
                           f"short text = mean accuracy over Table 2's four sets at {size} size; "
                           f"arrows against PEARL)")
 save_table(comparison, "methods", markdown=md)
-display(Markdown(md))
+display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # ## 3 · PAUSE's label efficiency

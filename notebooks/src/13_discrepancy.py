@@ -75,7 +75,7 @@ corpora
 table = discrepancy.summary(gains)
 md = show.markdown(table, size, profile)
 save_table(table, name, markdown=md)
-display(Markdown(md))
+display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # ## Which factor moves the gain, and by how much
@@ -84,7 +84,7 @@ display(Markdown(md))
 pairs, factors = discrepancy.factors(gains)
 fmd = show.factors_markdown(factors, pairs)
 save_table(factors, f"{name}_factors", markdown=fmd)
-display(Markdown(fmd))
+display(fmd)
 
 # %% [markdown]
 # ## Dataset by dataset
@@ -95,7 +95,7 @@ display(Markdown(fmd))
 # %%
 dmd = show.datasets_markdown(datasets)
 save_table(datasets, f"{name}_datasets", markdown=dmd)
-display(Markdown(dmd))
+display(dmd)
 
 # %% [markdown]
 # ## The figure: each configuration's gain per group, the paper's beside

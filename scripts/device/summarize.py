@@ -15,6 +15,7 @@ import pandas as pd
 
 from pearl.models import folder_name
 from pearl.provenance import write_atomic
+from pearl.tabular import Table, cell, render, rows as table_rows
 
 GPU = Path(__file__).resolve().parents[2] / "results" / "gpu"
 SWEEP_SETS = ("turney", "bird", "yago", "umls", "conll", "bc5cdr", "autofj")
@@ -62,7 +63,7 @@ def summarize(gpu: Path) -> None:
         f"(HN_ANCHORS=0): {info['train_seconds']} s of training on the H100, "
         f"{steps * 512 / info['train_seconds']:,.0f} training phrases/s.",
         "",
-        t.round(2).to_markdown(),
+        render(Table(t.round(2), index=True), "md"),
         "",
         "## Tuning the `cpu` profile on the GPU (fp32, one seed each)",
         "",
@@ -70,17 +71,16 @@ def summarize(gpu: Path) -> None:
         "hard negatives) and changes what is named; scored on the seven Table-1 datasets that",
         "need no PPDB probe (the probe is CPU-bound: 90 s a model).",
         "",
-        sweep[["name", "set", *SWEEP_SETS, "avg", "avg Δ vs MiniLM", "train_s"]].round(2).to_markdown(index=False),
+        render(Table(sweep[["name", "set", *SWEEP_SETS, "avg", "avg Δ vs MiniLM", "train_s"]].round(2)), "md"),
         "",
         "## Training throughput on the GPU (perf/train_throughput.py, batch 512)",
         "",
-        "| run | naive fp32 (phrases/s) | ours bf16 (phrases/s) | ratio | compiled |",
-        "|---|---|---|---|---|",
+        render(table_rows(["run", "naive fp32 (phrases/s)", "ours bf16 (phrases/s)", "ratio", "compiled"], [
+            [f"{name} ({r['steps']} steps, {r['workers']} workers)", *(cell(p, digits=",.0f") for p in (
+                r["phrases_per_s"]["naive"], r["phrases_per_s"]["ours"])), cell(r["ratio"], digits=2),
+             cell(r["phrases_per_s"].get("ours_compiled"), digits=",.0f", missing="nan")]  # the page's missing value
+            for name, r in tp.items()]), "md"),
     ]
-    for name, r in tp.items():
-        p = r["phrases_per_s"]
-        lines.append(f"| {name} ({r['steps']} steps, {r['workers']} workers) | {p['naive']:,.0f} | {p['ours']:,.0f} | "
-                     f"{r['ratio']:.2f} | {p.get('ours_compiled', float('nan')):,.0f} |")
     lines += ["", "The 20-step run is dominated by starting 8 DataLoader workers (one warm-up step is not",
               "enough for them); the 80-step run is the steady state. torch.compile (dynamic shapes) was",
               "still recompiling within 20 steps; the gpu profile leaves it off.", ""]

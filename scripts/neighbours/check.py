@@ -100,6 +100,7 @@ def main() -> None:
     from pearl.benchmark.scoring import run_models
     from pearl.experiments.runner import run_summary, train_models
     from pearl.provenance import Run, save_table
+    from pearl.tabular import render
     from pearl.training.profiles import PROFILES
 
     profile, size = "cpu", "sweep"  # no smoke size: it would need notebooks 01-02's smoke corpus
@@ -133,22 +134,20 @@ def main() -> None:
     summaries = {k: run_summary(f, 0) for k, f in folders.items()}
     run.save(metrics={"table": df.to_dict("records"), "backbone_average": backbone["average"]},
              training=summaries, left_out=left_out)
-    print(md)
+    print(render(md, "md"))
 
 
-def markdown(df, columns, size: str, profile: str) -> str:
-    """The table, one decimal; ``vs backbone`` signed."""
-    head = ["method", "run", "steps", "lr", "seeds", *columns, "vs backbone"]
-    lines = [f"Phrase-BERT and PAUSE against the untrained backbone ({profile} profile, MiniLM, batch 32; "
-             f"the five groups and their average on the {size} suite, scored here; notebook 11's rows: mean over its seeds, "
-             f"scored by its run, each against its own backbone)", "",
-             "| " + " | ".join(head) + " |", "|" + "|".join("---" for _ in head) + "|"]
-    for r in df.to_dict("records"):
-        lr = "" if r["lr"] is None or r["lr"] != r["lr"] else f"{r['lr']:g}"
-        cells = [r["method"], r["run"], str(r["steps"]), lr, r["seeds"], *(f"{r[c]:.1f}" for c in columns),
-                 "" if r["steps"] == 0 else f"{r['vs backbone']:+.1f}"]
-        lines.append("| " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+def markdown(df, columns, size: str, profile: str):
+    """The table (a :class:`pearl.tabular.Table`), one decimal; ``vs backbone`` signed."""
+    from pearl.tabular import cell, rows
+
+    body = [[r["method"], r["run"], r["steps"], cell(r["lr"], digits="g", missing=""), r["seeds"],
+             *(cell(r[c]) for c in columns), "" if r["steps"] == 0 else cell(r["vs backbone"], sign=True)]
+            for r in df.to_dict("records")]
+    return rows(["method", "run", "steps", "lr", "seeds", *columns, "vs backbone"], body, head=(
+        f"Phrase-BERT and PAUSE against the untrained backbone ({profile} profile, MiniLM, batch 32; "
+        f"the five groups and their average on the {size} suite, scored here; notebook 11's rows: mean over its seeds, "
+        f"scored by its run, each against its own backbone)"))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from pearl import models
 from pearl.benchmark import paper
 from pearl.benchmark import dictionaries, scoring, table
 from pearl.benchmark.tasks import DATASETS
+from pearl.tabular import cell, render
 
 
 def test_standin_dedupes_keeps_gold_first_and_counts_sources():
@@ -79,7 +80,7 @@ def test_seed_mean_and_markdown():
     agg = table.seed_mean(df, ["pearl-minilm-seed0", "pearl-minilm-seed1"], label)
     assert agg.set_index("dataset").loc["ppdb", "score"] == 61.0
     assert agg.set_index("dataset").loc["ppdb", "std"] == pytest.approx(2 ** 0.5)
-    md = table.markdown(table.add_average(pd.concat([df, agg])), deltas=(label, "minilm"))
+    md = render(table.markdown(table.add_average(pd.concat([df, agg])), deltas=(label, "minilm")), "md")
     assert "YAGO (rebuilt dictionary)" in md and "PEARL-base (116M) | paper" in md
     assert "61.0 ± 1.4" in md and "+6.0" in md
 
@@ -108,7 +109,7 @@ def test_paper_table_matches_readme_average():
 
 
 def test_markdown_labels_paper_and_released_rows():
-    md = table.markdown(table.tidy(_rows("minilm", 60.0)))
+    md = render(table.markdown(table.tidy(_rows("minilm", 60.0))), "md")
     assert "| PEARL-small (40M) | paper | 97.2 ± 0.1 | 69.2 ± 0.7 |" in md
     assert "| PEARL-small (34M) | released checkpoint (authors' README) | 97.0 | 70.2 |" in md
     assert "| String Distance | paper | – | – |" in md
@@ -155,5 +156,5 @@ def test_run_models_in_workers_gives_the_same_rows_in_order(monkeypatch):
 
 def test_one_cell_formatter_for_every_table():
     """± 0.0 means the seeds agreed and is shown; no std (one deterministic score) shows none."""
-    assert table.cell(94.786, 0.0) == "94.8 ± 0.0" and table.cell(67.25, float("nan")) == "67.2"
-    assert table.cell(None, 1.0) == "n/a" and table.cell(61.04, 1.44) == "61.0 ± 1.4"
+    assert cell(94.786, 0.0) == "94.8 ± 0.0" and cell(67.25, float("nan")) == "67.2"
+    assert cell(None, 1.0) == "n/a" and cell(61.04, 1.44) == "61.0 ± 1.4"

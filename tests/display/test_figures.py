@@ -10,6 +10,7 @@ from pearl.models import label as model_label
 from pearl.models import load_model
 from pearl.paths import models_dir
 from pearl.provenance import save_figure
+from pearl.tabular import render
 
 
 def test_rank_candidates_orders_by_cosine_and_keeps_ties_stable():
@@ -48,7 +49,7 @@ def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
     # the paper's point: a general-purpose sentence encoder puts "New York Post" above an alias
     paper = table[table.case == "figure1"].set_index("candidate")
     assert paper.loc["New York Post", "rank"] < paper.loc["NYTimes", "rank"]
-    md = figure1.figure1_markdown(table)
+    md = render(figure1.figure1_markdown(table), "md")
     assert "**NYTimes**" in md and "All aliases ranked first" in md
     fig = figure1.plot_figure1(table)
     written = save_figure(fig, "figure1_test")

@@ -6,6 +6,7 @@ import pandas as pd
 
 from pearl.experiments import paper_beside, tables
 from pearl.experiments.runner import ABLATION_LABELS
+from pearl.tabular import render
 
 
 def _groups():
@@ -18,7 +19,7 @@ def _groups():
 
 
 def test_table3_puts_the_papers_row_under_ours():
-    md = paper_beside.table3_markdown(tables.compare(_groups(), ""), ABLATION_LABELS, header="T3")
+    md = render(paper_beside.table3_markdown(tables.compare(_groups(), ""), ABLATION_LABELS, header="T3"), "md")
     lines = md.splitlines()
     ours = next(i for i, line in enumerate(lines) if line.startswith("| − entity type | this run |"))
     assert lines[ours + 1] == ("| - Entity Type | paper | 82.9 ± 1.0 ↓ | 63.7 ± 0.2 ↑ | 44.3 ± 0.2 ↓ | 45.7 ± 0.5 ↓ | "
@@ -30,7 +31,7 @@ def test_table3_puts_the_papers_row_under_ours():
 
 def test_table3_latex_has_the_same_rows_as_the_markdown():
     comparison = tables.compare(_groups(), "")
-    tex = paper_beside.table3_latex(comparison, ABLATION_LABELS, caption="C")
+    tex = render(paper_beside.table3_latex(comparison, ABLATION_LABELS, caption="C"), "tex")
     assert "\\toprule" in tex and "\\caption{C}" in tex
     # our two recipes and the paper's row under each: 4 body rows, the paper's printed under ours
     body = [line for line in tex.splitlines() if line.endswith("\\\\") and "&" in line][1:]
@@ -45,8 +46,9 @@ def test_table4_lists_ours_then_the_papers_five_backbones():
                            "pearl_std": math.nan, "n": 1, "gain": -1.0, "p": math.nan, "beyond_noise": False,
                            "control": 52.0, "control_std": 0.5, "control_n": 3, "control_gain": 2.0,
                            "control_p": 0.01}])
-    md = paper_beside.table4_markdown(table)
+    md = render(paper_beside.table4_markdown(table), "md")
     assert "| MiniLM | sentence encoder | this run | 66.1 | 66.7 ± 0.5 | +0.6 ↑ | – | – | 3 | 0.164 |" in md
-    assert "| X | raw LM | this run | 50.0 | 49.0 ± nan | -1.0 ↓ | 52.0 ± 0.5 | +2.0 ↑* | 1 | – |" in md
+    # one seed: no std, as in every table (it printed "49.0 ± nan" before the one cell formatter)
+    assert "| X | raw LM | this run | 50.0 | 49.0 | -1.0 ↓ | 52.0 ± 0.5 | +2.0 ↑* | 1 | – |" in md
     assert "| BERT | raw LM | paper | 39.4 | 57.1 | 17.7 ↑ | – | – | – | – |" in md
     assert "| LUKE | raw LM | paper | 31.9 | 52.7 | 20.8 ↑ | – | – | – | – |" in md

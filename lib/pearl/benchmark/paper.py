@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from .. import tabular
+
 HERE = Path(__file__).parent
 #: the source label of each kind of row in our tables
 PAPER = "paper"
@@ -63,10 +65,7 @@ def arrows(n: int | str):
 
 def cell(n: int | str, model: str, column: str, digits: int = 1) -> str:
     """One printed cell as text: ``"69.2 ± 0.7"``, ``"64.7"``, or ``"–"`` where the paper prints none."""
-    v, s = wide(n).at[model, column], std(n).at[model, column]
-    if v != v:
-        return "–"
-    return f"{v:.{digits}f}" + ("" if s != s else f" ± {s:.{digits}f}")
+    return tabular.cell(wide(n).at[model, column], std(n).at[model, column], digits=digits, missing="–")
 
 
 def labelled(which: int | str = 1):

@@ -6,7 +6,8 @@ average over its tasks, the released checkpoints' rows, Table 1's PPDB columns u
 paper's own probe. :data:`TABLE1` and :data:`TABLE2` are the two.
 
 - :func:`tidy` makes one row per model x task (plus ``average`` where the suite has one),
-  :func:`seed_mean` the mean ± std over trained seeds, :func:`cell` every cell's text;
+  :func:`seed_mean` the mean ± std over trained seeds; every cell's text is
+  :func:`pearl.tabular.cell`'s and every table a :class:`pearl.tabular.Table`;
 - :func:`report` writes ``results/<suite>.{csv,md,tex}`` from :func:`pearl.benchmark.scoring.run_model`'s
   rows (``update=True`` replaces the rows of the models scored now and keeps the others);
   :func:`rewrite` writes them again from the committed CSV, scoring nothing.
@@ -16,6 +17,7 @@ What it leaves out: scoring (:mod:`pearl.benchmark.scoring`) and the experiment 
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from dataclasses import dataclass
@@ -24,6 +26,7 @@ from typing import Sequence
 
 from .. import models, paths
 from ..provenance import save_table
+from ..tabular import Table, cell, render, rows as table_rows
 from . import paper
 from .tasks import GROUPS, SUITES, TASKS
 
@@ -73,17 +76,6 @@ TABLE2 = Suite(
     caption="Table 2 re-run: short-text classification accuracy (this run; Sentiment140 stands in for Twitter).",
     smoke="**SMOKE run: a few hundred texts per set; these numbers are not results.**")
 SUITE_TABLES = {s.name: s for s in (TABLE1, TABLE2)}
-
-
-def cell(score, std) -> str:
-    """``"61.3 ± 0.4"`` (± 0.0 too: the seeds agreed), ``"61.3"`` with no std, ``"n/a"`` with no score.
-
-    >>> cell(61.25, 0.0), cell(61.25, float("nan")), cell(float("nan"), 1.0)
-    ('61.2 ± 0.0', '61.2', 'n/a')
-    """
-    if score is None or score != score:
-        return "n/a"
-    return f"{score:.1f} ± {std:.1f}" if std is not None and std == std else f"{score:.1f}"
 
 
 def tidy(rows: list[dict], suite: Suite = TABLE1):
@@ -139,7 +131,7 @@ def _paper_probe(g, dataset: str, field: str = "score") -> float:
 
 
 def markdown(ours, suite: Suite = TABLE1, retrieval_kind: str = "rebuilt dictionary",
-             deltas: tuple[str, str] | None = None) -> str:
+             deltas: tuple[str, str] | None = None) -> Table:
     """The paper's rows (and the released checkpoints', where the suite has them), then ours
     (labelled by :func:`pearl.models.label`); retrieval columns say which dictionary was used;
     ``deltas=(a, b)`` adds the row a − b."""
@@ -147,27 +139,27 @@ def markdown(ours, suite: Suite = TABLE1, retrieval_kind: str = "rebuilt diction
     body = [*suite.datasets, *(["average"] if suite.average else [])]
     probes = PAPER_PROBE_COLUMNS if suite.paper_probe else {}
     cols += [*(["Avg"] if suite.average else []), *probes.values()]
-    lines = ["| Model | Source | " + " | ".join(cols) + " |", "|" + "---|" * (len(cols) + 2)]
+    lines = []
     printed = [*(COLUMNS[d] for d in suite.datasets), *(["Avg"] if suite.average else [])]
     for which, source in ((suite.paper, paper.PAPER), *((("released", paper.RELEASED),) if suite.released else ())):
         for _, r in paper.labelled(which).iterrows():  # the paper's PPDB numbers are its own probe's: in both places
-            vals = [paper.cell(which, r["_key"], c) for c in [*printed, *(COLUMNS[d] for d in probes)]]
-            lines.append(f"| {r['Model']} | {source} | " + " | ".join(vals) + " |")
+            lines.append([r["Model"], source, *(paper.cell(which, r["_key"], c)
+                                                for c in [*printed, *(COLUMNS[d] for d in probes)])])
     wide = {m: g.set_index("dataset") for m, g in ours.groupby("model", sort=False)}
     for model, g in wide.items():
         vals = [cell(g["score"].get(d, math.nan), g["std"].get(d, math.nan)) for d in body]
         vals += [cell(_paper_probe(g, d), _paper_probe(g, d, "std")) for d in probes]
-        lines.append(f"| {models.label(model)} | this run | " + " | ".join(vals) + " |")
+        lines.append([models.label(model), "this run", *vals])
     if deltas and deltas[0] in wide and deltas[1] in wide:
         new, base = wide[deltas[0]], wide[deltas[1]]
         diff = [new["score"].get(d, math.nan) - base["score"].get(d, math.nan) for d in body]
         diff += [_paper_probe(new, d) - _paper_probe(base, d) for d in probes]
-        vals = ["n/a" if math.isnan(x) else f"{x:+.1f}" for x in diff]
-        lines.append(f"| Δ {models.label(deltas[0])} − {models.label(deltas[1])} | this run | " + " | ".join(vals) + " |")
-    return "\n".join(lines)
+        lines.append([f"Δ {models.label(deltas[0])} − {models.label(deltas[1])}", "this run",
+                      *(cell(x, sign=True) for x in diff)])
+    return table_rows(["Model", "Source", *cols], lines)
 
 
-def latex(table, suite: Suite = TABLE1, smoke: bool = False) -> str:
+def latex(table, suite: Suite = TABLE1, smoke: bool = False) -> Table:
     """Our rows of the table as a booktabs LaTeX tabular (scores in percent)."""
     body = [*suite.datasets, *(["average"] if suite.average else [])]
     wide = table.pivot_table(index="model", columns="dataset", values="score", sort=False).reindex(columns=body)
@@ -178,30 +170,30 @@ def latex(table, suite: Suite = TABLE1, smoke: bool = False) -> str:
         wide[column] = [rows["paper_probe_score"].get(m, math.nan) if "paper_probe_score" in rows else math.nan
                         for m in table.drop_duplicates("model")["model"]]
     caption = ("SMOKE run (not results): " if smoke else "") + suite.caption
-    return wide.to_latex(float_format="%.1f", na_rep="n/a", caption=caption, label=f"tab:{suite.name}")
+    return Table(wide, index=True, float_format="%.1f", caption=caption, label=f"tab:{suite.name}", escape=None)
 
 
-def retrieval_notes(table) -> tuple[str, list[str]]:
-    """Which retrieval dictionary the table's YAGO/UMLS rows used: its kind and a note with each size."""
+def retrieval_notes(table) -> tuple[str, list]:
+    """Which retrieval dictionary the table's YAGO/UMLS rows used: its kind, and a note and a
+    table with each one's size."""
     retrieval = table[table["dataset"].isin(["yago", "umls"]) & table["score"].notna() & table["dictionary"].notna()]
     kind = "real dictionary" if set(retrieval["dictionary"]) == {"real"} else "rebuilt dictionary"
-    notes = ["YAGO/UMLS: top-1 retrieval against the dictionary named in the column header; "
-             "a rebuilt (stand-in) dictionary is far smaller than the paper's 572K/750K-name ones.", "",
-             "| Model | Retrieval set | Dictionary size | Accuracy | Accuracy, gold names only |", "|---|---|---|---|---|"]
-    for r in retrieval.to_dict("records"):
-        notes.append(f"| {models.label(r['model'])} | {r['dataset']} ({r['dictionary']}) | "
-                     f"{int(r['dictionary_size']):,} | {r['score']:.1f} | {r['gold_only_score']:.1f} |")
-    return kind, notes
+    note = ("YAGO/UMLS: top-1 retrieval against the dictionary named in the column header; "
+            "a rebuilt (stand-in) dictionary is far smaller than the paper's 572K/750K-name ones.")
+    sizes = table_rows(["Model", "Retrieval set", "Dictionary size", "Accuracy", "Accuracy, gold names only"],
+                       [[models.label(r["model"]), f"{r['dataset']} ({r['dictionary']})",
+                         cell(r["dictionary_size"], digits=",.0f"), cell(r["score"]), cell(r["gold_only_score"])]
+                        for r in retrieval.to_dict("records")])
+    return kind, [note, sizes]
 
 
-def set_notes(summary: Sequence[dict]) -> list[str]:
+def set_notes(summary: Sequence[dict]) -> Table:
     """How each short-text set was built (``ShortTextSet.summary()`` of each)."""
-    notes = ["| Set | Token range | Train / valid / test | Mean tokens (this run) | Mean tokens (paper) "
-             "| Classes | Test labels unseen in training |", "|---|---|---|---|---|---|---|"]
-    for r in summary:
-        notes.append(f"| {r['set']} | {r['band']} | {r['n_train']:,} / {r['n_valid']:,} / {r['n_test']:,} | "
-                     f"{r['mean_tokens']:.2f} | {r['paper_mean_tokens']} | {r['classes']} | {r['test_unseen_label']} |")
-    return notes
+    return table_rows(["Set", "Token range", "Train / valid / test", "Mean tokens (this run)", "Mean tokens (paper)",
+                       "Classes", "Test labels unseen in training"],
+                      [[r["set"], r["band"], " / ".join(cell(r[k], digits=",") for k in ("n_train", "n_valid", "n_test")),
+                        cell(r["mean_tokens"], digits=2), r["paper_mean_tokens"], r["classes"], r["test_unseen_label"]]
+                       for r in summary])
 
 
 def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = False, summary=None,
@@ -217,13 +209,11 @@ def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = 
             table = table.assign(dictionary=None, dictionary_size=math.nan, gold_only_score=math.nan)
         kind, retrieval = retrieval_notes(table)
     deltas = (mean_key, backbone) if suite.average and mean_key in set(table["model"]) else None
-    md = markdown(table, suite, retrieval_kind=kind, deltas=deltas)
-    notes = ["", suite.notes, *retrieval, *(["", *set_notes(summary)] if summary is not None else [])]
-    md = md + "\n" + "\n".join(notes)
-    if smoke:
-        md = suite.smoke + "\n\n" + md
+    notes = ["\n".join([suite.notes, *retrieval[:1]]), *retrieval[1:], *([set_notes(summary)] if summary is not None else [])]
+    md = dataclasses.replace(markdown(table, suite, retrieval_kind=kind, deltas=deltas),
+                             head=suite.smoke if smoke else "", notes=notes)
     save_table(table, name or suite.name, markdown=md, latex=latex(table, suite, smoke), smoke=smoke)
-    return table, md
+    return table, render(md, "md")
 
 
 def report(rows: list[dict], suite: Suite = TABLE1, pearl_keys: Sequence[str] = (), backbone: str = "minilm",

@@ -13,6 +13,7 @@ import math
 from collections import Counter
 
 from ..provenance import git_state, save_table, write_json
+from ..tabular import Table, cell, render, rows
 from .. import paths
 from . import ledger, ours, rule
 
@@ -43,7 +44,7 @@ def margin(c: ledger.Claim) -> float:
 
 
 def _p(p: float, eq: str = "") -> str:
-    return "–" if p != p else ("< 0.001" if p < 0.001 else f"{eq}{p:.3f}")
+    return "< 0.001" if p < 0.001 else cell(p, digits=3, missing="–", before=eq)
 
 
 def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
@@ -135,58 +136,55 @@ def reasons(table) -> str:
     return "\n".join(f"{r.id} [{r.verdict}] {r.reason}" for r in table.itertuples())
 
 
-def _num(x, fmt: str = "{:.2f}") -> str:
-    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else fmt.format(x)
-
-
 def _paper(r) -> str:
+    """The paper's number, its like-for-like value beside it where that differs."""
+    like = cell(r.paper_like_for_like, digits=2) if r.paper_like_for_like == r.paper_like_for_like else None
     if r.paper != r.paper:
-        text = "direction " + ("↑" if r.direction > 0 else "↓")
-        return text + (f" ({r.paper_like_for_like:.2f})" if r.paper_like_for_like == r.paper_like_for_like else "")
-    if abs(r.paper_like_for_like - r.paper) > 1e-9:
-        return f"{r.paper:g} ({r.paper_like_for_like:.2f})"
-    return f"{r.paper:g}"
+        return cell("direction " + ("↑" if r.direction > 0 else "↓"), beside=like)
+    return cell(r.paper, digits="g", beside=like if abs(r.paper_like_for_like - r.paper) > 1e-9 else None)
 
 
 def _ci(r) -> str:
-    return "–" if r.ci_low != r.ci_low else f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}]"
+    return "–" if r.ci_low != r.ci_low else f"[{cell(r.ci_low, digits=2, sign=True)}, {cell(r.ci_high, digits=2, sign=True)}]"
 
 
-RULE = """| our 95 % interval, oriented so the paper's effect is positive | verdict |
-|---|---|
-| wholly below 0 | not reproduced |
-| above 0, holds the paper's value (or lies beyond it) | reproduced (direction only if our estimate is under half the paper's) |
-| above 0, below the paper's value | direction only, smaller |
-| holds 0 and the paper's value | inconclusive (with the seeds that would decide) |
-| holds 0, below the paper's value | not reproduced |
-| a direction claim, or every part of an "all" claim: above 0 / below 0 / holds 0 | reproduced / not reproduced / inconclusive |
-| "no difference": TOST p < 0.05 within the margin / 95 % interval wholly outside it / else | reproduced / not reproduced / inconclusive |
-| no noise model (one measurement per side) | judged on that one comparison by sign and half-size, and said so |"""
+RULE = rows(["our 95 % interval, oriented so the paper's effect is positive", "verdict"], [
+    ["wholly below 0", "not reproduced"],
+    ["above 0, holds the paper's value (or lies beyond it)",
+     "reproduced (direction only if our estimate is under half the paper's)"],
+    ["above 0, below the paper's value", "direction only, smaller"],
+    ["holds 0 and the paper's value", "inconclusive (with the seeds that would decide)"],
+    ["holds 0, below the paper's value", "not reproduced"],
+    ["a direction claim, or every part of an \"all\" claim: above 0 / below 0 / holds 0",
+     "reproduced / not reproduced / inconclusive"],
+    ["\"no difference\": TOST p < 0.05 within the margin / 95 % interval wholly outside it / else",
+     "reproduced / not reproduced / inconclusive"],
+    ["no noise model (one measurement per side)", "judged on that one comparison by sign and half-size, and said so"]])
 
 
-def markdown(table, smoke: bool = False) -> str:
-    head = "**SMOKE run: the notebook ran at SMOKE size; the numbers below come from the committed results.**\n\n" \
-        if smoke else ""
+def markdown(table, smoke: bool = False) -> Table:
+    head = ["**SMOKE run: the notebook ran at SMOKE size; the numbers below come from the committed results.**"] \
+        if smoke else []
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
     per = "; ".join(f"{b}: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) for b, c in by_backbone(table).items())
-    lines = [f"{len(table)} claims. {tally}.", "", f"Per backbone (the encoder ours comes from): {per}.", "", RULE, "",
-             "| id | backbone | quantity | paper (like for like) | ours | 95 % CI | p | p vs paper | Holm p | mde | "
-             "seeds for power | verdict |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for r in table.itertuples():
-        p = _num(r.p_tost, "TOST {:.3f}") if r.kind == "no difference" else _p(r.p)
-        lines.append(f"| {r.id} | {r.backbone} | {r.quantity} | {_paper(r)} | {_num(r.ours)} | {_ci(r)} | {p} | "
-                     f"{_p(r.p_vs_paper)} | {_p(r.p_holm)} | {_num(r.mde)} | {_seeds(r.n_power)} | {r.verdict} |")
-    lines += ["", "paper: the paper's number (in brackets its value on the same datasets and averaging as ours, from "
-              "its printed cells, where that differs); ours: our difference (mean over n seeds) with its 95 % t "
-              "interval (Welch between seeds; an untrained backbone scored once through a probe or classifier counts "
-              "as one more noisy draw); p: two-sided against 0 (TOST against the margin for a claim of no difference); "
-              "p vs paper: against the paper's like-for-like value; Holm p: adjusted over " + FAMILY + "; mde: the "
-              "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
-              "for that power at the paper's size, projected from our std (> 100: more than 100). Rule: "
-              "`pearl.claims.rule`.", ""]
-    lines += [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
+    body = [[r.id, r.backbone, r.quantity, _paper(r), cell(r.ours, digits=2, missing="–"), _ci(r),
+             cell(r.p_tost, digits=3, missing="–", before="TOST ") if r.kind == "no difference" else _p(r.p),
+             _p(r.p_vs_paper), _p(r.p_holm), cell(r.mde, digits=2, missing="–"), _seeds(r.n_power), r.verdict]
+            for r in table.itertuples()]
+    columns = ["id", "backbone", "quantity", "paper (like for like)", "ours", "95 % CI", "p", "p vs paper", "Holm p",
+               "mde", "seeds for power", "verdict"]
+    note = ("paper: the paper's number (in brackets its value on the same datasets and averaging as ours, from "
+            "its printed cells, where that differs); ours: our difference (mean over n seeds) with its 95 % t "
+            "interval (Welch between seeds; an untrained backbone scored once through a probe or classifier counts "
+            "as one more noisy draw); p: two-sided against 0 (TOST against the margin for a claim of no difference); "
+            "p vs paper: against the paper's like-for-like value; Holm p: adjusted over " + FAMILY + "; mde: the "
+            "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
+            "for that power at the paper's size, projected from our std (> 100: more than 100). Rule: "
+            "`pearl.claims.rule`.")
+    claims = [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
-    return head + "\n".join(lines)
+    head += [f"{len(table)} claims. {tally}.", f"Per backbone (the encoder ours comes from): {per}.", render(RULE, "md")]
+    return rows(columns, body, head="\n\n".join(head), notes=[note, "\n".join(claims)])
 
 
 def _strict(v):
@@ -197,15 +195,15 @@ def _strict(v):
 
 
 def _seeds(n: float) -> str:
-    return "–" if n != n else ("> 100" if math.isinf(n) else f"{n:.0f}")
+    return "> 100" if math.isinf(n) else cell(n, digits=0, missing="–")
 
 
-def latex(table, smoke: bool = False) -> str:
+def latex(table, smoke: bool = False) -> Table:
     out = table[["id", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "p", "p_vs_paper",
                  "p_holm", "verdict"]]
     caption = ("SMOKE run (numbers from the committed results): " if smoke else "") + \
         "The paper's claims against this companion's results (pearl.claims)."
-    return out.to_latex(index=False, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims", escape=True)
+    return Table(out, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims")
 
 
 def save(table, smoke: bool = False) -> list:

@@ -4,7 +4,8 @@
   (mean over its seeds; bars: std over seeds, none for one seed), the paper's gain of
   PEARL-small over E5-small per group as black ticks, and its printed +6.1 as a dashed line;
 - :func:`design_frame`, :func:`corpora_frame`: what is run, on what;
-- :func:`markdown`, :func:`factors_markdown`: the study's two tables with how to read them;
+- :func:`markdown`, :func:`factors_markdown`, :func:`datasets_markdown`: the study's tables
+  with how to read them (:class:`pearl.tabular.Table` specs);
 - :func:`views_frame`, :func:`plot_views`: the two views of the embedding on a clustering set
   (``results/views_mechanism.json``): what the old join lost and what centring keeps.
 
@@ -17,6 +18,7 @@ import json
 import numpy as np
 
 from ..benchmark.tasks import GROUPS
+from ..tabular import Table, cell, render
 
 
 def config_label(row) -> str:
@@ -87,49 +89,49 @@ def corpora_frame(design_cells: list):
     return pd.DataFrame(rows)
 
 
-def _fmt(v, digits: int = 2) -> str:
-    return "–" if v is None or v != v else f"{v:+.{digits}f}"
+def _signed(v, digits: int = 2) -> str:
+    return cell(v, digits=digits, sign=True, missing="–")
 
 
-def markdown(table, size: str, profile: str) -> str:
+def _plain(v, digits: int = 2) -> str:
+    return cell(v, digits=digits, missing="–")
+
+
+def markdown(table, size: str, profile: str) -> Table:
     """The study's table as Markdown, with how to read it."""
     t = table.copy()
     for col in [*GROUPS, "average_gain"]:
-        t[col] = t[col].map(_fmt)
-    t["std"] = t["std"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    t["p"] = t["p"].map(lambda v: "–" if v != v else f"{v:.3f}")
-    t["mde"] = t["mde"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    return (f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
-            "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
-            "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
-            "with 80 % power at α = 0.05 (– for one seed).\n\n" + t.to_markdown(index=False, disable_numparse=True))
+        t[col] = t[col].map(_signed)
+    t["std"], t["p"], t["mde"] = t["std"].map(_plain), t["p"].map(lambda v: _plain(v, 3)), t["mde"].map(_plain)
+    return Table(t, numparse=False, head=(
+        f"Discrepancy study ({profile} profile, {size} benchmark): PEARL − its untrained backbone, per task "
+        "group and on their average; mean over seeds. std: of the average gain over seeds; p: one-sample "
+        "t-test of the seeds' average gains against 0; mde: the smallest average gain that test detects "
+        "with 80 % power at α = 0.05 (– for one seed)."))
 
 
-def factors_markdown(factors, pairs) -> str:
+def factors_markdown(factors, pairs) -> Table:
     """The pooled factors, then every pair behind them: a factor that helps one backbone and hurts
     the other shows there, not in its mean."""
     f = factors.copy()
-    f["delta_gain"] = f["delta_gain"].map(_fmt)
-    f["se"] = f["se"].map(lambda v: "–" if v != v else f"{v:.2f}")
-    text = ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
+    f["delta_gain"], f["se"] = f["delta_gain"].map(_signed), f["se"].map(_plain)
+    head = ("How much each factor moves the average gain: pairs of configurations that differ in that factor alone "
             "(the other two fixed); delta_gain is the mean of their differences, se its standard error: the larger "
             "of the seeds' noise carried through (per pair, Welch; a one-seed side borrows the other side's seed "
-            "variance) and the pairs' own spread (std / √pairs).\n\n" + f.to_markdown(index=False, disable_numparse=True))
+            "variance) and the pairs' own spread (std / √pairs).")
     if pairs.empty:
-        return text
+        return Table(f, numparse=False, head=head)
     q = pairs.copy()
     q["fixed"] = [", ".join(str(r[c]) for c in ("backbone", "corpus", "budget") if c != r["factor"] and r[c] == r[c]
                             and r[c] is not None) for r in q.to_dict("records")]
     q["seeds"] = q["n_from"].astype(int).astype(str) + " → " + q["n_to"].astype(int).astype(str)
-    q["delta_gain"] = q["delta_gain"].map(_fmt)
-    for c in ("se", "p"):
-        q[c] = q[c].map(lambda v: "–" if v is None or v != v else (f"{v:.3f}" if c == "p" else f"{v:.2f}"))
+    q["delta_gain"], q["se"], q["p"] = q["delta_gain"].map(_signed), q["se"].map(_plain), q["p"].map(lambda v: _plain(v, 3))
     q = q[["factor", "from", "to", "fixed", "seeds", "delta_gain", "se", "p"]]
-    return (text + f"\n\nThe {len(pairs)} pairs (p: Welch's t-test, where both sides have two seeds or more):\n\n"
-            + q.to_markdown(index=False, disable_numparse=True))
+    return Table(f, numparse=False, head=head, notes=[
+        f"The {len(pairs)} pairs (p: Welch's t-test, where both sides have two seeds or more):", Table(q, numparse=False)])
 
 
-def datasets_markdown(datasets) -> str:
+def datasets_markdown(datasets) -> Table:
     """The untrained backbones' score per dataset, then each configuration's mean gain per dataset."""
     wide = datasets.pivot_table(index=["backbone", "corpus", "budget", "seeds"], columns="dataset", values="gain",
                                 sort=False).reset_index()
@@ -137,10 +139,10 @@ def datasets_markdown(datasets) -> str:
     base = datasets.drop_duplicates(["backbone", "dataset"]).pivot(index="backbone", columns="dataset",
                                                                    values="backbone_score")[order].reset_index()
     for col in order:
-        wide[col], base[col] = wide[col].map(lambda v: _fmt(v, 1)), base[col].map(lambda v: f"{v:.1f}")
-    return ("Untrained backbones, score per dataset (sweep suite):\n\n" + base.to_markdown(index=False, disable_numparse=True)
-            + "\n\nPEARL − its untrained backbone per dataset, mean over seeds:\n\n"
-            + wide[["backbone", "corpus", "budget", "seeds", *order]].to_markdown(index=False, disable_numparse=True))
+        wide[col], base[col] = wide[col].map(lambda v: _signed(v, 1)), base[col].map(cell)
+    return Table(base, numparse=False, head="Untrained backbones, score per dataset (sweep suite):", notes=[
+        "PEARL − its untrained backbone per dataset, mean over seeds:",
+        Table(wide[["backbone", "corpus", "budget", "seeds", *order]], numparse=False)])
 
 
 def views_frame(record: dict, dataset: str = "bc5cdr"):
@@ -195,11 +197,9 @@ def views_section(path) -> tuple[str, object]:
         return f"`{path.name}` is not there yet: `.venv/bin/python scripts/views_mechanism.py` writes it.", None
     record = json.loads(path.read_text())
     dev = pd.DataFrame(record["dev"])
-    md = "\n\n".join(["**BC5CDR** (NMI x100; the character part's share of the joined embedding's variance):",
-                      views_frame(record).round(3).to_markdown(index=False),
-                      "**BC5CDR's 2-means split at step 0, old join** (share of mentions starting with a capital, "
-                      "holding an all-capitals token, mean length):",
-                      pd.DataFrame(record["bc5cdr_split_step0"]).round(3).to_markdown(index=False),
-                      "**Development subset** (the join is chosen here, never on a test set alone):",
-                      dev.round(2).to_markdown(index=False)])
-    return md, plot_views(record)
+    md = Table(views_frame(record).round(3), head="**BC5CDR** (NMI x100; the character part's share of the joined "
+               "embedding's variance):", notes=[
+                   "**BC5CDR's 2-means split at step 0, old join** (share of mentions starting with a capital, "
+                   "holding an all-capitals token, mean length):", Table(pd.DataFrame(record["bc5cdr_split_step0"]).round(3)),
+                   "**Development subset** (the join is chosen here, never on a test set alone):", Table(dev.round(2))])
+    return render(md, "md"), plot_views(record)

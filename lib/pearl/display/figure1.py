@@ -19,6 +19,7 @@ import numpy as np
 from ..encode import encode, torch_threads
 from ..models import label as model_label
 from ..models import trained_folders
+from ..tabular import Table, cell
 from .figure4 import _wrap  # one way to wrap a model's label under a panel, in both figures
 
 # --------------------------------------------------------------------------- models
@@ -84,19 +85,18 @@ def figure1_table(models: dict, cases: Sequence[dict]):
     return pd.DataFrame(rows)
 
 
-def figure1_markdown(table) -> str:
+def figure1_markdown(table) -> Table:
     """The paper example as a candidate x model grid of "cosine (rank)", then a case x model summary."""
     first = table["case"].iloc[0]
     main = table[table["case"] == first].copy()
-    main["cell"] = main.apply(lambda r: f"{r.cosine:.3f} ({r['rank']})", axis=1)
-    main["candidate"] = main.apply(lambda r: ("**" + r.candidate + "**") if r.is_alias else r.candidate, axis=1)
+    main["cell"] = [cell(r["cosine"], digits=3, beside=r["rank"]) for r in main.to_dict("records")]
+    main["candidate"] = [cell(r["candidate"], bold=r["is_alias"]) for r in main.to_dict("records")]
     grid = main.pivot_table(index="candidate", columns="model", values="cell", aggfunc="first", sort=False)
     summary = (table.groupby(["case", "model"], sort=False)["aliases_first"].first()
                .map({True: "yes", False: "no"}).unstack("model"))
     query = main["query"].iloc[0]
-    return (f"Query: *{query}* — aliases in bold; cell = cosine (rank).\n\n{grid.to_markdown()}\n\n"
-            f"All aliases ranked first, per case:\n\n{summary.to_markdown()}")
-
+    return Table(grid, index=True, head=f"Query: *{query}* — aliases in bold; cell = cosine (rank).",
+                 notes=["All aliases ranked first, per case:", Table(summary, index=True)])
 
 
 def plot_figure1(table):

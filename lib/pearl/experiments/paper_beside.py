@@ -10,6 +10,7 @@ import math
 
 from ..benchmark import paper
 from ..benchmark.tasks import GROUPS
+from ..tabular import Table, cell, rows
 from . import tables
 
 #: our ablation recipes and the paper's Table 3 rows they re-run
@@ -34,8 +35,7 @@ TABLE4_NOTE = ("The paper's Table 4 trains BERT, RoBERTa, ALBERT, SpanBERT and L
 
 
 def _paper3(row: str, column: str) -> str:
-    arrow = paper.arrows(3).at[row, column]
-    return paper.cell(3, row, column) + (f" {arrow}" if arrow else "")
+    return cell(paper.cell(3, row, column), arrow=paper.arrows(3).at[row, column])
 
 
 def table3_frame(comparison, labels: dict):
@@ -56,43 +56,36 @@ def table3_frame(comparison, labels: dict):
     return pd.DataFrame(rows)
 
 
-def table3_markdown(comparison, labels: dict, header: str = "") -> str:
+def table3_markdown(comparison, labels: dict, header: str = "") -> Table:
     """:func:`table3_frame` as Markdown: one table, a *source* column, the note under it."""
-    frame = table3_frame(comparison, labels)
-    lines = ["| " + " | ".join(frame.columns) + " |", "|---|---|" + "---|" * (len(frame.columns) - 2)]
-    lines += ["| " + " | ".join(r) + " |" for r in frame.astype(str).itertuples(index=False)]
-    return (header + "\n\n" if header else "") + "\n".join(lines) + "\n\n" + TABLE3_NOTE
+    return Table(table3_frame(comparison, labels).astype(str), plain=True, head=header, notes=[TABLE3_NOTE])
 
 
-def table3_latex(comparison, labels: dict, caption: str = "") -> str:
+def table3_latex(comparison, labels: dict, caption: str = "") -> Table:
     """:func:`table3_frame` as booktabs LaTeX, the paper's rows under ours as in the Markdown."""
-    return table3_frame(comparison, labels).to_latex(index=False, caption=caption or None, escape=True)
+    return Table(table3_frame(comparison, labels), float_format=None, na_rep="NaN", caption=caption or None)
 
 
-def table4_markdown(table, header: str = "") -> str:
+def table4_markdown(table, header: str = "") -> Table:
     """Our Table 4 (``table`` of :func:`pearl.experiments.tables.gains` with a ``label`` and a
     ``kind``), then the paper's, in one layout: backbone, kind, source, original, + PEARL, Δ,
     + SimCSE, Δ, seeds, p."""
     def gain(delta, p):
-        star = "*" if p == p and p < tables.ALPHA else ""
-        return f"{delta:+.1f} {'↑' if delta > 0 else '↓'}{star}"
+        return cell(delta, sign=True, arrow=("↑" if delta > 0 else "↓") + ("*" if p == p and p < tables.ALPHA else ""))
 
-    lines = ["| backbone | kind | source | original | + PEARL | Δ | + SimCSE | Δ SimCSE | seeds | p |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+    body = []
     for r in table.to_dict("records"):
-        p = "–" if r["p"] != r["p"] else f"{r['p']:.3f}"
         control = r.get("control", math.nan)
-        simcse = ("–", "–") if control != control else \
-            (f"{control:.1f} ± {r['control_std']:.1f}", gain(r["control_gain"], r["control_p"]))
-        lines.append(f"| {r['label']} | {r.get('kind', '')} | this run | {r['original']:.1f} | "
-                     f"{r['pearl']:.1f} ± {r['pearl_std']:.1f} | {gain(r['gain'], r['p'])} | {simcse[0]} | {simcse[1]} | "
-                     f"{r['n']} | {p} |")
+        simcse = ("–", "–") if control != control else (cell(control, r["control_std"]),
+                                                        gain(r["control_gain"], r["control_p"]))
+        body.append([r["label"], r.get("kind", ""), "this run", cell(r["original"]), cell(r["pearl"], r["pearl_std"]),
+                     gain(r["gain"], r["p"]), *simcse, r["n"], cell(r["p"], digits=3, missing="–")])
     wide = paper.wide(4)
     for backbone in wide.columns:
-        delta = f"{wide.at['Δ', backbone]:.1f} {paper.arrows(4).at['Δ', backbone]}"
-        lines.append(f"| {backbone} | raw LM | paper | {wide.at['Original', backbone]:.1f} | "
-                     f"{wide.at['+ PEARL', backbone]:.1f} | {delta} | – | – | – | – |")
-    return (header + "\n\n" if header else "") + "\n".join(lines) + "\n\n" + TABLE4_NOTE
+        body.append([backbone, "raw LM", "paper", cell(wide.at["Original", backbone]), cell(wide.at["+ PEARL", backbone]),
+                     cell(wide.at["Δ", backbone], arrow=paper.arrows(4).at["Δ", backbone]), "–", "–", "–", "–"])
+    return rows(["backbone", "kind", "source", "original", "+ PEARL", "Δ", "+ SimCSE", "Δ SimCSE", "seeds", "p"], body,
+                head=header, notes=[TABLE4_NOTE])
 
 
 def rewrite() -> list:
@@ -100,7 +93,7 @@ def rewrite() -> list:
     import pandas as pd
 
     from ..paths import results_dir
-    from ..outputs import write_output
+    from ..provenance import save_table
     from .runner import ABLATION_LABELS
 
     comparison = pd.read_csv(results_dir("table3.csv"), keep_default_na=False, na_values={"std": [""], "delta": [""],
@@ -112,5 +105,4 @@ def rewrite() -> list:
     old4 = results_dir("table4.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
     md4 = table4_markdown(table4, header=old4)
     tex3 = table3_latex(comparison, ABLATION_LABELS, caption=TABLE3_CAPTION)
-    return [write_output(results_dir("table3.md"), md3 + "\n"), write_output(results_dir("table3.tex"), tex3),
-            write_output(results_dir("table4.md"), md4 + "\n")]
+    return save_table(None, "table3", markdown=md3, latex=tex3) + save_table(None, "table4", markdown=md4)

@@ -25,6 +25,7 @@ from typing import Sequence
 import numpy as np
 
 from ..benchmark.tasks import GROUPS
+from ..tabular import Table, cell
 
 COLUMNS = [*GROUPS, "average"]
 #: the Table-2 column of :func:`add_short_text`
@@ -98,15 +99,10 @@ def compare(groups, reference: str, columns: Sequence[str] = COLUMNS):
     return pd.DataFrame(out)
 
 
-def _cell(r) -> str:
-    std = "" if math.isnan(r["std"]) else f" ± {r['std']:.1f}"
-    return f"{r['mean']:.1f}{std}" + (f" {r['arrow']}" if r["arrow"] else "")
-
-
 def wide(comparison, labels: dict | None = None):
     """One row per recipe, one cell ``mean ± std arrow`` per column (in :func:`compare`'s order)."""
     columns = list(dict.fromkeys(comparison["column"]))
-    cells = comparison.assign(cell=comparison.apply(_cell, axis=1))
+    cells = comparison.assign(cell=[cell(r["mean"], r["std"], arrow=r["arrow"]) for r in comparison.to_dict("records")])
     table = cells.pivot(index="recipe", columns="column", values="cell").reindex(columns=list(columns))
     table = table.reindex(list(dict.fromkeys(comparison["recipe"])))
     table.index = [(labels or {}).get(r, r) for r in table.index]
@@ -114,10 +110,11 @@ def wide(comparison, labels: dict | None = None):
     return table.rename_axis("recipe").reset_index()
 
 
-def wide_markdown(comparison, labels: dict | None = None, header: str = "") -> str:
-    legend = (f"\n\nmean ± std over seeds; ↑ / ↓ against the reference row, * when a two-sample t-test over "
+def wide_markdown(comparison, labels: dict | None = None, header: str = "") -> Table:
+    """:func:`wide` as a table spec, ``header`` above it and the legend under it."""
+    legend = (f"mean ± std over seeds; ↑ / ↓ against the reference row, * when a two-sample t-test over "
               f"seeds gives p < {ALPHA} (the difference exceeds the seed noise).")
-    return (header + "\n\n" if header else "") + wide(comparison, labels).to_markdown(index=False) + legend
+    return Table(wide(comparison, labels), head=header, notes=[legend])
 
 
 def beyond_noise(comparison, column: str = "average") -> dict:

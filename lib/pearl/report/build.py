@@ -20,6 +20,7 @@ from pathlib import Path
 
 from .. import paths
 from ..atomic import write_atomic
+from .. import tabular
 from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, timings
 from .common import results
 
@@ -53,15 +54,14 @@ def table(name: str) -> str:
 
 def provenance() -> str:
     """A table of the notebooks' records: commit, profile, scale, tracked files changed at start, finished."""
-    rows = ["| record | commit | profile | scale | dirty at start | finished |", "|---|---|---|---|---|---|"]
+    body = []
     for path in sorted(results().glob("[0-9][0-9]_*.json")):
         rec = json.loads(path.read_text())
         prov, params = rec.get("provenance", {}), rec.get("parameters", {})
-        scale = "SMOKE" if params.get("SMOKE") else "full"
-        dirty = len(prov.get("dirty_at_start") or [])
-        rows.append(f"| `results/{path.name}` | `{str(prov.get('commit', ''))[:7]}` | {params.get('PROFILE', '–')} | "
-                    f"{scale} | {dirty or 'none'} | {str(prov.get('finished', ''))[:10]} |")
-    return "\n".join(rows)
+        body.append([f"`results/{path.name}`", f"`{str(prov.get('commit', ''))[:7]}`", params.get("PROFILE", "–"),
+                     "SMOKE" if params.get("SMOKE") else "full", len(prov.get("dirty_at_start") or []) or "none",
+                     str(prov.get("finished", ""))[:10]])
+    return tabular.render(tabular.rows(["record", "commit", "profile", "scale", "dirty at start", "finished"], body), "md")
 
 
 def record_commits() -> dict[str, str]:
