@@ -102,6 +102,7 @@ lexical.examples(samples, phrases, last=METHODS[-1])
 # difference from PEARL is starred when a two-sample t-test over seeds gives p < 0.05.
 
 # %%
+import pandas as pd
 from IPython.display import display
 
 from pearl.experiments import curves, runs, tables
@@ -158,7 +159,7 @@ noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": t
          "short_text_beyond_noise_vs_pearl": tables.beyond_noise(comparison, tables.SHORT_TEXT)}
 run.save(metrics={"lexical_diversity": diversity.to_dict(orient="index"), **noise,
                   "table": comparison.to_dict("records"), "models": groups.to_dict("records"),
-                  "short_text": short[["group", "model", "dataset", "score", "std"]].to_dict("records"),
+                  "short_text": pd.DataFrame(short)[["group", "model", "dataset", "score", "std"]].to_dict("records"),
                   "label_efficiency": curve[["share", "model", "average"]].to_dict("records")},
          data_sources={"phrases": "data/derived/phrases.tsv (01_data_building)",
                        "tables": "data/derived/augment/*.json (02_augmentation)",

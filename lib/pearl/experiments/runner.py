@@ -16,8 +16,7 @@ plus overrides, the augmentation levels' weights and the share of training phras
   Table 2's short-text sets are tasks too, scored the same way.
 
 Training takes ``workers``, as scoring does: with 2 or more, models train (or are scored) side by side in that many
-processes of one torch thread each (:mod:`pearl.workers`: on 2 CPU cores 1.8x the phrases/s of
-one two-thread training, 1.2x for scoring; with a GPU, one process). A model trained in a worker is the same
+processes of one torch thread each (:mod:`pearl.workers`; with a GPU, one process). A model trained in a worker is the same
 recipe (reused either way), but one thread sums in another order than two, so its weights
 differ from the in-process run's in the last bits.
 
