@@ -114,10 +114,10 @@ per_group.round(2)
 
 # %%
 with run.timer("short_text"):
-    short_trained = score_models({b: trained[b] for b in short_on}, size=paths.scaled("full"),
+    short_trained = run_models({b: trained[b] for b in short_on}, size=paths.scaled("full"),
+                               datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
+    short_originals = run_models(runs.as_groups({b: sources[b] for b in short_on}), size=paths.scaled("full"),
                                  datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
-    short_originals = score_models(runs.as_groups({b: sources[b] for b in short_on}), size=paths.scaled("full"),
-                                   datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
 short_table = table4.short_text_gains(short_trained, short_originals)
 save_table(short_table.round(3), "table4_short_text")
 short_table.round(2)

@@ -113,11 +113,11 @@ def with_labels(table):
 def short_text_gains(trained, originals):
     """Per backbone and Table-2 set, plus their mean (``average``): the original's accuracy,
     PEARL's mean and std over seeds, and the gain. ``trained`` and ``originals`` are
-    :func:`pearl.experiments.runner.score_models` frames of ``SUITES["table2"]`` grouped by backbone."""
+    :func:`pearl.benchmark.scoring.run_models`' rows (or their frames) of ``SUITES["table2"]`` grouped by backbone."""
     import pandas as pd
 
     def with_average(frame):
-        frame = frame[["group", "model", "dataset", "score"]]
+        frame = pd.DataFrame(frame)[["group", "model", "dataset", "score"]]
         average = frame.groupby(["group", "model"], sort=False)["score"].mean().reset_index()
         return pd.concat([frame, average.assign(dataset="average")], ignore_index=True)
 
