@@ -55,6 +55,7 @@ from pearl import paths
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
 from pearl.benchmark.scoring import run_models
+from pearl.benchmark.table import TABLE2, tidy
 from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
@@ -114,10 +115,10 @@ per_group.round(2)
 
 # %%
 with run.timer("short_text"):
-    short_trained = run_models({b: trained[b] for b in short_on}, size=paths.scaled("full"),
-                               datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
-    short_originals = run_models(runs.as_groups({b: sources[b] for b in short_on}), size=paths.scaled("full"),
-                                 datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
+    short_trained = tidy(run_models({b: trained[b] for b in short_on}, size=paths.scaled("full"),
+                                    datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
+    short_originals = tidy(run_models(runs.as_groups({b: sources[b] for b in short_on}), size=paths.scaled("full"),
+                                      datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
 short_table = table4.short_text_gains(short_trained, short_originals)
 save_table(short_table.round(3), "table4_short_text")
 short_table.round(2)
