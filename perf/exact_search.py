@@ -25,7 +25,8 @@ import numpy as np
 import torch
 
 from pearl.benchmark.evaluate import top1
-from pearl.provenance import git_sha, hardware, write_atomic, write_json
+from pearl.atomic import write_atomic
+from pearl.provenance import git_sha, hardware, write_json
 from scoring_floor import matmul_rate
 
 SHAPES = {"yago": (10_000, 235_270), "umls": (10_000, 85_949)}

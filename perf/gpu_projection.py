@@ -219,7 +219,8 @@ def markdown(p: dict) -> str:
 
 
 def main() -> None:
-    from pearl.provenance import stamp, write_atomic, write_json
+    from pearl.atomic import write_atomic
+    from pearl.provenance import stamp, write_json
 
     p = project()
     write_json(RESULTS / "benchmarks" / "gpu_projection.json", {**stamp(ROOT), **p})

@@ -43,7 +43,8 @@ from pearl import data, models
 from pearl.benchmark.probe import (PAPER_PROBE, ProbeConfig, linear_probe, pair_features, probe_scores,
                                    split_indices, stopping_point, train_probes)
 from pearl.encode import encode
-from pearl.provenance import git_state, hardware, write_atomic, write_json
+from pearl.atomic import write_atomic
+from pearl.provenance import git_state, hardware, write_json
 
 DATASETS = {"ppdb": False, "ppdb_filtered": True}
 #: the optimisers whose curves are recorded (early stopping off: patience above the epoch cap)

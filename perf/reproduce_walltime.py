@@ -22,7 +22,7 @@ short is not kept: ``--resume`` cannot time a notebook that a killed sitting had
 (it would reuse that half's models), so it refuses, and the fix is a fresh clone.
 
 It uses the standard library alone, and so writes its files atomically itself rather than with
-``pearl.provenance.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
+``pearl.atomic.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
 """
 from __future__ import annotations
 

@@ -46,7 +46,8 @@ from pearl.benchmark.tasks import DATASETS, GROUPS, TASKS
 from pearl.benchmark.probe import ProbeConfig, probe_scores
 from pearl.data import read_ppdb
 from pearl.encode import TOKENS_PER_BATCH, encode, torch_threads
-from pearl.provenance import git_sha, hardware, write_atomic, write_json
+from pearl.atomic import write_atomic
+from pearl.provenance import git_sha, hardware, write_json
 
 
 def sustained(work, flop: float, warmup: int, repeats: int) -> float:

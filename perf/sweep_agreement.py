@@ -19,7 +19,8 @@ import pandas as pd
 from pearl import models
 from pearl.benchmark import pools
 from pearl.benchmark.tasks import GROUPS, SWEEP
-from pearl.provenance import git_sha, write_atomic, write_json
+from pearl.atomic import write_atomic
+from pearl.provenance import git_sha, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 R = ROOT / "results"

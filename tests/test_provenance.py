@@ -12,7 +12,8 @@ import pandas as pd
 import pytest
 
 from pearl import outputs, paths, provenance
-from pearl.provenance import ParameterError, Run, check_params, dumps_strict, git_state, write_json
+from pearl.params import ParameterError, check_params
+from pearl.provenance import Run, dumps_strict, git_state, write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "pearl"
@@ -112,7 +113,7 @@ OWN_WRITERS = {
 
 def test_no_module_writes_files_directly():
     """Every file the code writes (lib, perf, scripts, .ci, notebook sources) goes
-    through provenance.write_atomic / write_json / append_jsonl, and every JSON written is
+    through atomic.write_atomic / write_json / append_jsonl, and every JSON written is
     strict (no json.dump; json.dumps into a file only with allow_nan=False)."""
     files = [p for d in ("lib", "perf", "scripts", ".ci", "notebooks/src") for p in (ROOT / d).rglob("*.py")]
     assert len(files) > 60
@@ -128,7 +129,7 @@ def test_no_module_writes_files_directly():
             loose_json = "json.dumps(" in code and re.search(r"write|\.write\(", code) and "allow_nan=False" not in code
             if (writes or loose_json) and "open(tmp" not in code:  # data._download streams into a .part file, renamed when complete
                 offenders.append(f"{rel}:{n}: {line.strip()}")
-    assert not offenders, "write through pearl.provenance.write_atomic/write_json/append_jsonl:\n" + "\n".join(offenders)
+    assert not offenders, "write through pearl.atomic.write_atomic/write_json/append_jsonl:\n" + "\n".join(offenders)
 
 
 def test_every_committed_json_result_is_strict_and_names_its_commit():

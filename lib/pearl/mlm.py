@@ -37,7 +37,8 @@ from pathlib import Path
 
 from . import paths
 from .mlm_pretrain import CONFIG, NAME, Config, pretrain, vocab_sha256
-from .provenance import git_state, write_atomic, write_json
+from .atomic import write_atomic
+from .provenance import git_state, write_json
 
 SHORT = "mlmwiki"  # folder names allow no hyphen in their backbone part
 _FORMAT_VERSION = 1  # of the built folder: bump to rebuild when this module's output changes

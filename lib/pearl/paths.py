@@ -74,7 +74,7 @@ def smoke() -> bool:
 
 def set_smoke(on: bool) -> None:
     """Mark this process (and the workers it starts) as a SMOKE run, or not. Every notebook's
-    parameter check calls it with its ``SMOKE`` (:func:`pearl.provenance.check_params`)."""
+    parameter check calls it with its ``SMOKE`` (:func:`pearl.params.check_params`)."""
     if on:
         os.environ[SMOKE_ENV] = "1"
     else:

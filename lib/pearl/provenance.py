@@ -11,7 +11,7 @@ that is undefined (a NaN, e.g. a mean over nothing) is saved as ``null`` with it
 Tables go through :func:`save_table` (``results/<name>.csv``, ``.md`` and ``.tex``), figures
 through :func:`save_figure`, records through :meth:`Run.save`, all by way of
 :func:`pearl.outputs.write_output`: a SMOKE run never replaces a full-size output. Each
-notebook's first code cell checks its parameters with :func:`check_params`. The git commit comes
+notebook's first code cell checks its parameters with :func:`pearl.params.check_params`. The git commit comes
 from :func:`git_state`, which in a batch run uses the commit recorded at the run's start (see the
 Makefile's ``reproduce``). Nothing here reads results back.
 """
@@ -30,9 +30,8 @@ from importlib import metadata
 from pathlib import Path
 
 from . import paths
-from .atomic import remove_debris, write_atomic  # noqa: F401 (the library imports write_atomic from here)
+from .atomic import remove_debris, write_atomic
 from .outputs import refuse_full, write_output
-from .params import ParameterError, check_params  # noqa: F401 (notebooks import them from here)
 from .tabular import Table, render, smoke_label
 
 PACKAGES = (

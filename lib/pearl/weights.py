@@ -38,7 +38,9 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from .provenance import dumps_strict, write_atomic
+from .atomic import write_atomic
+
+from .provenance import dumps_strict
 
 #: file suffixes that hold weights
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")

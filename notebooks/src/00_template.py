@@ -20,7 +20,7 @@ PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

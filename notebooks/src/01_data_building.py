@@ -41,7 +41,7 @@ CHUNK_ARTICLES: int = 50    # articles per chunk: a killed build loses at most o
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

@@ -40,7 +40,7 @@ FIGURE_PHRASE: str = "The New York Times"
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

@@ -60,7 +60,7 @@ VARIANT: str = ""  # folder-name tag for a non-default recipe, e.g. "no-char-enc
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

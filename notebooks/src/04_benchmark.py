@@ -54,7 +54,7 @@ UPDATE: bool = False  # True: replace only these models' rows in the existing re
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

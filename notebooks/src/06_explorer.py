@@ -31,14 +31,14 @@ SEED: int = 0
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 
 from IPython.display import display
 
 from pearl import paths
-from pearl.display import explorer
+from pearl.display import explorer, similarity
 from pearl.models import load_labelled
 from pearl.provenance import Run
 
@@ -50,8 +50,8 @@ run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODEL
 with run.timer("build_app"):
     names = MODELS or explorer.preset_models(MODELS_PRESET)
     models = load_labelled(names)
-    vocabulary = explorer.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
-    variants = explorer.QueryVariants(seed=SEED)
+    vocabulary = similarity.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
+    variants = similarity.QueryVariants(seed=SEED)
     app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
 print(explorer.summary_line(models, vocabulary, variants))
 

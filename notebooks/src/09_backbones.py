@@ -45,7 +45,7 @@ WORKERS: int = 2  # models trained / scored side by side, in one-thread processe
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

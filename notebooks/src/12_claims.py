@@ -38,7 +38,7 @@ RESULTS_FROM: str = ""  # a results folder to read; "" for the repository's resu
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 

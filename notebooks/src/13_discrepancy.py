@@ -41,7 +41,7 @@ WORKERS: int = 2  # models trained / scored side by side, in one-thread processe
 
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.provenance import check_params
+from pearl.params import check_params
 
 check_params(globals(), __annotations__)
 
@@ -50,7 +50,7 @@ from IPython.display import Markdown, display
 from pearl import paths
 from pearl.corpus import variants
 from pearl.display import discrepancy as show
-from pearl.experiments import discrepancy
+from pearl.experiments import discrepancy, references
 from pearl.provenance import Run, save_figure, save_table
 
 profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
@@ -101,8 +101,8 @@ display(dmd)
 # ## The figure: each configuration's gain per group, the paper's beside
 
 # %%
-paper = discrepancy.paper_gains()
-gpu = discrepancy.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
+paper = references.paper_gains()
+gpu = references.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
 fig = show.plot_gains(table, gains, paper, extra=gpu)
 save_figure(fig, name)
 

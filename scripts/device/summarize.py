@@ -14,7 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pearl.models import folder_name
-from pearl.provenance import write_atomic
+from pearl.atomic import write_atomic
 from pearl.tabular import Table, cell, render, rows as table_rows
 
 GPU = Path(__file__).resolve().parents[2] / "results" / "gpu"

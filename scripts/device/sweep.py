@@ -18,7 +18,8 @@ def main(argv=None) -> None:
     from pearl.benchmark.tasks import DATASETS
     from pearl.corpus.phrases import LABELS
     from pearl.provenance import append_jsonl, git_sha
-    from pearl.training.profiles import augmenter_factory, config_for, load_training_data
+    from pearl.training.methods import augmenter_factory
+    from pearl.training.profiles import config_for, load_training_data
     from pearl.training.train import train
 
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)

@@ -81,7 +81,8 @@ def main() -> None:
     from pearl.provenance import append_jsonl, git_sha
     from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone, load_model
-    from pearl.training.profiles import augmenter_factory, config_for, load_training_data
+    from pearl.training.methods import augmenter_factory
+    from pearl.training.profiles import config_for, load_training_data
     from pearl.training.model import average_and_centre
     from pearl.training.train import train
 

@@ -5,15 +5,8 @@ import threading
 
 import numpy as np
 import pytest
-from pearl.display.explorer import (
-    Debouncer,
-    EmbeddingCache,
-    Explorer,
-    NeighbourIndex,
-    check_query,
-    measure_latency,
-    variant_scores,
-)
+from pearl.display.explorer import Explorer, measure_latency
+from pearl.display.similarity import Debouncer, EmbeddingCache, NeighbourIndex, check_query, variant_scores
 
 CANDIDATES = ["New York Post", "nytimes.com", "aspirin", "Eiffel Tower"]
 
@@ -158,7 +151,7 @@ def test_measure_latency_reports_every_update(minilm):
 
 def test_query_variants_come_from_pearl_augment_and_are_stable():
     from pearl.corpus.augment import LEVELS
-    from pearl.display.explorer import QueryVariants
+    from pearl.display.similarity import QueryVariants
 
     variants = QueryVariants(seed=0, tables=None)
     a = variants("The New York Times")
@@ -212,11 +205,11 @@ def test_keystrokes_bypass_the_disk_cache(tmp_path):
 
 
 def test_views_summary_and_no_latency_study_in_a_live_session(minilm):
-    from pearl.display import explorer
+    from pearl.display import explorer, similarity
 
     app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES)
     assert "New York Post" in app.view(static=True).data and app.view(static=False) is not None
-    variants = explorer.QueryVariants(tables=None)
+    variants = similarity.QueryVariants(tables=None)
     line = explorer.summary_line({"minilm": minilm}, ["a", "b"], variants)
     assert line.startswith("models: ['minilm'] · vocabulary: 2 AutoFJ names · augmentation tables: ")
 

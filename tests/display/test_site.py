@@ -18,7 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pearl.display import site
+from pearl.display import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = [n.removesuffix(".ipynb") for n in (ROOT / "notebooks" / "ORDER").read_text().split()]
@@ -57,7 +57,7 @@ def built(tmp_path_factory):
 
 
 def test_standins_come_from_their_page():
-    found = site.standins((ROOT / "STANDINS.md").read_text())
+    found = site_text.standins((ROOT / "STANDINS.md").read_text())
     titles = [t for _, t, _ in found]
     assert "Backbone" in titles and "GloVe" in titles and len(found) >= 5
     assert all(text for _, _, text in found)

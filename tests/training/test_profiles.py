@@ -1,7 +1,8 @@
 """Training profiles and the augmentation switches of the training notebook."""
 import numpy as np
 import pytest
-from pearl.training.profiles import PROFILES, augmenter_factory, config_for
+from pearl.training.methods import augmenter_factory
+from pearl.training.profiles import PROFILES, config_for
 
 
 def test_profiles_and_overrides():

@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from .. import data, paths, resources
-from ..provenance import write_atomic, write_json
+from ..atomic import write_atomic
+from ..provenance import write_json
 
 #: bump when the recipe changes, so cached stand-ins are rebuilt
 VERSION = 1

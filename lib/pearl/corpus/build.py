@@ -10,7 +10,7 @@ which would cap the build near 8 workers).
 
 Every ``chunk_articles`` articles the counts go to ``chunks/NNNNN.tsv.gz`` (sorted
 ``phrase, label, count`` lines under a JSON header with the chunk's articles, titles,
-paragraphs and tokens), written atomically by :func:`pearl.provenance.write_atomic`. A killed
+paragraphs and tokens), written atomically by :func:`pearl.atomic.write_atomic`. A killed
 build leaves whole chunks only; run again, it skips them and parses from the first missing one.
 The folder's name is a digest of everything that decides the result (sample, chunk size,
 phrase length, spaCy model and version, the source of the extraction rules: :data:`RULES`), so a build with
@@ -43,7 +43,8 @@ from pathlib import Path
 from typing import Iterator, Sequence
 
 from .. import paths
-from ..provenance import dumps_strict, write_atomic
+from ..atomic import write_atomic
+from ..provenance import dumps_strict
 from . import phrases, wikipedia
 
 #: the sample each profile builds: cpu, every 30th article (1,025 articles, about 2.2M tokens:

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Iterable
 
 from .. import paths
-from ..provenance import write_atomic, write_json
+from ..atomic import write_atomic
+from ..provenance import write_json
 from .phrases import LABELS, NOTEBOOK
 
 

@@ -30,7 +30,7 @@ def config_label(row) -> str:
 
 def plot_gains(summary, gains, paper: dict, extra: list | None = None):
     """``summary``/``gains``: :func:`pearl.experiments.discrepancy.summary` and its per-seed frame;
-    ``paper``: :func:`pearl.experiments.discrepancy.paper_gains`; ``extra``: more labelled points
+    ``paper``: :func:`pearl.experiments.references.paper_gains`; ``extra``: more labelled points
     ``{"label", column: gain}`` drawn as hollow markers (the GPU run)."""
     import matplotlib.pyplot as plt
     import numpy as np

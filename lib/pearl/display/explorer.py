@@ -28,13 +28,12 @@ import time
 from typing import Callable, Mapping, Sequence
 
 from ..encode import Encoder
-from .similarity import (  # noqa: F401 (re-exported: the explorer's public parts)
+from .similarity import (
     MAX_QUERY_CHARS,
     Debouncer,
     EmbeddingCache,
     NeighbourIndex,
     QueryVariants,
-    autofj_vocabulary,
     check_query,
     rank,
     ranking_html,

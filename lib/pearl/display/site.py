@@ -26,8 +26,8 @@ import sys
 from pathlib import Path
 
 from .. import paths
-from ..provenance import write_atomic
-from .site_text import admonition, html_banner, is_smoke, nice, slug, standins, verdict_first  # noqa: F401
+from ..atomic import write_atomic
+from .site_text import admonition, html_banner, is_smoke, nice, standins, verdict_first
 
 # the paper's sections, in its order; a notebook of ORDER not named here goes under "More notebooks"
 SECTIONS = [

@@ -28,7 +28,6 @@ import numpy as np
 
 from .. import models
 from ..benchmark.tasks import GROUPS
-from .references import gpu_points, paper_gains  # noqa: F401  (the study's references, re-exported)
 from .runner import Recipe
 
 COLUMNS = [*GROUPS, "average"]

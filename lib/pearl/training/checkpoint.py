@@ -6,7 +6,7 @@ A run folder holds at most two checkpoints, each with a sha256 digest beside it
     checkpoint.pt          checkpoint.pt.sha256          <- the latest
     checkpoint.prev.pt     checkpoint.prev.pt.sha256     <- the one before
 
-:func:`save` writes in this order, each file atomically (:func:`pearl.provenance.write_atomic`):
+:func:`save` writes in this order, each file atomically (:func:`pearl.atomic.write_atomic`):
 the current pair is hard-linked (copied where links fail) to ``.prev`` when it verifies, then
 the new checkpoint, then its digest. A kill at any point leaves either a verified latest
 checkpoint, or a latest one whose digest does not match (the kill fell between the two writes)
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..provenance import write_atomic
+from ..atomic import write_atomic
 
 LATEST = "checkpoint.pt"
 PREVIOUS = "checkpoint.prev.pt"

@@ -25,7 +25,8 @@ from pathlib import Path
 
 from .. import paths, weights
 from ..encode import load_hf_model
-from ..provenance import write_atomic, write_json
+from ..atomic import write_atomic
+from ..provenance import write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 from .objectives import card_sentence

@@ -40,7 +40,6 @@ from ..corpus.store import read_corpus
 from ..paths import models_dir
 from . import checkpoint, objectives
 from .export import export
-from .methods import augmenter_factory  # noqa: F401  (notebook 03 and scripts/ import it from here)
 from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train
 

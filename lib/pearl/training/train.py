@@ -46,7 +46,7 @@ from torch import nn
 from ..corpus.phrases import LABELS
 from ..encode import pick_device
 from ..models import load_backbone
-from ..provenance import write_atomic
+from ..atomic import write_atomic
 from . import checkpoint
 from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
 from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
