@@ -95,8 +95,11 @@ def training_counts() -> dict:
                                    "(notebook 07 uses them all)")],
             "08_ablations.ipynb": [(len(n08["ABLATIONS"]) * len(n08["SEEDS"]), 1.0,
                                     f"{len(n08['ABLATIONS'])} ablations x {len(n08['SEEDS'])} seeds")],
+            # PEARL on every backbone, and SimCSE (the control arm, same phrase share) on each raw LM
             "09_backbones.ipynb": [(len(n09["BACKBONES"]) * len(n09["SEEDS"]), 0.3,
-                                    f"{len(n09['BACKBONES'])} backbones x {len(n09['SEEDS'])} seeds on 30 % of the phrases")],
+                                    f"{len(n09['BACKBONES'])} backbones x {len(n09['SEEDS'])} seeds on 30 % of the phrases"),
+                                   (len(n09["CONTROL_ON"]) * len(n09["SEEDS"]), 0.3,
+                                    f"SimCSE on {len(n09['CONTROL_ON'])} raw LM x {len(n09['SEEDS'])} seeds, same share")],
             "10_hyperparameters.ipynb": [(len(new_points) * len(seeds10), 1.0,
                                           f"{len(new_points)} new Figure-5 points x {len(seeds10)} seeds")],
             # the study's core cells: MiniLM and me5-small on WikiText-2 (its own folder: the data notebooks
@@ -197,25 +200,32 @@ def project() -> dict:
 
 
 def markdown(p: dict) -> str:
+    """The projection as a Markdown table (through :mod:`pearl.tabular`), with its sources and notes."""
+    import pandas as pd
+
+    from pearl.tabular import Table, cell, render
+
     boxes = list(p["boxes"])
-    lines = ["# `make reproduce PROFILE=gpu`: a projection", "",
-             f"{p['kind']}; by `{p['source']}` from {', '.join(f'`{s}`' for s in p['sources'])}. "
-             f"{p['phrases']:,} training phrases, {p['steps_per_training']:,} steps a full training; training runs at "
-             f"{p['h100_share_of_bf16_peak']:.1%} of an H100's bf16 peak (host-bound).", "",
-             "| notebook | " + " | ".join(boxes) + " | CPU-bound (cores) | what |", "|---|" + "---|" * len(boxes) + "---|---|"]
+    rows = []
     for nb, s in p["boxes"][boxes[0]]["notebooks"].items():
-        cells = [f"{p['boxes'][b]['notebooks'][nb]['seconds'] / 60:,.0f} min" for b in boxes]
-        cpu = f"yes ({s.get('cores_assumed')})" if s["cpu_bound"] else "no (GPU)"
-        lines.append(f"| {nb} | " + " | ".join(cells) + f" | {cpu} | {s['what']} |")
-    lines.append("| **total** | " + " | ".join(f"**{p['boxes'][b]['total_hours']} h** (worst {p['boxes'][b]['worst_total_hours']} h)"
-                                          for b in boxes) + " | | |")
-    lines += ["", "CPU-bound stages (corpus build, tables and mining, scoring with its PPDB probe): " +
-              ", ".join(f"{p['boxes'][b]['cpu_bound_hours']} h on the {b} box ({p['boxes'][b]['cores_assumed']} cores)"
-                        for b in boxes) + ". Training is projected at the H100 run's "
-              f"{p['training_rate_phrases_per_s']['h100_gpu_profile_run']:,} phrases/s; *worst* at the steady-state "
-              f"benchmark's {p['training_rate_phrases_per_s']['h100_steady_benchmark']:,} phrases/s, and for the A100 "
-              "also scaled by the bf16 peak ratio (if training were GPU-bound, which it is not at 1 % of peak)."]
-    return "\n".join(lines) + "\n"
+        rows.append({"notebook": nb, **{b: cell(p["boxes"][b]["notebooks"][nb]["seconds"] / 60, digits=",.0f") + " min"
+                                        for b in boxes},
+                     "CPU-bound (cores)": f"yes ({s.get('cores_assumed')})" if s["cpu_bound"] else "no (GPU)",
+                     "what": s["what"]})
+    rows.append({"notebook": cell("total", bold=True),
+                 **{b: cell(f"{p['boxes'][b]['total_hours']} h", bold=True) + f" (worst {p['boxes'][b]['worst_total_hours']} h)"
+                    for b in boxes}, "CPU-bound (cores)": "", "what": ""})
+    head = (f"# `make reproduce PROFILE=gpu`: a projection\n\n"
+            f"{p['kind']}; by `{p['source']}` from {', '.join(f'`{s}`' for s in p['sources'])}. "
+            f"{p['phrases']:,} training phrases, {p['steps_per_training']:,} steps a full training; training runs at "
+            f"{p['h100_share_of_bf16_peak']:.1%} of an H100's bf16 peak (host-bound).")
+    note = ("CPU-bound stages (corpus build, tables and mining, scoring with its PPDB probe): " +
+            ", ".join(f"{p['boxes'][b]['cpu_bound_hours']} h on the {b} box ({p['boxes'][b]['cores_assumed']} cores)"
+                      for b in boxes) + ". Training is projected at the H100 run's "
+            f"{p['training_rate_phrases_per_s']['h100_gpu_profile_run']:,} phrases/s; *worst* at the steady-state "
+            f"benchmark's {p['training_rate_phrases_per_s']['h100_steady_benchmark']:,} phrases/s, and for the A100 "
+            "also scaled by the bf16 peak ratio (if training were GPU-bound, which it is not at 1 % of peak).")
+    return render(Table(pd.DataFrame(rows), head=head, notes=[note], plain=True), "md") + "\n"
 
 
 def main() -> None:
