@@ -62,9 +62,6 @@ def main(argv=None) -> dict:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    from pearl.corpus.augment import Augmenter
-    from pearl.corpus.phrases import LABELS
-    from pearl.corpus.store import read_corpus
     from pearl.models import load_backbone
     from pearl.paths import results_dir
     from pearl.provenance import hardware, stamp, write_json
@@ -72,18 +69,19 @@ def main(argv=None) -> dict:
     from pearl.training.model import build_model
     from pearl.training.train import TrainConfig
 
-    corpus = read_corpus()[:4000]
-    phrases, labels = [p for p, _ in corpus], [LABELS.index(t) for _, t in corpus]
-    negs = {p: [phrases[(i + j * 7919) % len(phrases)] for j in (1, 2, 3)] for i, p in enumerate(phrases)}
+    from train_throughput import timing_inputs  # the same phrases, stand-in negatives and augmenter
+
+    phrases, labels, negs, augmenter, source = timing_inputs(4000)
     cfg = TrainConfig(length_buckets=4)
-    record = {"threads": args.threads, "gflops": args.gflops, "steps": args.steps, "batch_size": 32, "backbones": {},
+    record = {"threads": args.threads, "gflops": args.gflops, "steps": args.steps, "batch_size": 32, "phrases": source,
+              "backbones": {},
               "hardware": hardware(), **stamp()}
     for name in args.backbones:
         backbone, tok = load_backbone(name)
         torch.manual_seed(0)
         model = build_model(backbone).train()
-        collator = Collator(tok, phrases, labels, negs, lambda rng: Augmenter(1, 1, 1, rng).augment, k=2, use_char=True)
-        batch = collator(0, BatchPlan(len(corpus), 32, seed=0).indices(0))
+        collator = Collator(tok, phrases, labels, negs, augmenter, k=2, use_char=True)
+        batch = collator(0, BatchPlan(len(phrases), 32, seed=0).indices(0))
         tokens = int(batch["inputs"]["attention_mask"].sum())
         emb = model.backbone.get_input_embeddings().weight.numel()
         dense = sum(p.numel() for p in model.parameters()) - emb

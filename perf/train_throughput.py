@@ -29,8 +29,14 @@ from pathlib import Path
 import torch
 
 
-def _data(n: int):
-    """Corpus phrases (or, before the data notebook ran, PPDB phrases: a labelled stand-in)."""
+def timing_inputs(n: int):
+    """``n`` training phrases, their phrase-type labels, 3 stand-in hard negatives each (a fixed
+    stride through the list: the step's cost, not their quality, matters here), a cheap augmenter
+    (no synonym tables) and where the phrases came from: corpus phrases or, before the data
+    notebook ran, PPDB phrases (a labelled stand-in). ``perf/train_step_floor.py`` times on them too."""
+    from pearl.corpus.augment import Augmenter
+    from pearl.corpus.phrases import LABELS
+
     try:
         from pearl.corpus.store import read_corpus
 
@@ -40,7 +46,11 @@ def _data(n: int):
 
         texts = list(dict.fromkeys(t for row in read_ppdb(True) for t in row[:2]))
         corpus, source = [(t, "NP-OTHER") for t in texts], "PPDB phrases (stand-in: no phrases.tsv yet)"
-    return corpus[:n], source
+    corpus = corpus[:n]
+    phrases, labels = [p for p, _ in corpus], [LABELS.index(t) for _, t in corpus]
+    negs = {p: [phrases[(i + j * 7919) % len(phrases)] for j in (1, 2, 3)] for i, p in enumerate(phrases)}
+    augmenter = lambda rng: Augmenter(1, 1, 1, rng).augment  # noqa: E731
+    return phrases, labels, negs, augmenter, source
 
 
 def _adam_steps(model, device: str, repeat: int = 10) -> dict:
@@ -75,26 +85,20 @@ def main(argv=None):
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
-    from pearl.corpus.augment import Augmenter
     from pearl.training.batches import BatchPlan, Collator, StepDataset
-    from pearl.corpus.phrases import LABELS
     from pearl.models import load_backbone
     from pearl.paths import results_dir
     from pearl.provenance import write_json
     from pearl.training.model import build_model
     from pearl.training.train import TrainConfig, compute_loss, uses_bf16
 
-    corpus, source = _data(args.batch_size * (args.steps + 1) * 2)
-    phrases = [p for p, _ in corpus]
-    labels = [LABELS.index(t) for _, t in corpus]
-    negs = {p: [phrases[(i + j * 7919) % len(phrases)] for j in (1, 2, 3)] for i, p in enumerate(phrases)}
-    augmenter = lambda rng: Augmenter(1, 1, 1, rng).augment  # noqa: E731  (no synonym tables: cheap ops)
+    phrases, labels, negs, augmenter, source = timing_inputs(args.batch_size * (args.steps + 1) * 2)
     backbone, tok = load_backbone("minilm")
     torch.manual_seed(0)
     model = build_model(backbone).to(args.device).train()
     opt = torch.optim.Adam(model.parameters(), lr=1e-5)
     adam = _adam_steps(model, args.device)
-    plan = BatchPlan(len(corpus), args.batch_size, seed=0)
+    plan = BatchPlan(len(phrases), args.batch_size, seed=0)
     n = args.steps + 1  # + warm-up
     results = {}
 
