@@ -52,7 +52,7 @@ def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
     md = render(figure1.figure1_markdown(table), "md")
     assert "**NYTimes**" in md and "All aliases ranked first" in md
     fig = figure1.plot_figure1(table)
-    written = save_figure(fig, "figure1_test")
+    written = save_figure(fig, "figure1_test", smoke=False)
     assert all(p.stat().st_size > 1000 for p in written)
 
 
@@ -177,3 +177,11 @@ def test_figure1_metrics_and_sample_groups_from_a_hand_made_table():
         "figure1_aliases_first": {"a": True, "b": False}, "figure1_cases_with_aliases_first": {"a": 1, "b": 1},
         "figure1_cases": 2}
     assert figure4.sample_groups([("Paris", "place"), ("Bach", "person")]) == ["place", "person"]
+
+
+def test_in_space_keeps_one_spaces_rows():
+    import pandas as pd
+
+    table = pd.DataFrame({"model": ["a", "a", "b"], "space": ["embedding", "tsne", "embedding"], "silhouette": [0.1, 0.2, 0.3]})
+    assert figure4.in_space(table)["model"].tolist() == ["a", "b"]
+    assert figure4.in_space(table, "tsne")["silhouette"].tolist() == [0.2]

@@ -33,3 +33,10 @@ def test_recipe_folders_names_and_groups(tmp_path, monkeypatch):
         {"simcse": ["simcse-minilm-seed0", "simcse-minilm-seed1"], "pearl": ["pearl-minilm-seed0", "pearl-minilm-seed1"]}
     assert runs.trained_names({"": [tmp_path / "a"], "x": [tmp_path / "b", "c/d"]}) == {"full": ["a"], "x": ["b", "d"]}
     assert runs.as_groups({"minilm": "minilm", "l0": "/m/l0"}) == {"minilm": ["minilm"], "l0": ["/m/l0"]}
+
+
+def test_pick_and_among_keep_the_order_asked_for():
+    assert runs.pick({"": ["f"], "a": ["g"], "b": ["h"]}, ["b", ""]) == {"b": ["h"], "": ["f"]}
+    assert runs.among(["no-char-aug", "no-char-encoder", "x"], ["no-char-encoder", "no-char-aug"]) == \
+        ["no-char-aug", "no-char-encoder"]
+    assert runs.among(["x"], []) == []

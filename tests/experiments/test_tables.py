@@ -65,3 +65,25 @@ def test_short_text_average_is_the_mean_over_the_four_sets():
         tables.add_short_text(g, short.iloc[:7])
     with pytest.raises(ValueError, match="no short-text scores for: a1"):
         tables.add_short_text(g, short.iloc[:4])
+
+
+def test_ablation_summary_counts_the_ablations_that_lower_the_average():
+    """By hand: the full recipe "" at 60, 61, 62; "a" at 50, 51, 52 (delta -10, far beyond the
+    noise); "b" at 59, 62, 63 (delta +0.33, p large). Every recipe's seed std is 1 or more, so the
+    pooled std is sqrt((2*1 + 2*1 + 2*4.333) / 6)."""
+    g = pd.DataFrame({"recipe": [""] * 3 + ["a"] * 3 + ["b"] * 3, "model": list("xyzxyzxyz"),
+                      "average": [60, 61, 62, 50, 51, 52, 59, 62, 63.0]})
+    comparison = tables.compare(g, reference="", columns=["average"])
+    summary = tables.ablation_summary(comparison, g, reference="")
+    assert summary["ablations"] == 2 and summary["lower_average"] == 1 and summary["lower_average_beyond_noise"] == 1
+    assert summary["seed_std_average"] == pytest.approx(math.sqrt((2 + 2 + 2 * 13 / 3) / 6))
+    assert list(summary["beyond_noise"]) == ["a"] and summary["beyond_noise"]["a"][0] == pytest.approx(-10)
+
+
+def test_of_recipes_and_gain_per_group():
+    after = pd.DataFrame({"recipe": ["m", "m", "e"], "model": ["m0", "m1", "e0"],
+                          "paraphrase": [50.0, 54.0, 40.0], "average": [60.0, 62.0, 45.0]})
+    originals = pd.DataFrame({"recipe": ["m", "e"], "model": ["m", "e"], "paraphrase": [49.0, 41.0], "average": [58.0, 44.0]})
+    assert tables.of_recipes(after, {"e": []})["model"].tolist() == ["e0"]
+    gain = tables.gain_per_group(after, originals, columns=["paraphrase", "average"])
+    assert gain.loc["m"].tolist() == [3.0, 3.0] and gain.loc["e"].tolist() == [-1.0, 1.0]  # (50+54)/2 - 49, (60+62)/2 - 58

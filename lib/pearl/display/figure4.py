@@ -183,3 +183,8 @@ def plot_figure4(projections: dict, labels: Sequence[str], table=None):
         if notes:  # supxlabel: constrained layout keeps room for it
             fig.supxlabel("\n".join(_wrap(n, 40 * len(models)) for n in notes), fontsize=8, ha="left", x=0.01)
     return fig
+
+
+def in_space(table, space: str = "embedding"):
+    """The rows of :func:`figure4_data`'s table in one ``space`` (``"embedding"``, ``"tsne"``, ``"umap"``)."""
+    return table[table["space"] == space]

@@ -61,3 +61,18 @@ def first_seeds(*groups: Mapping[str, Sequence[str | Path]]) -> list[str]:
     """
     keys = list(groups[0])
     return [str(g[key][0]) for key in keys for g in groups if g.get(key)]
+
+
+def pick(groups: Mapping[str, object], keys: Sequence[str]) -> dict:
+    """``{key: groups[key]}`` for each of ``keys``, in their order (the arms a notebook scores again).
+
+    >>> pick({"": [1], "a": [2], "b": [3]}, ["", "b"])
+    {'': [1], 'b': [3]}
+    """
+    return {key: groups[key] for key in keys}
+
+
+def among(wanted: Sequence[str], available: Sequence[str]) -> list[str]:
+    """The items of ``wanted`` that ``available`` holds, in ``wanted``'s order (a parameter's list
+    cut to what this run trains)."""
+    return [w for w in wanted if w in available]

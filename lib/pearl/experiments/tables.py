@@ -130,6 +130,29 @@ def seed_std(groups, column: str = "average") -> float:
     return float(np.sqrt(sum(var) / dof)) if dof else math.nan
 
 
+def ablation_summary(comparison, groups, reference: str = "") -> dict:
+    """Notebook 08's reading of Table 3 (:func:`compare` against ``reference``, the full recipe):
+    the pooled seed std of the average (:func:`seed_std`), the recipes beyond the noise
+    (:func:`beyond_noise`), and how many ablations lower the average, in all and with p <
+    :data:`ALPHA` (the paper's claim that each part helps predicts all of them)."""
+    average = comparison[(comparison["column"] == "average") & (comparison["recipe"] != reference)]
+    lower = average["delta"] < 0
+    return {"seed_std_average": seed_std(groups), "beyond_noise": beyond_noise(comparison),
+            "lower_average": int(lower.sum()), "ablations": len(average),
+            "lower_average_beyond_noise": int((lower & (average["p"] < ALPHA)).sum())}
+
+
+def of_recipes(groups, recipes):
+    """The rows of ``groups`` (:func:`group_frame`) whose recipe is one of ``recipes``."""
+    return groups[groups["recipe"].isin(list(recipes))]
+
+
+def gain_per_group(after, originals, columns: Sequence[str] = COLUMNS):
+    """Per recipe (a backbone), the mean over seeds of ``after`` less the original's score, per
+    task group and average: where each backbone gains (notebook 09)."""
+    return after.groupby("recipe")[list(columns)].mean().sub(originals.set_index("recipe")[list(columns)])
+
+
 def gains(groups, originals, column: str = "average", control=None):
     """Table 4: per backbone, the original encoder's score, + PEARL's mean ± std over seeds,
     the gain and a one-sample t-test of the seeds against the original (deterministic) score.
