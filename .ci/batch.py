@@ -15,8 +15,10 @@ Run again (a killed batch restarted), a notebook whose fingerprint is recorded a
 before the kill is reused by the notebook itself (trained models by their recipe key, training
 from its last checkpoint, the Wikipedia build from its chunks, scores from the cache).
 
-A rehearsal (``make rehearse``: :func:`pearl.paths.rehearsal`) is this batch with ``SMOKE=True``
-and ``PROFILE=gpu`` in a scratch output root, every notebook of ``notebooks/ORDER``.
+A rehearsal (``make rehearse``) is this batch with ``SMOKE=True`` and ``PROFILE=gpu`` in a scratch
+output root, every notebook of ``notebooks/ORDER``; it asks for one by ``$PEARL_REHEARSAL``
+(:data:`pearl.preamble.REHEARSAL_ENV`), which each notebook's preamble reads once into its
+:class:`pearl.scale.Scale`.
 
 What it leaves out: the HTML and the site (``make html site``).
 """
@@ -31,6 +33,7 @@ import time
 from pathlib import Path
 
 from pearl import paths
+from pearl.preamble import REHEARSAL_ENV
 
 NOTEBOOKS = paths.ROOT / "notebooks"
 STATE = "batch_state.json"
@@ -73,7 +76,8 @@ def fingerprint(notebook: Path, params: dict, code: str, previous: str) -> str:
     """The input fingerprint of one notebook of the batch (see the module's docstring)."""
     raw = paths.raw_data_dir()
     parts = {"notebook": hashlib.sha256(notebook.read_bytes()).hexdigest(), "parameters": params, "code": code,
-             "data": str(raw) if raw else None, "previous": previous, "rehearsal": paths.rehearsal()}
+             "data": str(raw) if raw else None, "previous": previous,
+             "rehearsal": os.environ.get(REHEARSAL_ENV, "") not in ("", "0")}
     return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -174,8 +178,7 @@ def main(argv=None) -> int:
     if args.rehearse:
         if not os.environ.get("PEARL_OUTPUT"):
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
-        os.environ[paths.REHEARSAL_ENV] = "1"
-        paths.set_smoke(True)  # kernels inherit both marks; check_params sets SMOKE again from the parameter
+        os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
         names = names or order(separate=True)
     t0 = time.perf_counter()

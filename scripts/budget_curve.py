@@ -39,9 +39,10 @@ def main() -> None:
     args = ap.parse_args()
 
     from pearl import paths
+    from pearl.scale import SMOKE
 
-    if args.size == "smoke":
-        paths.set_smoke(True)
+    if args.size == "smoke":  # a SMOKE run never writes into the repository
+        paths.use_output(SMOKE.output_root())
     if args.summarise:
         return summarise(args.size == "smoke")
     if args.uncentred:
@@ -65,7 +66,7 @@ def run(args, lines: Path) -> None:
 
     import pandas as pd
 
-    profile = "smoke" if paths.smoke() else "cpu"
+    profile = "smoke" if args.size == "smoke" else "cpu"
     done = {(r["backbone"], r["budget"], r["seed"]) for r in map(json.loads, lines.read_text().splitlines())} \
         if lines.is_file() else set()
 

@@ -88,7 +88,7 @@ def save(run, rows, original, mlm, pd, np, save_table, train_s) -> None:
         "`scripts/mlm_wiki_trained.py`. Gain: mean over seeds of the nine-task average minus the untrained "
         "model's; p: one-sample t-test of the seeds' averages against the untrained average (one untrained score)."),
         notes=["Per seed and task:", Table(wide, index=True, floatfmt=".1f")])
-    save_table(frame, "mlm_wiki_trained", markdown=md)
+    save_table(frame, "mlm_wiki_trained", markdown=md, smoke=False)
     run.save(metrics={f"{s['method']}/{k}": s[k] for s in summary for k in ("n", "mean", "std", "gain", "p_one_sample")}
              | {"original/average": base}, label=mlm.LABEL, weights_sha256=mlm.meta().get("weights_sha256"),
              train_seconds=train_s, per_seed={f"{r['method']}/seed{r['seed']}": r["score"] for r in avg.to_dict("records")

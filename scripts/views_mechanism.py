@@ -93,9 +93,10 @@ def main() -> None:
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
     from pearl import paths
+    from pearl.scale import SMOKE
 
-    if args.size == "smoke":
-        paths.set_smoke(True)
+    if args.size == "smoke":  # a SMOKE run never writes into the repository
+        paths.use_output(SMOKE.output_root())
     if args.threads:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir("views") / "mechanism.jsonl"

@@ -29,10 +29,11 @@ def scratch_output(tmp_path_factory):
 
 
 @pytest.fixture(autouse=True)
-def not_smoke(monkeypatch):
-    """Each test starts outside SMOKE mode, and one that enters it (check_params with SMOKE=True
-    sets $PEARL_SMOKE) leaves no trace for the next."""
-    monkeypatch.setenv("PEARL_SMOKE", "")  # off; setenv (not delenv) so that teardown removes what a test set
+def no_rehearsal(monkeypatch, scratch_output):
+    """Each test starts without a rehearsal request, and one whose preamble moves the output root
+    (pearl.preamble.start at SMOKE size) leaves no trace for the next."""
+    monkeypatch.delenv("PEARL_REHEARSAL", raising=False)
+    monkeypatch.setenv("PEARL_OUTPUT", os.environ.get("PEARL_OUTPUT", str(scratch_output)))  # restored at teardown
 
 
 @pytest.fixture(scope="session")

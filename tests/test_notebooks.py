@@ -119,11 +119,11 @@ def test_papermill_parses_every_parameter(name):
 
 
 @pytest.mark.parametrize("name", ORDER)
-def test_first_code_cell_checks_the_parameters(name):
+def test_first_code_cell_is_the_preamble(name):
     nb = nbformat.read(ROOT / "notebooks" / name, as_version=4)
     code = [c for c in nb.cells if c.cell_type == "code"]
     at = next(i for i, c in enumerate(code) if "parameters" in c.metadata.get("tags", []))
-    assert "check_params(globals(), __annotations__)" in code[at + 1].source
+    assert f'run = start("{Path(name).stem}", globals(), __annotations__)' in code[at + 1].source
 
 
 def test_reproduce_offers_profile_only_to_notebooks_that_declare_it():
@@ -145,18 +145,22 @@ def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
 
 
 @pytest.mark.parametrize("name", ORDER)
-def test_one_switch_decides_a_notebooks_scale(name):
-    """One notion of scale: the parameters cell's SMOKE, checked by check_params, marks the process
-    (pearl.paths.set_smoke); writers read that mark and every size or profile goes through
-    pearl.paths.scaled, so no notebook passes smoke= to a writer or rewrites SMOKE into a size by hand."""
+def test_one_preamble_decides_a_notebooks_scale(name):
+    """One notion of scale: the preamble (pearl.preamble.start) checks the parameters, turns SMOKE
+    into the run's pearl.scale.Scale and returns the Run recording them; every writer is told the
+    scale (smoke=), every size or profile goes through the Scale, and no notebook builds a Run,
+    re-lists its parameters or reads a process-wide SMOKE mark."""
     import re
 
-    src = (ROOT / "notebooks" / "src" / name.replace(".ipynb", ".py")).read_text()
-    assert "check_params(globals(), __annotations__)" in src, "the parameter check marks a SMOKE process"
-    calls = re.findall(r"(?:save_table|save_figure|table\.report|report\.save)\((?:[^()]|\([^()]*\))*\)", src, re.S)
-    assert not [c for c in calls if "smoke=" in c], "writers read the process's SMOKE mark"
-    assert not re.search(r"""["']smoke["'] if SMOKE""", src), "sizes and profiles go through pearl.paths.scaled"
-    assert re.search(r"Run\(\"\w+\", (?:dict\(SMOKE=SMOKE|params\))", src), "Run must record SMOKE"
+    stem = name.replace(".ipynb", "")
+    src = (ROOT / "notebooks" / "src" / f"{stem}.py").read_text()
+    assert f'run = start("{stem}", globals(), __annotations__)' in src, "the preamble is one call"
+    assert "check_params" not in src and "Run(" not in src, "no second parameter check, no Run re-listing them"
+    calls = re.findall(r"(?:save_table|save_figure|table\.report|report\.save|update_cards)\((?:[^()]|\([^()]*\))*\)",
+                       src, re.S)
+    assert [c for c in calls if "smoke" not in c] == [], "every writer is told its scale"
+    assert not re.search(r"""["']smoke["'] if SMOKE""", src), "sizes and profiles go through the Scale"
+    assert not re.search(r"paths\.(?:smoke|scaled|rehearsal|set_smoke)", src), "no process-wide SMOKE mark"
 
 
 @pytest.mark.slow
@@ -206,7 +210,6 @@ def test_smoke_notebooks_never_touch_the_checkouts_outputs(monkeypatch):
     from pearl import paths
 
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
-    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
     before = _tree_state(ROOT)
     out = ROOT / paths.SMOKE_ROOT
     (out / "executed").mkdir(parents=True, exist_ok=True)
@@ -228,8 +231,6 @@ def test_smoke_notebooks_never_replace_full_size_outputs_in_pearl_output(monkeyp
 
     import papermill as pm
 
-    from pearl import paths
-
     out = tmp_path / "output"
     tracked = [p for p in (ROOT / "results").glob("*") if p.is_file()] + \
         [p for p in (ROOT / "figures").glob("*") if p.is_file()]
@@ -239,7 +240,6 @@ def test_smoke_notebooks_never_replace_full_size_outputs_in_pearl_output(monkeyp
     before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert out / "results" / "00_template.json" in before and out / "figures" / "figureA1.png" in before
     monkeypatch.setenv("PEARL_OUTPUT", str(out))
-    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
     for name, file in (("00_template.ipynb", r"results/00_template\.json"), ("01_data_building.ipynb", r"figures/figureA1\.\w+")):
         with pytest.raises(pm.PapermillExecutionError, match=rf"{file} holds a full-size output and this is a SMOKE run"):
             pm.execute_notebook(str(ROOT / "notebooks" / name), str(tmp_path / name), parameters={"SMOKE": True},

@@ -1,5 +1,5 @@
 """Notebook parameters: a name papermill injected that the notebook does not declare stops it,
-listing the declared ones; SMOKE switches the run's output root."""
+listing the declared ones; a SMOKE run's preamble switches its output root."""
 import os
 from pathlib import Path
 
@@ -34,21 +34,24 @@ def test_a_misspelled_parameter_suggests_the_declared_name():
         check_params(_papermill_namespace(smoke=True), DECLARED)
 
 
-def test_declared_parameters_pass_and_smoke_sets_the_mode(monkeypatch):
-    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
+def test_declared_parameters_pass_and_leave_the_process_alone(monkeypatch):
+    """check_params only checks: the scale SMOKE implies is the preamble's (tests/test_preamble.py)."""
+    before = dict(os.environ)
     assert check_params(_papermill_namespace(SMOKE=True), DECLARED)["SMOKE"] is True
-    assert paths.smoke() and os.environ[paths.SMOKE_ENV] == "1"
-    check_params(_papermill_namespace(SMOKE=False), DECLARED)
-    assert not paths.smoke()
+    assert dict(os.environ) == before
 
 
 def test_a_smoke_run_never_writes_into_the_repository(monkeypatch):
+    from pearl.preamble import start
+
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
+    start("unit_params", _papermill_namespace(SMOKE=True), DECLARED, env={})
     assert paths.output_root() == ROOT / paths.SMOKE_ROOT
     monkeypatch.setenv("PEARL_OUTPUT", str(ROOT))  # whatever the reader sets
+    start("unit_params", _papermill_namespace(SMOKE=True), DECLARED, env={})
     assert paths.output_root() == ROOT / paths.SMOKE_ROOT
-    monkeypatch.delenv(paths.SMOKE_ENV)
+    monkeypatch.delenv("PEARL_OUTPUT")
+    start("unit_params", _papermill_namespace(SMOKE=False), DECLARED, env={})
     assert paths.output_root() == ROOT
 
 

@@ -1,22 +1,24 @@
-"""pearl.paths' rehearsal mark: a SMOKE run that keeps the gpu profile (make rehearse)."""
+"""pearl.paths' output root: ``$PEARL_OUTPUT`` or the repository; the scale never enters here."""
 from pearl import paths
+from pearl.scale import SMOKE
 
 
-def test_a_rehearsal_is_a_smoke_run_that_keeps_the_gpu_profile(monkeypatch):
-    monkeypatch.setenv(paths.REHEARSAL_ENV, "1")
-    assert not paths.rehearsal()  # the mark alone means nothing outside a SMOKE run
-    assert paths.scaled("gpu") == "gpu" and paths.smoke_seeds([0, 1, 2, 3, 4], 1) == [0, 1, 2, 3, 4]
-    paths.set_smoke(True)
-    assert paths.rehearsal()
-    assert paths.scaled("gpu") == "gpu" and paths.scaled("cpu") == "smoke" and paths.scaled("full") == "smoke"
-    assert paths.smoke_seeds([0, 1, 2, 3, 4], 1) == [0, 1, 2] and paths.smoke_subset([0, 1, 2]) == [0, 1]
-    assert paths.rehearsal_or(300, 0) == 0
-    monkeypatch.setenv(paths.REHEARSAL_ENV, "")
-    assert paths.scaled("gpu") == "smoke" and paths.smoke_seeds([0, 1, 2], 1) == [0] and paths.rehearsal_or(300, 0) == 300
-
-
-def test_a_rehearsal_writes_under_the_smoke_root(monkeypatch):
+def test_the_output_root_reads_only_pearl_output(monkeypatch, tmp_path):
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
-    monkeypatch.setenv(paths.REHEARSAL_ENV, "1")
-    paths.set_smoke(True)
-    assert paths.output_root() == paths.ROOT / paths.SMOKE_ROOT
+    assert paths.output_root() == paths.ROOT
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    assert paths.output_root() == tmp_path.resolve()
+    monkeypatch.setenv("PEARL_OUTPUT", "smoke-output")  # relative: to the repository root, not the working folder
+    assert paths.output_root() == paths.ROOT / "smoke-output"
+
+
+def test_use_output_and_output_at_move_the_root_for_workers_too(monkeypatch, tmp_path):
+    monkeypatch.delenv("PEARL_OUTPUT", raising=False)
+    with paths.output_at(SMOKE.output_root()) as root:
+        assert root == paths.output_root() == paths.ROOT / paths.SMOKE_ROOT
+        assert paths.os.environ["PEARL_OUTPUT"] == str(root)  # what a spawned worker inherits
+    assert "PEARL_OUTPUT" not in paths.os.environ
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    with paths.output_at(paths.ROOT):
+        assert paths.output_root() == paths.ROOT and "PEARL_OUTPUT" not in paths.os.environ
+    assert paths.output_root() == tmp_path.resolve()

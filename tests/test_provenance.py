@@ -270,9 +270,9 @@ def test_a_figure_saved_twice_has_the_same_bytes(scratch_output):
 
     fig, ax = plt.subplots()
     ax.plot([1, 2, 3])
-    first = [p.read_bytes() for p in save_figure(fig, "same_bytes_test")]
+    first = [p.read_bytes() for p in save_figure(fig, "same_bytes_test", smoke=False)]
     time.sleep(1.1)  # a PDF date has one-second resolution
-    assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test")] == first
+    assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test", smoke=False)] == first
     plt.close(fig)
 
 
@@ -322,31 +322,22 @@ def test_results_and_figures_are_written_with_the_umask_mode(tmp_path):
         os.umask(old)
 
 
-def test_one_switch_scales_sizes_profiles_subsets_and_writers(scratch_output, monkeypatch):
-    """A SMOKE process (the notebook's parameter check marks it) works at smoke scale everywhere:
-    every size and profile, the subsets it keeps, and every table it writes says SMOKE unasked."""
-    from pearl import paths
+def test_a_smoke_table_says_smoke_when_its_caller_says_so(scratch_output):
+    """The writers take the scale from their caller (``smoke=``: no default, nothing read from the
+    environment); sizes and subsets are :class:`pearl.scale.Scale`'s (tests/test_scale.py)."""
     from pearl.provenance import save_table
 
     import pandas as pd
 
-    monkeypatch.delenv(paths.SMOKE_ENV, raising=False)
-    assert (paths.scaled("sweep"), paths.scaled("cpu"), paths.smoke_subset([3, 1, 2])) == ("sweep", "cpu", [3, 1, 2])
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
-    assert (paths.scaled("sweep"), paths.scaled("gpu"), paths.smoke_subset([3, 1, 2]), paths.smoke_subset("abc", 1)) == \
-        ("smoke", "smoke", [3, 1], ["a"])
-    csv, md, tex = save_table(pd.DataFrame({"x": [1]}), "scale_switch_test")
+    csv, md, tex = save_table(pd.DataFrame({"x": [1]}), "scale_switch_test", smoke=True)
     assert md.read_text().startswith("**SMOKE") and "smoke" in csv.read_text().splitlines()[0] and "SMOKE" in tex.read_text()
+    with pytest.raises(TypeError, match="smoke"):
+        save_table(pd.DataFrame({"x": [1]}), "scale_switch_test")
 
 
-def test_smoke_or_and_times_measured_elsewhere(scratch_output, monkeypatch):
-    from pearl import paths
+def test_times_measured_elsewhere(scratch_output):
     from pearl.provenance import Run
 
-    monkeypatch.setenv(paths.SMOKE_ENV, "")
-    assert paths.smoke_or(300_000, 300) == 300_000
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
-    assert paths.smoke_or(300_000, 300) == 300 and paths.smoke_or([0, 1, 2], [2]) == [2]
     run = Run("time_all_test")
     run.time_all({"train_seed0": 1.23456, "train_seed1": 2})
     assert run.timings == {"train_seed0": 1.235, "train_seed1": 2.0}
@@ -364,12 +355,11 @@ def full_outputs(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    monkeypatch.setenv(paths.SMOKE_ENV, "")
     provenance.Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
-    provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale")
+    provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale", smoke=False)
     fig, ax = plt.subplots()
     ax.plot([0, 1])
-    provenance.save_figure(fig, "unit_scale")
+    provenance.save_figure(fig, "unit_scale", smoke=False)
     plt.close(fig)
     files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
     return tmp_path, {p: p.read_bytes() for p in files}
@@ -388,17 +378,16 @@ def test_a_smoke_write_never_replaces_a_full_size_output(full_outputs, monkeypat
     import matplotlib.pyplot as plt
 
     root, files = full_outputs
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
     name = {"record": r"results/unit_scale\.json", "table": r"results/unit_scale\.csv",
             "figure": r"figures/unit_scale\.png"}[write]
     with pytest.raises(FileExistsError, match=rf"{name} holds a full-size output and this is a SMOKE run.*scratch folder"):
         if write == "record":
             provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
         elif write == "table":
-            provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale")
+            provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale", smoke=True)
         else:
             fig, ax = plt.subplots()
-            provenance.save_figure(fig, "unit_scale")
+            provenance.save_figure(fig, "unit_scale", smoke=True)
             plt.close(fig)
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
 
@@ -407,26 +396,23 @@ def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, m
     import matplotlib.pyplot as plt
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
     for _ in range(2):  # a smoke output may be rewritten by a smoke run
         record = provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
-        table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale")
+        table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=True)
         fig, _ = plt.subplots()
-        figures = provenance.save_figure(fig, "unit_scale")
+        figures = provenance.save_figure(fig, "unit_scale", smoke=True)
         plt.close(fig)
     for path in [record, *table, *figures]:
         assert outputs.scale_of(path) == "smoke", path
     assert json.loads(outputs.sidecar(figures[0]).read_text())["scale"] == "smoke"
     figures[0].write_bytes(figures[0].read_bytes() + b"x")  # replaced by other bytes: the sidecar no longer vouches
     assert outputs.scale_of(figures[0]) == "full"
-    monkeypatch.setenv(paths.SMOKE_ENV, "")
-    provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale")  # a full-size run replaces a smoke table
+    provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=False)  # a full-size run replaces a smoke table
     assert outputs.scale_of(table[0]) == "full" and not outputs.sidecar(table[0]).exists()
 
 
 def test_a_record_that_is_not_json_is_refused_by_a_smoke_run(tmp_path, monkeypatch):
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
     damaged = paths.results_dir("unit_scale.json")
     damaged.write_text('{"notebook": "unit_scale", "parameters": {"SMOKE": fal')
     with pytest.raises(ValueError, match=r"unit_scale.json is not valid JSON .*scratch folder"):

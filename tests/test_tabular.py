@@ -60,12 +60,12 @@ def test_smoke_label_is_put_once():
 
 def test_save_table_writes_specs_and_refuses_text(scratch_output):
     spec = rows(["model"], [["a"]], head="H")
-    csv, md, tex = provenance.save_table(_tiny(), "unit_route", markdown=spec, latex=Table(_tiny(), float_format="%.1f"))
+    csv, md, tex = provenance.save_table(_tiny(), "unit_route", markdown=spec, latex=Table(_tiny(), float_format="%.1f"), smoke=False)
     assert md.read_text() == render(spec, "md") + "\n" and "61.2" in tex.read_text() and csv.read_text().startswith("model")
-    only_md = provenance.save_table(None, "unit_route", markdown=spec)
+    only_md = provenance.save_table(None, "unit_route", markdown=spec, smoke=False)
     assert [p.suffix for p in only_md] == [".md"]
     with pytest.raises(TypeError, match="Table specs"):
-        provenance.save_table(_tiny(), "unit_route", markdown="| a |\n|---|")
+        provenance.save_table(_tiny(), "unit_route", markdown="| a |\n|---|", smoke=False)
 
 
 #: files that may spell a Markdown table themselves, and why

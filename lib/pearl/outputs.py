@@ -69,22 +69,20 @@ def scale_of(path: str | Path) -> str | None:
     return "full"
 
 
-def refuse_full(path: str | Path, smoke: bool | None = None) -> None:
-    """In a SMOKE run (``smoke``, else :func:`pearl.paths.smoke`), refuse to replace the full-size
-    output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
-    smoke = paths.smoke() if smoke is None else smoke
+def refuse_full(path: str | Path, smoke: bool) -> None:
+    """In a SMOKE run (``smoke``: the caller's :class:`pearl.scale.Scale` says), refuse to replace the
+    full-size output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
     if smoke and scale_of(path) == "full":
         raise FileExistsError(f"{path} holds a full-size output and this is a SMOKE run, which never replaces one: "
                               f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or "
                               "point it at a scratch folder")
 
 
-def write_output(path: str | Path, data: str | bytes, smoke: bool | None = None) -> Path:
+def write_output(path: str | Path, data: str | bytes, smoke: bool) -> Path:
     """Write a result, table or figure atomically, keeping its scale readable (:func:`scale_of`):
     a SMOKE write refuses to replace a full-size file (:func:`refuse_full`) and leaves a
     :func:`sidecar` vouching for the bytes it wrote; a full-size write removes a stale sidecar first."""
     path = Path(path)
-    smoke = paths.smoke() if smoke is None else smoke
     refuse_full(path, smoke)
     mark = sidecar(path)
     if not smoke:

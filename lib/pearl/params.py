@@ -1,8 +1,9 @@
-"""Notebook parameters: each notebook's first code cell checks what papermill (or a reader) set.
+"""Notebook parameters: what papermill (or a reader) set, checked before anything runs.
 
-``params = check_params(globals(), __annotations__)`` right after the ``parameters`` cell:
-types against the annotations, names against the declared ones, and the SMOKE switch. What
-it leaves out: converting values (a wrong type is an error naming the fix, never coerced).
+:func:`check_params` (called by every notebook's preamble, :func:`pearl.preamble.start`): types
+against the annotations, names against the declared ones, ranges by name. What it leaves out:
+converting values (a wrong type is an error naming the fix, never coerced) and the scale a
+``SMOKE`` parameter implies (the preamble's :class:`pearl.scale.Scale`).
 """
 from __future__ import annotations
 
@@ -23,8 +24,7 @@ class ParameterError(TypeError):
 def check_params(namespace: dict, annotations: dict) -> dict:
     """Check each annotated parameter in ``namespace`` against its annotation; return them.
 
-    Every notebook's first code cell calls ``params = check_params(globals(), __annotations__)``
-    after the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
+    Every notebook's preamble (:func:`pearl.preamble.start`) calls it on the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
     reads as a number, ``True``, ``False`` or ``None``, so ``-p SEEDS "[0]"`` gives the string
     ``"[0]"``: this raises :class:`ParameterError` naming the fix (``-y "SEEDS: [0]"``). None
     always passes (it means "the default"); an int passes for a float; other annotations
@@ -36,10 +36,9 @@ def check_params(namespace: dict, annotations: dict) -> dict:
     folder-name part, ...) is checked too, before anything runs: :class:`ParameterError` names
     the parameter, its value and the allowed range.
 
-    Two more duties, since every notebook calls it first: a name papermill injected that the
+    One more duty, since every notebook calls it first: a name papermill injected that the
     notebook does not declare (``-p NOT_A_PARAM 3``, ``-p smoke True``: papermill only warns)
-    raises :class:`ParameterError` listing the declared ones (see :func:`injected`); and the
-    run's ``SMOKE`` decides where it writes (:func:`pearl.paths.set_smoke`).
+    raises :class:`ParameterError` listing the declared ones (see :func:`injected`).
 
     >>> check_params({"SEEDS": [0], "LR": 1}, {"SEEDS": list, "LR": float})
     {'SEEDS': [0], 'LR': 1}
@@ -77,8 +76,6 @@ def check_params(namespace: dict, annotations: dict) -> dict:
     for name, value in out.items():  # ranges, by name: a name means the same in every notebook
         if value is not None and name in RANGES:
             check_range(name, value)
-    if "SMOKE" in annotations:  # last: only a run whose parameters passed changes where it writes
-        paths.set_smoke(bool(namespace.get("SMOKE")))
     return out
 
 

@@ -12,6 +12,7 @@ Nothing here touches the disk at import time: the functions resolve paths when c
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 #: the repository root (lib/pearl/paths.py -> ../..)
@@ -19,15 +20,11 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: the environment variable that names the offline data folder
 DATA_ENV = "PEARL_DATA"
-#: set (to "1") while a SMOKE run is under way; worker processes inherit it
-SMOKE_ENV = "PEARL_SMOKE"
-#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git)
+#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git;
+#: :meth:`pearl.scale.Scale.output_root`)
 SMOKE_ROOT = "smoke-output"
-#: set (to "1") by ``make rehearse``: a SMOKE run that keeps the training profiles it names
-#: (:data:`REHEARSED`) instead of turning them into ``"smoke"``, so the ``gpu`` profile's branches run at tiny size
-REHEARSAL_ENV = "PEARL_REHEARSAL"
-#: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
-REHEARSED = ("gpu",)
+#: the environment variable naming the output root; worker processes inherit it
+OUTPUT_ENV = "PEARL_OUTPUT"
 
 
 def raw_data_dir() -> Path | None:
@@ -56,80 +53,40 @@ def cache_dir() -> Path:
 def output_root() -> Path:
     """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
 
-    A SMOKE run (:func:`smoke`) never writes into the repository's ``results/``, ``figures/``,
-    ``data/derived/`` or ``models/``: unless ``$PEARL_OUTPUT`` names another folder, its root is
-    ``smoke-output/`` in the repository (ignored by git). Tests set ``PEARL_OUTPUT`` to a scratch folder.
-    A relative ``$PEARL_OUTPUT`` is taken relative to the repository root, not to the working
-    folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
+    The scale does not enter here: a notebook's preamble (:func:`pearl.preamble.start`) points
+    the root of a SMOKE run away from the repository once (:func:`use_output` with
+    :meth:`pearl.scale.Scale.output_root`: ``smoke-output/`` unless ``$PEARL_OUTPUT`` names a
+    scratch folder). Tests set ``PEARL_OUTPUT`` to a scratch folder. A relative ``$PEARL_OUTPUT``
+    is taken relative to the repository root, not to the working folder (a notebook kernel's is
+    ``notebooks/``), so every process finds the same root.
     """
-    env = os.environ.get("PEARL_OUTPUT")
-    root = ROOT if not env else (ROOT / Path(env).expanduser()).resolve()
-    return ROOT / SMOKE_ROOT if smoke() and root == ROOT else root
+    env = os.environ.get(OUTPUT_ENV)
+    return ROOT if not env else (ROOT / Path(env).expanduser()).resolve()
 
 
-def smoke() -> bool:
-    """Whether this process runs at SMOKE size (``$PEARL_SMOKE`` set by :func:`set_smoke`)."""
-    return os.environ.get(SMOKE_ENV, "") not in ("", "0")
-
-
-def set_smoke(on: bool) -> None:
-    """Mark this process (and the workers it starts) as a SMOKE run, or not. Every notebook's
-    parameter check calls it with its ``SMOKE`` (:func:`pearl.params.check_params`)."""
-    if on:
-        os.environ[SMOKE_ENV] = "1"
+def use_output(root: str | Path) -> Path:
+    """Make ``root`` the output root of this process and of the workers it starts (they inherit
+    ``$PEARL_OUTPUT``); returns it. The repository itself unsets the variable."""
+    root = (ROOT / Path(root).expanduser()).resolve()
+    if root == ROOT:
+        os.environ.pop(OUTPUT_ENV, None)
     else:
-        os.environ.pop(SMOKE_ENV, None)
+        os.environ[OUTPUT_ENV] = str(root)
+    return root
 
 
-def rehearsal() -> bool:
-    """Whether this process is part of a dress rehearsal (``$PEARL_REHEARSAL``, set by ``make
-    rehearse``): a SMOKE run (tiny sizes, scratch output root) in which the ``gpu`` profile keeps
-    its name and code paths (:func:`scaled`). Outside a SMOKE run it means nothing."""
-    return smoke() and os.environ.get(REHEARSAL_ENV, "") not in ("", "0")
-
-
-def scaled(value: str) -> str:
-    """The scale this run works at: ``"smoke"`` in a SMOKE run (:func:`smoke`), else ``value``;
-    in a rehearsal (:func:`rehearsal`) a profile of :data:`REHEARSED` stays itself.
-
-    One notion of scale: a notebook's ``SMOKE`` parameter is the one switch. Its parameter check
-    marks the process (:func:`set_smoke`); every task size (``"full"``, ``"sweep"``) and training
-    profile (``"cpu"``, ``"gpu"``) it picks goes through here, and every writer reads the same mark
-    (tests/test_provenance.py checks both scales).
-    """
-    if rehearsal() and value in REHEARSED:
-        return value
-    return "smoke" if smoke() else value
-
-
-def smoke_subset(values, n: int = 2) -> list:
-    """``values`` whole, or their first ``n`` in a SMOKE run (seeds, recipes, backbones: two by
-    default, so that a mean ± std and a t-test still run at smoke size)."""
-    return list(values)[:n] if smoke() else list(values)
-
-
-def rehearsal_or(smoke_value, rehearsal_value):
-    """``rehearsal_value`` in a rehearsal (:func:`rehearsal`), else ``smoke_value``: a SMOKE size that
-    a rehearsal replaces by the gpu profile's own (``paths.smoke_or(MAX_PHRASES, paths.rehearsal_or(300, 0))``:
-    the whole tiny corpus, as the gpu profile takes every phrase)."""
-    return rehearsal_value if rehearsal() else smoke_value
-
-
-def smoke_seeds(seeds, n: int = 2) -> list:
-    """The training seeds notebook 03 runs: :func:`smoke_subset`, except that a rehearsal keeps at
-    least three, so that Table 1 scores the ``gpu`` profile's three seeds (the other notebooks'
-    seeds are not the profile's: a rehearsal runs two of them, as a SMOKE run does).
-
-    >>> smoke_seeds([0, 1, 2, 3, 4], 1)
-    [0, 1, 2, 3, 4]
-    """
-    return list(seeds)[:max(n, 3)] if rehearsal() else smoke_subset(seeds, n)
-
-
-def smoke_or(value, smoke_value):
-    """``smoke_value`` in a SMOKE run (:func:`smoke`), else ``value``: a notebook's smaller
-    setting at smoke size (``MAX_PHRASES = paths.smoke_or(MAX_PHRASES, 300)``), without an ``if``."""
-    return smoke_value if smoke() else value
+@contextmanager
+def output_at(root: str | Path):
+    """:func:`use_output` for the block, then the root as it was (a library call whose scale
+    moves its root, such as the runner called with the ``smoke`` profile)."""
+    old = os.environ.get(OUTPUT_ENV)
+    try:
+        yield use_output(root)
+    finally:
+        if old is None:
+            os.environ.pop(OUTPUT_ENV, None)
+        else:
+            os.environ[OUTPUT_ENV] = old
 
 
 def derived_dir(*parts: str) -> Path:

@@ -1,19 +1,16 @@
 """Provenance for every result: package versions, git SHA, hardware, wall time, parameters.
 
-Each notebook starts the clock with ``run = Run("04_benchmark", params)`` and ends with
-``run.save(metrics={...})``, which writes ``results/04_benchmark.json``.
-
-Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
-``Infinity`` are refused, since most JSON readers reject them) written atomically. A metric
-that is undefined (a NaN, e.g. a mean over nothing) is saved as ``null`` with its reason under
-``"undefined"``, so a reader never mistakes it for a number nor chokes on it.
-
-Tables go through :func:`save_table` (``results/<name>.csv``, ``.md`` and ``.tex``), figures
-through :func:`save_figure`, records through :meth:`Run.save`, all by way of
-:func:`pearl.outputs.write_output`: a SMOKE run never replaces a full-size output. Each
-notebook's first code cell checks its parameters with :func:`pearl.params.check_params`. The git commit comes
-from :func:`git_state`, which in a batch run uses the commit recorded at the run's start (see the
-Makefile's ``reproduce``). Nothing here reads results back.
+Each notebook starts with ``run = start("04_benchmark", globals(), __annotations__)``
+(:func:`pearl.preamble.start`: a :class:`Run` holding the checked parameters and the
+:class:`pearl.scale.Scale`) and ends with ``run.save(metrics={...})``, which writes
+``results/04_benchmark.json``. Every JSON file the library writes goes through :func:`write_json`:
+strict JSON (``NaN`` and ``Infinity`` refused) written atomically; a metric that is undefined is
+saved as ``null`` with its reason under ``"undefined"``. Tables go through :func:`save_table`,
+figures through :func:`save_figure`, records through :meth:`Run.save`, all by way of
+:func:`pearl.outputs.write_output`: a SMOKE write (the caller says which, ``smoke=``) never
+replaces a full-size output. The git commit comes from :func:`git_state`, which in a batch run
+uses the commit recorded at the run's start (the Makefile's ``reproduce``). Nothing here reads
+results back.
 """
 from __future__ import annotations
 
@@ -32,6 +29,7 @@ from pathlib import Path
 from . import paths
 from .atomic import remove_debris, write_atomic
 from .outputs import refuse_full, write_output
+from .scale import FULL, Scale
 from .tabular import Table, render, smoke_label
 
 PACKAGES = (
@@ -49,8 +47,7 @@ def _git(root: Path, *args: str) -> str | None:
 
 
 def changed_paths(root: Path | None = None) -> list[str] | None:
-    """Paths ``git status --porcelain`` lists (tracked and untracked, not ignored), sorted;
-    None outside a git checkout."""
+    """Paths ``git status --porcelain`` lists (tracked, untracked, not ignored), sorted; None outside git."""
     out = _git(Path(root or paths.ROOT), "status", "--porcelain", "--untracked-files=all")
     if out is None:
         return None
@@ -64,9 +61,10 @@ def git_state(root: Path | None = None, env=None) -> dict:
     """The commit a result comes from, and whether the tree was clean.
 
     A batch run (``make reproduce``) records ``git rev-parse HEAD`` and the changed tracked paths
-    once, at its start, in ``PEARL_RUN_COMMIT`` and ``PEARL_RUN_DIRTY`` (comma-separated, empty
-    when clean; ``PEARL_RUN_UNTRACKED`` the untracked ones): the commit is then the one the run started from, and files that earlier notebooks of
-    the same run rewrote do not make it "dirty". Outside a batch run it is the tree as it is now.
+    once, at its start, in ``PEARL_RUN_COMMIT`` and ``PEARL_RUN_DIRTY`` (comma-separated, empty when
+    clean; ``PEARL_RUN_UNTRACKED`` the untracked ones): the commit is the one the run started from,
+    and files rewritten by earlier notebooks of the run do not make it "dirty". Outside a batch run
+    it is the tree as it is now.
     Changed files under ``results/`` and ``figures/`` are listed but do not make it "dirty".
     ``changed_by_run`` lists the paths dirty now that were not dirty at the start (batch runs
     only; None otherwise). Nothing is cached: each call asks git again."""
@@ -95,8 +93,7 @@ def git_state(root: Path | None = None, env=None) -> dict:
 
 
 def git_sha(root: Path | None = None) -> str | None:
-    """``<commit>`` or ``<commit>-dirty``, as :func:`git_state` decides."""
-    return git_state(root)["git_sha"]
+    return git_state(root)["git_sha"]  # <commit> or <commit>-dirty, as git_state decides
 
 
 def stamp(root: Path | None = None) -> dict:
@@ -132,22 +129,28 @@ def _version(name: str) -> str | None:
 
 @dataclass
 class Run:
-    """One notebook run: parameters in, metrics and provenance out."""
+    """One notebook run: parameters in, metrics and provenance out, at the scale ``scale``."""
 
     name: str
     params: dict = field(default_factory=dict)
     started: float = field(default_factory=time.time)
     timings: dict = field(default_factory=dict)
+    scale: Scale = FULL
 
     def __post_init__(self) -> None:
         for folder in (paths.results_dir(), paths.figures_dir()):  # temp files of writes killed in an earlier run
             remove_debris(folder)
 
+    def resolve(self, **values):
+        """Record each resolved value in the parameters (``PROFILE="smoke"`` in place of the
+        given ``"cpu"``); return the value, or a tuple of them in order when several."""
+        self.params.update(values)
+        return next(iter(values.values())) if len(values) == 1 else tuple(values.values())
+
     def time(self, key: str, seconds: float) -> None:
         self.timings[key] = round(float(seconds), 3)
 
-    def time_all(self, seconds: dict) -> None:
-        """:meth:`time` each ``{key: seconds}`` (times measured elsewhere, e.g. in worker processes)."""
+    def time_all(self, seconds: dict) -> None:  # times measured elsewhere, e.g. in worker processes
         for key, value in seconds.items():
             self.time(key, value)
 
@@ -169,7 +172,7 @@ class Run:
         ``"undefined"`` (key: its path, e.g. ``"f1"`` for ``metrics["f1"]`` or ``"parameters/x"``)
         with the reason from ``undefined`` (metric key -> reason) or a generic one."""
         smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
-            if self.params.get("SMOKE") or paths.smoke() else {}
+            if self.params.get("SMOKE") or self.scale.smoke else {}
         record = {**smoke, "notebook": self.name, "parameters": self.params, "metrics": metrics, **extra,
                   "timings_s": self.timings, "wall_time_s": round(time.time() - self.started, 2),
                   "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
@@ -210,8 +213,7 @@ def _finite(obj, path: str, found: dict):
 
 
 def dumps_strict(obj, **kwargs) -> str:
-    """``json.dumps`` that refuses NaN and Infinity (``ValueError``) and writes numpy scalars,
-    paths, sets and tuples as plain JSON."""
+    """``json.dumps`` refusing NaN and Infinity (``ValueError``); numpy scalars, paths, sets, tuples as JSON."""
     return json.dumps(obj, allow_nan=False, default=jsonable, **kwargs)
 
 
@@ -258,14 +260,13 @@ def jsonable(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def save_table(df, name: str, markdown: Table | None = None, latex: Table | None = None,
-               smoke: bool = False) -> list[Path]:
+def save_table(df, name: str, markdown: Table | None = None, latex: Table | None = None, *,
+               smoke: bool) -> list[Path]:
     """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
     ``.tex``: the specs ``markdown`` and ``latex`` (default: ``df`` as it is) rendered by
     :func:`pearl.tabular.render`, the one route of every table. At ``smoke`` size the CSV gets a
     ``smoke`` column and the text a SMOKE banner (:func:`pearl.tabular.smoke_label`), so a smoke
-    table cannot pass for a result; a SMOKE process (:func:`pearl.paths.smoke`) always writes them."""
-    smoke = smoke or paths.smoke()
+    table cannot pass for a result (``smoke`` has no default: every caller says its scale)."""
     if any(isinstance(spec, str) for spec in (markdown, latex)):
         raise TypeError("save_table takes pearl.tabular.Table specs, not text: every table goes through tabular.render")
     df = df.assign(smoke=True) if smoke and df is not None else df
@@ -280,10 +281,9 @@ def save_table(df, name: str, markdown: Table | None = None, latex: Table | None
     return out
 
 
-def save_figure(fig, name: str, formats=("png", "pdf"), smoke: bool = False) -> list[Path]:
+def save_figure(fig, name: str, formats=("png", "pdf"), *, smoke: bool) -> list[Path]:
     """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
-    the figure carries a SMOKE banner, so it cannot pass for a result (always in a SMOKE process)."""
-    smoke = smoke or paths.smoke()
+    the figure carries a SMOKE banner, so it cannot pass for a result."""
     for ext in formats:  # every format checked before any is written
         refuse_full(paths.figures_dir(f"{name}.{ext}"), smoke)
     if smoke:

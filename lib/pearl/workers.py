@@ -5,7 +5,8 @@ On 2 cores two one-thread jobs do more than one two-thread job, for training and
 phrase's few tokens the matrices are small and two threads spend their time waiting on each other. Used by the experiment
 runner (training and scoring) and by Table 1's notebook (one exact pass per model).
 
-What it leaves out: GPUs. With CUDA present :func:`usable` returns 1: one process owns the device.
+What it leaves out: GPUs. With CUDA present :func:`usable` returns 1: one process owns the device
+(a rehearsal of the gpu profile asks for 1 itself: :meth:`pearl.scale.Scale.workers`).
 """
 from __future__ import annotations
 
@@ -17,13 +18,10 @@ def one_thread() -> None:
 
 
 def usable(workers: int) -> int:
-    """``workers``, or 1 when a GPU is present (jobs then run in this process, on the GPU) and in
-    a rehearsal of the gpu profile (:func:`pearl.paths.rehearsal`: the GPU's process layout, on a CPU)."""
+    """``workers``, or 1 when a GPU is present (jobs then run in this process, on the GPU)."""
     import torch
 
-    from . import paths
-
-    return 1 if torch.cuda.is_available() or paths.rehearsal() else max(1, int(workers))
+    return 1 if torch.cuda.is_available() else max(1, int(workers))
 
 
 def executor(workers: int):

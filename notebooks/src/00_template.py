@@ -19,10 +19,11 @@ MODEL: str = "minilm"
 PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"]
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("00_template", globals(), __annotations__)
 
 import pandas as pd
 
@@ -30,9 +31,7 @@ from pearl.display.similarity import mean_offdiagonal
 from pearl.encode import encode
 
 from pearl.models import load_model
-from pearl.provenance import Run
 
-run = Run("00_template", dict(SMOKE=SMOKE, MODEL=MODEL, PHRASES=PHRASES))
 
 # %%
 with run.timer("encode"):

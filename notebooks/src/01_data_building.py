@@ -40,31 +40,28 @@ WIKI_MIN_FREQ: int = 2      # the paper's filter, applied to the Wikipedia sampl
 CHUNK_ARTICLES: int = 50    # articles per chunk: a killed build loses at most one chunk
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("01_data_building", globals(), __annotations__)
 
 import pandas as pd
 
-from pearl import paths
 from pearl.corpus import build, summary, wikipedia
 from pearl.data import wikitext2_lines
 from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
 from pearl.display.data_tables import filter_table
 from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
-from pearl.provenance import Run, save_figure
+from pearl.provenance import save_figure
 
-CORPUS = summary.training_corpus(PROFILE, CORPUS)  # cpu: WikiText-2, gpu: Wikipedia at the paper's filter
-MAX_LINES, WORDNET, CHUNK_ARTICLES = paths.smoke_or((MAX_LINES, WORDNET, CHUNK_ARTICLES), (300, False, 1))
-N_PROCESS = summary.build_processes(PROFILE, N_PROCESS)  # 1 in a SMOKE run, 2 in a rehearsal
-sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES)  # the profile's ("smoke" in a SMOKE run) unless given
-run = Run("01_data_building", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_LINES=MAX_LINES, MAX_TOKENS=MAX_TOKENS,
-                                   MIN_FREQ=MIN_FREQ, N_PROCESS=N_PROCESS, BATCH_SIZE=BATCH_SIZE, WORDNET=WORDNET,
-                                   WORDNET_COMMON_NOUNS=WORDNET_COMMON_NOUNS, SPACY_MODEL=SPACY_MODEL, CORPUS=CORPUS,
-                                   WIKI_STRIDE=WIKI_STRIDE, WIKI_MAX_ARTICLES=WIKI_MAX_ARTICLES,
-                                   WIKI_MIN_FREQ=WIKI_MIN_FREQ, CHUNK_ARTICLES=CHUNK_ARTICLES))
+scale = run.scale
+CORPUS = run.resolve(CORPUS=summary.training_corpus(PROFILE, CORPUS, scale))  # cpu: WikiText-2, gpu: Wikipedia at the paper's filter
+MAX_LINES, WORDNET, CHUNK_ARTICLES = run.resolve(MAX_LINES=scale.smoke_or(MAX_LINES, 300), WORDNET=scale.smoke_or(WORDNET, False),
+                                                 CHUNK_ARTICLES=scale.smoke_or(CHUNK_ARTICLES, 1))
+N_PROCESS = run.resolve(N_PROCESS=summary.build_processes(PROFILE, N_PROCESS, scale))  # 1 in a SMOKE run, 2 in a rehearsal
+sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES, scale)  # the profile's ("smoke" in a SMOKE run) unless given
 print("Wikipedia sample:", sample.describe())
 
 # %% [markdown]
@@ -195,7 +192,7 @@ shares
 
 # %%
 fig = plot_figure_a1(sample_labels, source=f"{sample.describe()}, freq >= {WIKI_MIN_FREQ}")
-save_figure(fig, "figureA1")
+save_figure(fig, "figureA1", smoke=scale.smoke)
 
 # %%
 label_counts = pd.Series(all_labels).value_counts()

@@ -39,10 +39,11 @@ HN_ANCHORS: int = 10000       # mine for the most frequent phrases only; 0 means
 FIGURE_PHRASE: str = "The New York Times"
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("02_augmentation", globals(), __annotations__)
 
 import pandas as pd
 
@@ -54,15 +55,12 @@ from pearl.corpus.synonyms import vocabulary
 from pearl.corpus.training_tables import TableSettings, build_training_tables
 from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
-from pearl.provenance import Run, save_figure
+from pearl.provenance import save_figure
 
 # SMOKE: the first 300 phrases; a rehearsal of the gpu profile takes its whole (tiny) corpus, every phrase an anchor
-MAX_PHRASES = paths.smoke_or(MAX_PHRASES, paths.rehearsal_or(300, 0))
-HN_ANCHORS = paths.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), paths.rehearsal_or(300, 0))  # 0 (all) on a GPU: it encodes the corpus in seconds
-run = Run("02_augmentation", dict(SMOKE=SMOKE, PROFILE=PROFILE, MAX_PHRASES=MAX_PHRASES, GLOVE_THRESHOLD=GLOVE_THRESHOLD,
-                                  GLOVE_VOCAB=GLOVE_VOCAB, PARAPHRASER=PARAPHRASER, P_CHAR=P_CHAR, P_TOKEN=P_TOKEN,
-                                  P_PHRASE=P_PHRASE, SEED=SEED, MODEL=MODEL, K_NEGATIVES=K_NEGATIVES,
-                                  MAX_DISTANCE=MAX_DISTANCE, HN_ANCHORS=HN_ANCHORS))
+scale = run.scale
+MAX_PHRASES = run.resolve(MAX_PHRASES=scale.smoke_or(MAX_PHRASES, scale.rehearsal_or(300, 0)))
+HN_ANCHORS = run.resolve(HN_ANCHORS=scale.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), scale.rehearsal_or(300, 0)))  # 0 (all) on a GPU: it encodes the corpus in seconds
 phrases = read_phrases(MAX_PHRASES)  # most frequent first
 words = vocabulary(phrases)
 print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
@@ -114,7 +112,7 @@ variants = Augmenter(1, 1, 1, SEED, tables).variants(FIGURE_PHRASE)
 corpus_about = read_about()  # which corpus and sample notebook 01 built the phrases from
 fig = plot_figure3(FIGURE_PHRASE, variants, tables.paraphrases.get(FIGURE_PHRASE),
                    source=corpus_about.get("description", "not recorded (rerun 01_data_building)"))
-save_figure(fig, "figure3")
+save_figure(fig, "figure3", smoke=scale.smoke)
 variants
 
 # %% [markdown]

@@ -59,31 +59,30 @@ WORKERS: int = 2  # seeds trained side by side in one-thread processes on a CPU 
 VARIANT: str = ""  # folder-name tag for a non-default recipe, e.g. "no-char-encoder"; empty for the full recipe
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("03_training", globals(), __annotations__)
 
 import pandas as pd
 
-from pearl import paths
 from pearl.display.data_figures import plot_training_loss
 from pearl.experiments import runs
 from pearl.experiments.runner import Recipe, train_models
-from pearl.provenance import Run, save_figure
+from pearl.provenance import save_figure
 from pearl.training.profiles import config_for, data_summary, given, load_training_data
 
-profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run: the one switch is SMOKE
-seeds = paths.smoke_seeds(SEEDS, 1)
+scale = run.scale
+profile = run.resolve(PROFILE=scale.scaled(PROFILE))  # "smoke" in a SMOKE run: the one switch is SMOKE
+seeds, WORKERS = run.resolve(SEEDS=scale.seeds(SEEDS, 1), WORKERS=scale.workers(WORKERS))
 # the settings given here (those left None take the profile's)
 settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
                  use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
                  max_phrases=MAX_PHRASES)
 recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
-cfg, data_options = config_for(profile, backbone=BACKBONE, **recipe.config)
-params = dict(SMOKE=SMOKE, PROFILE=profile, BACKBONE=BACKBONE, SEEDS=seeds, VARIANT=VARIANT, WORKERS=WORKERS, data=data_options,
-              CHAR_AUG=CHAR_AUG, TOKEN_AUG=TOKEN_AUG, PHRASE_AUG=PHRASE_AUG, config=cfg.record())
-run = Run("03_training", params)
+cfg, data_options = config_for(profile, scale, backbone=BACKBONE, **recipe.config)
+run.resolve(data=data_options, config=cfg.record())
 cfg
 
 # %% [markdown]
@@ -107,7 +106,7 @@ pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %%
 with run.timer("train"):
-    folders = train_models([recipe], seeds, profile=profile, workers=WORKERS)[recipe.name]
+    folders = train_models([recipe], seeds, profile=profile, workers=WORKERS, scale=scale)[recipe.name]
 summary = runs.seed_summaries(folders, seeds)
 logs = runs.seed_logs(folders, seeds)
 run.time_all(runs.train_times(summary))
@@ -132,7 +131,7 @@ from pearl.display.figure2 import framework_batch, plot_framework
 figure2 = framework_batch(dataclasses.replace(cfg, seed=seeds[0]), corpus, hard_negatives, tables, folders[0],
                           augment=recipe.augment)
 fig = plot_framework(figure2)
-save_figure(fig, "figure2")
+save_figure(fig, "figure2", smoke=scale.smoke)
 pd.Series(figure2["parts"]).round(4)
 
 # %% [markdown]
@@ -141,7 +140,7 @@ pd.Series(figure2["parts"]).round(4)
 
 # %%
 fig = plot_training_loss(logs)
-save_figure(fig, "training_loss", formats=("png",))
+save_figure(fig, "training_loss", formats=("png",), smoke=scale.smoke)
 
 # %%
 path = run.save(metrics={"models": summary.to_dict("records"), "mean_train_s": float(summary["train_s"].mean())})

@@ -53,20 +53,20 @@ DATASETS: list = ["ppdb", "ppdb_filtered", "turney", "bird", "yago", "umls", "co
 UPDATE: bool = False  # True: replace only these models' rows in the existing results/table1.csv
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("04_benchmark", globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
-from pearl import models, paths
+from pearl import models
 from pearl.benchmark import scoring, table
 from pearl.training import export, profiles
-from pearl.provenance import Run
 
-run = Run("04_benchmark", dict(SMOKE=SMOKE, PROFILE=PROFILE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, THREADS=THREADS, WORKERS=WORKERS,
-                               DATASETS=DATASETS, UPDATE=UPDATE))
+scale = run.scale
+WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 pearl_dirs = profiles.table1_folders(PEARL_MODELS, PROFILE)
 print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
@@ -84,7 +84,7 @@ print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 # %%
 names = models.display_names(MODELS, pearl_dirs)
 with run.timer("score"):
-    rows = scoring.run_models(names, DATASETS, size=paths.scaled("full"), threads=THREADS, workers=WORKERS)
+    rows = scoring.run_models(names, DATASETS, size=scale.scaled("full"), threads=THREADS, workers=WORKERS)
 
 # %% [markdown]
 # ## Table 1: the paper's rows, ours, and PEARL's difference from its backbone
@@ -93,8 +93,8 @@ with run.timer("score"):
 # it replaces only these models' rows in the existing table).
 
 # %%
-tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE)
-export.update_cards(tbl, pearl_dirs)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
+tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE, smoke=scale.smoke)
+export.update_cards(tbl, pearl_dirs, scale.smoke)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
 display(Markdown(md))
 
 # %%

@@ -26,20 +26,20 @@ PROJECTIONS: list = ["tsne", "umap"]
 SEED: int = 0
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("05_figures", globals(), __annotations__)
 
 from IPython.display import display
 
-from pearl import paths
 from pearl.display import figure1, figure4
 from pearl.models import load_labelled
-from pearl.provenance import Run, save_figure, save_table
+from pearl.provenance import save_figure, save_table
 
-N_PER_GROUP = paths.smoke_or(N_PER_GROUP, 10)
-run = Run("05_figures", dict(SMOKE=SMOKE, MODELS=MODELS, N_PER_GROUP=N_PER_GROUP, PROJECTIONS=PROJECTIONS, SEED=SEED))
+scale = run.scale
+N_PER_GROUP = run.resolve(N_PER_GROUP=scale.smoke_or(N_PER_GROUP, 10))
 
 with run.timer("load_models"):
     names = MODELS or figure1.default_models()
@@ -53,9 +53,9 @@ print("models:", list(models))
 with run.timer("figure1"):
     cases = figure1.ranking_cases()
     fig1_table = figure1.figure1_table(models, cases)
-save_table(fig1_table, "figure1", markdown=figure1.figure1_markdown(fig1_table))
+save_table(fig1_table, "figure1", markdown=figure1.figure1_markdown(fig1_table), smoke=scale.smoke)
 fig1 = figure1.plot_figure1(fig1_table)
-save_figure(fig1, "figure1")
+save_figure(fig1, "figure1", smoke=scale.smoke)
 display(figure1.figure1_markdown(fig1_table))  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
@@ -65,9 +65,9 @@ display(figure1.figure1_markdown(fig1_table))  # a pearl.tabular.Table shows as 
 with run.timer("figure4"):
     sample = figure4.type_sample(N_PER_GROUP, seed=SEED)
     fig4_table, projections = figure4.figure4_data(models, sample, methods=PROJECTIONS, seed=SEED)
-save_table(fig4_table.round(4), "figure4")
+save_table(fig4_table.round(4), "figure4", smoke=scale.smoke)
 fig4 = figure4.plot_figure4(projections, figure4.sample_groups(sample), fig4_table)
-save_figure(fig4, "figure4")
+save_figure(fig4, "figure4", smoke=scale.smoke)
 fig4_table.round(3)
 
 # %%

@@ -30,22 +30,20 @@ LATENCY_CANDIDATES: int = 50
 SEED: int = 0
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("06_explorer", globals(), __annotations__)
 
 from IPython.display import display
 
-from pearl import paths
 from pearl.display import explorer, similarity
 from pearl.models import load_labelled
-from pearl.provenance import Run
 
-STATIC = SMOKE or not INTERACTIVE
-VOCAB_SIZE = paths.smoke_or(VOCAB_SIZE, 300)
-run = Run("06_explorer", dict(SMOKE=SMOKE, INTERACTIVE=INTERACTIVE, MODELS=MODELS, MODELS_PRESET=MODELS_PRESET,
-                              QUERY=QUERY, VOCAB_SIZE=VOCAB_SIZE, LATENCY_CANDIDATES=LATENCY_CANDIDATES, SEED=SEED))
+scale = run.scale
+STATIC = scale.smoke or not INTERACTIVE
+VOCAB_SIZE = run.resolve(VOCAB_SIZE=scale.smoke_or(VOCAB_SIZE, 300))
 
 with run.timer("build_app"):
     names = MODELS or explorer.preset_models(MODELS_PRESET)
@@ -67,4 +65,4 @@ display(app.view(static=STATIC))
 
 # %%
 path = explorer.latency_study(run, app, models, vocabulary, variants, LATENCY_CANDIDATES,
-                              repeats=paths.smoke_or(3, 1), static=STATIC)
+                              repeats=scale.smoke_or(3, 1), static=STATIC)

@@ -42,20 +42,21 @@ THREADS: int = 0  # torch CPU threads for encoding (0 for torch's default; 1 whe
 WORKERS: int = 2  # models classified side by side in one-thread processes (1: in this kernel)
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("07_short_text", globals(), __annotations__)
 
 import pandas as pd
 from IPython.display import Markdown, display
 
-from pearl import models, paths
+from pearl import models
 from pearl.benchmark import scoring, short_text, table
 from pearl.benchmark.tasks import SUITES
-from pearl.provenance import Run
 
-run = Run("07_short_text", dict(SMOKE=SMOKE, MODELS=MODELS, PEARL_MODELS=PEARL_MODELS, WORKERS=WORKERS, THREADS=THREADS))
+scale = run.scale
+WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 pearl_dirs = models.named_folders(PEARL_MODELS)
 print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
@@ -68,7 +69,7 @@ print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %%
 with run.timer("build_sets"):
-    sets = short_text.build(paths.scaled("full"))
+    sets = short_text.build(scale.scaled("full"))
 summary = short_text.summaries(sets)
 display(pd.DataFrame(summary))
 short_atis = short_text.atis_short_queries(3)
@@ -85,7 +86,7 @@ print(f"ATIS training queries of at most 3 tokens: {short_atis}")
 # %%
 names = models.display_names(MODELS, pearl_dirs)
 with run.timer("classify"):
-    rows = scoring.run_models(names, SUITES["table2"], size=paths.scaled("full"), threads=THREADS,
+    rows = scoring.run_models(names, SUITES["table2"], size=scale.scaled("full"), threads=THREADS,
                               workers=WORKERS)
 
 # %% [markdown]
@@ -94,7 +95,7 @@ with run.timer("classify"):
 # `table.report` writes `results/table2.{csv,md,tex}`.
 
 # %%
-tbl, md = table.report(rows, table.TABLE2, models.folder_names(pearl_dirs), summary=summary)
+tbl, md = table.report(rows, table.TABLE2, models.folder_names(pearl_dirs), summary=summary, smoke=scale.smoke)
 display(Markdown(md))
 
 # %%

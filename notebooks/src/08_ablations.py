@@ -38,33 +38,32 @@ THREADS: int = 0  # torch CPU threads (0 for torch's default)
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("08_ablations", globals(), __annotations__)
 
 from IPython.display import display
 
-from pearl import paths
 from pearl.experiments import paper_beside, runs, tables
 from pearl.benchmark.tasks import SUITES
 from pearl.benchmark.scoring import run_models
 from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, train_models
-from pearl.provenance import Run, save_table
+from pearl.provenance import save_table
 
-profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
-ablations = paths.smoke_subset(ABLATIONS, 1)
-seeds = paths.smoke_subset(SEEDS)
-short_arms = [a for a in SHORT_TEXT_ARMS if a in ablations]
-run = Run("08_ablations", dict(SMOKE=SMOKE, PROFILE=profile, SEEDS=seeds, ABLATIONS=ablations,
-                               SHORT_TEXT_ARMS=short_arms, SIZE=size, THREADS=THREADS, WORKERS=WORKERS))
+scale = run.scale
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+ablations, seeds = run.resolve(ABLATIONS=scale.subset(ABLATIONS, 1), SEEDS=scale.subset(SEEDS))
+short_arms = run.resolve(SHORT_TEXT_ARMS=runs.among(SHORT_TEXT_ARMS, ablations))
+WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 
 # %% [markdown]
 # ## Train the full recipe and each variant (reused when already trained)
 
 # %%
 with run.timer("train"):
-    folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS)
+    folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS, scale=scale)
 runs.trained_names(folders)
 
 # %% [markdown]
@@ -78,7 +77,7 @@ comparison = tables.compare(groups, reference="")
 md = paper_beside.table3_markdown(comparison, ABLATION_LABELS,
                                   header=f"Table 3 re-run ({profile} profile, {len(seeds)} seeds, {size} benchmark)")
 save_table(comparison, "table3", markdown=md,
-           latex=paper_beside.table3_latex(comparison, ABLATION_LABELS, caption=paper_beside.TABLE3_CAPTION))
+           latex=paper_beside.table3_latex(comparison, ABLATION_LABELS, caption=paper_beside.TABLE3_CAPTION), smoke=scale.smoke)
 display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
@@ -88,10 +87,7 @@ display(md)  # a pearl.tabular.Table shows as its Markdown
 # ablations lower the average, as the paper's claim (each part helps) predicts.
 
 # %%
-average = comparison[(comparison["column"] == "average") & (comparison["recipe"] != "")]
-summary = {"seed_std_average": tables.seed_std(groups), "beyond_noise": tables.beyond_noise(comparison),
-           "lower_average": int((average["delta"] < 0).sum()), "ablations": len(average),
-           "lower_average_beyond_noise": int(((average["delta"] < 0) & (average["p"] < tables.ALPHA)).sum())}
+summary = tables.ablation_summary(comparison, groups, reference="")
 summary
 
 # %% [markdown]
@@ -104,10 +100,10 @@ summary
 
 # %%
 with run.timer("short_text"):
-    arms = {r: folders[r] for r in ["", *short_arms]}
-    short_scores = run_models(arms, size=paths.scaled("full"), datasets=SUITES["table2"], threads=THREADS,
+    arms = runs.pick(folders, ["", *short_arms])
+    short_scores = run_models(arms, size=scale.scaled("full"), datasets=SUITES["table2"], threads=THREADS,
                               workers=WORKERS)
-    short = tables.add_short_text(groups[groups["recipe"].isin(arms)], short_scores)
+    short = tables.add_short_text(tables.of_recipes(groups, arms), short_scores)
 short_comparison = tables.compare(short, reference="", columns=[tables.SHORT_TEXT])
 short_comparison
 

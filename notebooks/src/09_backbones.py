@@ -44,14 +44,14 @@ THREADS: int = 0
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("09_backbones", globals(), __annotations__)
 
 from IPython.display import display
 
-from pearl import paths
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
 from pearl.benchmark.scoring import run_models
@@ -59,17 +59,16 @@ from pearl.benchmark.table import TABLE2, tidy
 from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
-from pearl.provenance import Run, save_figure, save_table
+from pearl.provenance import save_figure, save_table
 
-profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
-seeds = paths.smoke_subset(SEEDS)
-backbones = paths.smoke_or(BACKBONES, BACKBONES[-1:])  # SMOKE: the cheapest one (the last)
-share = table4.phrase_share(PHRASE_SHARE, profile)
-control_on = paths.smoke_or([b for b in CONTROL_ON if b in backbones], backbones)  # SMOKE: the control path too
-short_on = paths.smoke_or([b for b in SHORT_TEXT_ON if b in backbones], backbones)  # SMOKE: the short-text path too
-run = Run("09_backbones", dict(SMOKE=SMOKE, PROFILE=profile, BACKBONES=backbones, CONTROL_ON=control_on,
-                               SHORT_TEXT_ON=short_on, SEEDS=seeds, PHRASE_SHARE=share, SIZE=size, THREADS=THREADS,
-                               WORKERS=WORKERS))
+scale = run.scale
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+seeds, WORKERS = run.resolve(SEEDS=scale.subset(SEEDS), WORKERS=scale.workers(WORKERS))
+backbones = run.resolve(BACKBONES=scale.smoke_or(BACKBONES, BACKBONES[-1:]))  # SMOKE: the cheapest one (the last)
+share = run.resolve(PHRASE_SHARE=table4.phrase_share(PHRASE_SHARE, profile))
+control_on, short_on = run.resolve(  # SMOKE: the control and short-text paths too
+    CONTROL_ON=scale.smoke_or(runs.among(CONTROL_ON, backbones), backbones),
+    SHORT_TEXT_ON=scale.smoke_or(runs.among(SHORT_TEXT_ON, backbones), backbones))
 sources, recipes = table4.recipes(backbones, share)  # offline backbones are cut from MiniLM on first use
 controls = table4.control_recipes({b: recipes[b] for b in control_on})
 
@@ -78,7 +77,7 @@ controls = table4.control_recipes({b: recipes[b] for b in control_on})
 
 # %%
 with run.timer("train"):
-    train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS)
+    train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS, scale=scale)
     trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
     originals = tables.group_frame(run_models(runs.as_groups(sources), size=size, threads=THREADS,
@@ -93,14 +92,14 @@ with run.timer("score"):
 table = table4.with_labels(tables.gains(after, originals, control=control))
 md = paper_beside.table4_markdown(table, header=f"Table 4 re-run ({profile} profile, {len(seeds)} seeds, {size} "
                                   "benchmark; average of the five task groups)")
-save_table(table, "table4", markdown=md)
+save_table(table, "table4", markdown=md, smoke=scale.smoke)
 display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
 # Per task group, for the reader who wants to see where each backbone gains:
 
 # %%
-per_group = after.groupby("recipe")[tables.COLUMNS].mean().sub(originals.set_index("recipe")[tables.COLUMNS])
+per_group = tables.gain_per_group(after, originals)
 per_group.round(2)
 
 # %% [markdown]
@@ -115,12 +114,12 @@ per_group.round(2)
 
 # %%
 with run.timer("short_text"):
-    short_trained = tidy(run_models({b: trained[b] for b in short_on}, size=paths.scaled("full"),
+    short_trained = tidy(run_models(runs.pick(trained, short_on), size=scale.scaled("full"),
                                     datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
-    short_originals = tidy(run_models(runs.as_groups({b: sources[b] for b in short_on}), size=paths.scaled("full"),
+    short_originals = tidy(run_models(runs.as_groups(runs.pick(sources, short_on)), size=scale.scaled("full"),
                                       datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
 short_table = table4.short_text_gains(short_trained, short_originals)
-save_table(short_table.round(3), "table4_short_text")
+save_table(short_table.round(3), "table4_short_text", smoke=scale.smoke)
 short_table.round(2)
 
 # %% [markdown]
@@ -133,13 +132,14 @@ short_table.round(2)
 
 # %%
 with run.timer("figure4_raw_lm"):
-    panels = runs.first_seeds({b: [sources[b]] for b in control_on or backbones}, trained, simcse)
+    panels = runs.first_seeds(runs.as_groups(runs.pick(sources, control_on or backbones)), trained, simcse)
     fig4_models = load_labelled(panels)
-    sample = figure4.type_sample(paths.smoke_or(100, 10), seed=0)
+    sample = figure4.type_sample(scale.smoke_or(100, 10), seed=0)
     fig4_table, projections = figure4.figure4_data(fig4_models, sample, seed=0)
-save_table(fig4_table.round(4), "figure4_raw_lm")
-save_figure(figure4.plot_figure4(projections, figure4.sample_groups(sample), fig4_table), "figure4_raw_lm")
-fig4_table[fig4_table["space"] == "embedding"].round(3)
+save_table(fig4_table.round(4), "figure4_raw_lm", smoke=scale.smoke)
+save_figure(figure4.plot_figure4(projections, figure4.sample_groups(sample), fig4_table), "figure4_raw_lm",
+            smoke=scale.smoke)
+figure4.in_space(fig4_table, "embedding").round(3)
 
 # %%
 path = run.save(metrics={"table": table.to_dict("records"), "gain_per_group": per_group.round(3).to_dict("index"),

@@ -25,29 +25,25 @@ THREADS: int = 0
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("10_hyperparameters", globals(), __annotations__)
 
-import pandas as pd
-
-from pearl import paths
 from pearl.benchmark.scoring import run_models
 from pearl.display.figure5 import plot_hyperparameters, untrained_bird
 from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, train_models
-from pearl.provenance import Run, save_figure, save_table
+from pearl.provenance import save_figure, save_table
 from pearl.training.profiles import FIGURE5_SEEDS
 
-profile = paths.scaled(PROFILE)  # "smoke" in a SMOKE run
+scale = run.scale
+profile, WORKERS = run.resolve(PROFILE=scale.scaled(PROFILE), WORKERS=scale.workers(WORKERS))  # "smoke" in a SMOKE run
 # SMOKE: two points of each curve (the hard-negative counts from the end: 2, the full recipe's, is among them)
-lrs, negatives = paths.smoke_subset(LRS), paths.smoke_or(HARD_NEGATIVES, HARD_NEGATIVES[-2:])
-seeds = paths.smoke_subset(SEEDS if SEEDS is not None else FIGURE5_SEEDS[profile])  # a rehearsal: 2 of the gpu's 3
-noise_seeds = paths.smoke_subset(NOISE_SEEDS)
-run = Run("10_hyperparameters", dict(SMOKE=SMOKE, PROFILE=profile, LRS=lrs, HARD_NEGATIVES=negatives,
-                                     CHOSEN_LR=CHOSEN_LR, SEEDS=seeds, NOISE_SEEDS=noise_seeds, THREADS=THREADS,
-                                     WORKERS=WORKERS))
+lrs, negatives = run.resolve(LRS=scale.subset(LRS), HARD_NEGATIVES=scale.smoke_or(HARD_NEGATIVES, HARD_NEGATIVES[-2:]))
+seeds = run.resolve(SEEDS=scale.subset(SEEDS or FIGURE5_SEEDS[profile]))  # a rehearsal: 2 of the gpu's 3
+noise_seeds = run.resolve(NOISE_SEEDS=scale.subset(NOISE_SEEDS))
 grid = curves.hyperparameter_grid(lrs, negatives, CHOSEN_LR)  # (parameter, value, recipe)
 full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
@@ -56,19 +52,19 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
 # %%
 with run.timer("train"):
-    folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS)
-    noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS)[full.name]
+    folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS, scale=scale)
+    noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS, scale=scale)[full.name]
 with run.timer("score"):
-    bird = pd.DataFrame(run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
-                                   threads=THREADS, workers=WORKERS))
+    bird = run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
+                      threads=THREADS, workers=WORKERS)
 points = curves.grid_points(bird, grid, seeds, folders)
-noise = float(bird.loc[bird["group"] == "noise", "score"].std(ddof=1))
+noise = curves.seed_noise(bird, "noise")
 points
 
 # %%
 fig = plot_hyperparameters(points, noise, reference={"lr": CHOSEN_LR, "hard_negatives": 2}, untrained=untrained_bird())
-save_figure(fig, "figure5")
-save_table(points, "figure5")
+save_figure(fig, "figure5", smoke=scale.smoke)
+save_table(points, "figure5", smoke=scale.smoke)
 
 # %%
 path = run.save(metrics={"points": points.to_dict("records"), "bird_seed_std": noise,

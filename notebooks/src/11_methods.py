@@ -43,22 +43,22 @@ SEED: int = 0
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("11_methods", globals(), __annotations__)
 
-from pearl import models, paths
+from pearl import models
 from pearl.corpus import diversity as lexical
 from pearl.corpus.augment import load_tables
 from pearl.corpus.store import read_corpus
-from pearl.provenance import Run, save_figure, save_table
+from pearl.provenance import save_figure, save_table
 from pearl.training.methods import positive_kinds, positive_samples
 
-DIVERSITY_PHRASES = paths.smoke_or(DIVERSITY_PHRASES, 300)
-run = Run("11_methods", dict(SMOKE=SMOKE, PROFILE=PROFILE, SEEDS=SEEDS, METHODS=METHODS, LABEL_SHARES=LABEL_SHARES,
-                             LABEL_SEEDS=LABEL_SEEDS, WORKERS=WORKERS,
-                             DIVERSITY_PHRASES=DIVERSITY_PHRASES, SEED=SEED))
+scale = run.scale
+DIVERSITY_PHRASES = run.resolve(DIVERSITY_PHRASES=scale.smoke_or(DIVERSITY_PHRASES, 300))
+WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 
 # %% [markdown]
 # ## 1 · Lexical diversity of the positives
@@ -78,7 +78,7 @@ with run.timer("positives"):
     samples = positive_samples(phrases, tables, seed=SEED, methods=positive_kinds(METHODS))
 with run.timer("diversity"):
     diversity = lexical.diversity_table(samples)
-save_table(diversity.round(3).reset_index(), "methods_lexical_diversity")
+save_table(diversity.round(3).reset_index(), "methods_lexical_diversity", smoke=scale.smoke)
 diversity.round(3)
 
 # %% [markdown]
@@ -110,11 +110,11 @@ from pearl.benchmark.tasks import SUITES
 from pearl.benchmark.scoring import run_models
 from pearl.experiments.runner import recipes_for_methods, train_models
 
-profile, size = paths.scaled(PROFILE), paths.scaled("sweep")  # "smoke" in a SMOKE run
-seeds, methods = paths.smoke_subset(SEEDS), paths.smoke_subset(METHODS)
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE)), scale.scaled("sweep")  # "smoke" in a SMOKE run
+seeds, methods = run.resolve(SEEDS=scale.subset(SEEDS), METHODS=scale.subset(METHODS))
 recipes = recipes_for_methods(methods)
 with run.timer("train"):
-    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS)  # several recipes named ""
+    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, scale=scale)  # several recipes named ""
     folders = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
     scores = run_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
@@ -127,7 +127,7 @@ md = tables.wide_markdown(comparison, labels, header=f"Methods on one trainer ({
                           f"{len(seeds)} seeds; the five groups and their Average on the {size} benchmark, "
                           f"short text = mean accuracy over Table 2's four sets at {size} size; "
                           f"arrows against PEARL)")
-save_table(comparison, "methods", markdown=md)
+save_table(comparison, "methods", markdown=md, smoke=scale.smoke)
 display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
@@ -141,17 +141,17 @@ display(md)  # a pearl.tabular.Table shows as its Markdown
 # %%
 from pearl.display.figure5 import plot_label_efficiency
 
-shares = curves.label_shares(LABEL_SHARES)
-label_seeds = paths.smoke_or(LABEL_SEEDS, seeds[:1])
+shares = curves.label_shares(LABEL_SHARES, scale)
+label_seeds = run.resolve(LABEL_SEEDS=scale.smoke_or(LABEL_SEEDS, seeds[:1]))
 with run.timer("train_labels"):
     pause = curves.pause_recipes(shares)
-    trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS)
+    trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS, scale=scale)
     label_folders = curves.by_share(trained, pause)
 with run.timer("score_labels"):
     label_scores = tables.group_frame(run_models(label_folders, size=size, workers=WORKERS))
 curve = curves.label_curve(label_scores, groups)  # PAUSE at 100 %: section 2's models
 fig = plot_label_efficiency(curve[["share", "average"]])
-save_figure(fig, "figure_pause_labels")
+save_figure(fig, "figure_pause_labels", smoke=scale.smoke)
 
 # %%
 noise = {"seed_std_average": tables.seed_std(groups), "beyond_noise_vs_pearl": tables.beyond_noise(comparison),

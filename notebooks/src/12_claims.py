@@ -37,18 +37,18 @@ SMOKE: bool = False
 RESULTS_FROM: str = ""  # a results folder to read; "" for the repository's results/
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("12_claims", globals(), __annotations__)
 
 import pandas as pd
 
 from pearl.benchmark import paper
 from pearl.claims import ours, report
-from pearl.provenance import Run, save_figure
+from pearl.provenance import save_figure
 
-run = Run("12_claims", dict(SMOKE=SMOKE, RESULTS_FROM=RESULTS_FROM))
 results = ours.Results(RESULTS_FROM or None)
 
 # %% [markdown]
@@ -78,9 +78,9 @@ print(report.reasons(ledger))
 # only show an arrow at zero.
 
 # %%
-report.save(ledger)
+report.save(ledger, smoke=run.scale.smoke)
 fig = report.plot(ledger)
-save_figure(fig, "claims")
+save_figure(fig, "claims", smoke=run.scale.smoke)
 fig
 
 # %% [markdown]

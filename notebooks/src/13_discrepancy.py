@@ -40,10 +40,11 @@ SIZE: str = "sweep"
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes
 
 # %%
-# the parameters above, checked against their types (a list passed with -p fails here)
-from pearl.params import check_params
+# the parameters above, checked against their types (a list passed with -p fails here); the run's
+# record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
+from pearl.preamble import start
 
-check_params(globals(), __annotations__)
+run = start("13_discrepancy", globals(), __annotations__)
 
 from IPython.display import Markdown, display
 
@@ -51,12 +52,13 @@ from pearl import paths
 from pearl.corpus import variants
 from pearl.display import discrepancy as show
 from pearl.experiments import discrepancy, references
-from pearl.provenance import Run, save_figure, save_table
+from pearl.provenance import save_figure, save_table
 
-profile, size = paths.scaled(PROFILE), paths.scaled(SIZE)  # "smoke" in a SMOKE run
-cells = discrepancy.design(DESIGN)  # SMOKE: three tiny MiniLM configurations
+scale = run.scale
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
+cells = discrepancy.design(DESIGN, scale)  # SMOKE: three tiny MiniLM configurations
 name = discrepancy.output_name(DESIGN)  # results/<name>.*: each design has its own files
-run = Run("13_discrepancy", dict(SMOKE=SMOKE, PROFILE=profile, DESIGN=DESIGN, SIZE=size, WORKERS=WORKERS))
 show.design_frame(cells)
 
 # %% [markdown]
@@ -64,7 +66,7 @@ show.design_frame(cells)
 
 # %%
 with run.timer("train_and_score"):
-    gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS)
+    gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS, scale=scale)
 corpora = show.corpora_frame(cells)
 corpora
 
@@ -74,7 +76,7 @@ corpora
 # %%
 table = discrepancy.summary(gains)
 md = show.markdown(table, size, profile)
-save_table(table, name, markdown=md)
+save_table(table, name, markdown=md, smoke=scale.smoke)
 display(md)  # a pearl.tabular.Table shows as its Markdown
 
 # %% [markdown]
@@ -83,7 +85,7 @@ display(md)  # a pearl.tabular.Table shows as its Markdown
 # %%
 pairs, factors = discrepancy.factors(gains)
 fmd = show.factors_markdown(factors, pairs)
-save_table(factors, f"{name}_factors", markdown=fmd)
+save_table(factors, f"{name}_factors", markdown=fmd, smoke=scale.smoke)
 display(fmd)
 
 # %% [markdown]
@@ -94,7 +96,7 @@ display(fmd)
 
 # %%
 dmd = show.datasets_markdown(datasets)
-save_table(datasets, f"{name}_datasets", markdown=dmd)
+save_table(datasets, f"{name}_datasets", markdown=dmd, smoke=scale.smoke)
 display(dmd)
 
 # %% [markdown]
@@ -104,7 +106,7 @@ display(dmd)
 paper = references.paper_gains()
 gpu = references.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
 fig = show.plot_gains(table, gains, paper, extra=gpu)
-save_figure(fig, name)
+save_figure(fig, name, smoke=scale.smoke)
 
 # %% [markdown]
 # ## The two views of the embedding: what me5-small's loss on BC5CDR was

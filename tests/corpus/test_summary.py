@@ -3,18 +3,21 @@ from collections import Counter
 
 import pytest
 from pearl.corpus import build, summary, wikipedia
+from pearl.scale import REHEARSAL, SMOKE
 
 
-def test_corpus_name_and_sample(monkeypatch):
+def test_corpus_name_and_sample():
     assert summary.check_corpus("wikipedia") == "wikipedia"
     with pytest.raises(ValueError, match="'wikitext2' or 'wikipedia'"):
         summary.check_corpus("wiki")
-    monkeypatch.setenv("PEARL_SMOKE", "")
     assert summary.wikipedia_sample("cpu") == build.PROFILE_SAMPLES["cpu"]
     assert summary.wikipedia_sample("cpu", max_articles=5) == wikipedia.Sample(stride=30, max_articles=5)
     assert summary.wikipedia_sample("gpu", stride=7) == wikipedia.Sample(stride=7)
-    monkeypatch.setenv("PEARL_SMOKE", "1")
-    assert summary.wikipedia_sample("gpu") == build.PROFILE_SAMPLES["smoke"]
+    assert summary.wikipedia_sample("gpu", scale=SMOKE) == build.PROFILE_SAMPLES["smoke"]
+    assert summary.wikipedia_sample("gpu", scale=REHEARSAL).max_articles == summary.REHEARSAL_ARTICLES
+    assert summary.training_corpus("gpu", scale=SMOKE) == summary.PROFILE_CORPUS["smoke"]
+    assert (summary.build_processes("cpu", 4), summary.build_processes("cpu", 4, SMOKE),
+            summary.build_processes("gpu", 4, REHEARSAL)) == (4, 1, 2)
 
 
 def test_lines_filters_and_labels():

@@ -1,5 +1,6 @@
 """Figure 5's grid and points, PAUSE's label-efficiency curve, on hand-made scores."""
 import pandas as pd
+import pytest
 from pearl.experiments import curves
 from pearl.experiments.runner import ablation, hyperparameter_recipe
 
@@ -20,13 +21,15 @@ def test_points_take_each_folders_bird_score_and_best_takes_the_seed_mean():
     assert points.values.tolist() == [["lr", 1.0, "", 0, 60.0], ["lr", 1.0, "", 1, 62.0],
                                       ["lr", 2.0, "no-char-aug", 0, 65.0], ["lr", 2.0, "no-char-aug", 1, 58.0]]
     assert curves.best_values(points) == {"lr": 2.0}  # seed means 61.0 and 61.5, not the best single seed (65)
+    assert curves.seed_noise(bird, "no-char-aug") == pytest.approx(4.949747, abs=1e-6)  # |65 - 58| / sqrt(2)
+    assert curves.seed_noise(bird.to_dict("records"), "") == pytest.approx(2 ** 0.5)  # rows work too
 
 
-def test_label_curve_adds_the_fully_labelled_models_at_share_one(monkeypatch):
-    monkeypatch.setenv("PEARL_SMOKE", "")
+def test_label_curve_adds_the_fully_labelled_models_at_share_one():
+    from pearl.scale import SMOKE
+
     assert curves.label_shares([0.01, 0.1, 1.0]) == [0.01, 0.1]
-    monkeypatch.setenv("PEARL_SMOKE", "1")
-    assert curves.label_shares([0.01, 0.1, 1.0]) == [0.01]
+    assert curves.label_shares([0.01, 0.1, 1.0], SMOKE) == [0.01]
     pause = curves.pause_recipes([0.05])
     assert pause[0.05].method == "pause" and pause[0.05].config == {"label_share": 0.05}
     assert curves.by_share({pause[0.05].name: ["f"]}, pause) == {0.05: ["f"]}

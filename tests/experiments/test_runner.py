@@ -1,5 +1,6 @@
 """Train-or-reuse: a model is retrained exactly when its recipe, profile or training files change."""
 import json
+import os
 
 import pytest
 
@@ -28,7 +29,7 @@ def fake_training(monkeypatch, tmp_path):
         corpus = [r for r in CORPUS if r[0] in NEGS] if anchors_only else CORPUS
         return corpus, NEGS, {}
 
-    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None):
+    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None, smoke=False):
         calls.append({"folder": out_dir.name, "corpus": corpus, "negs": negs, "cfg": cfg})
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "pearl.json").write_text(json.dumps({"train_config": {}, **(extra or {})}))
@@ -129,13 +130,15 @@ def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):
     roots = []
     monkeypatch.setattr(runner, "_stored_key", lambda folder: roots.append(folder) and None)
 
-    def stop(folder):
+    def stop(folder, smoke):
+        assert smoke, "a smoke-profile call is a SMOKE run"
         raise RuntimeError(f"would write {folder}")
 
     monkeypatch.setattr(export, "refuse_full", stop)  # stop before anything is written
     with pytest.raises(RuntimeError, match=f"would write {paths.ROOT / paths.SMOKE_ROOT}/models/pearl-minilm-seed0"):
         train_models([ablation("")], [0], profile="smoke", log=lambda _: None)
-    assert roots and all(f.is_relative_to(paths.ROOT / paths.SMOKE_ROOT) for f in roots) and not paths.smoke()
+    assert roots and all(f.is_relative_to(paths.ROOT / paths.SMOKE_ROOT) for f in roots)
+    assert "PEARL_OUTPUT" not in os.environ and paths.output_root() == paths.ROOT  # the root as it found it
 
 
 def test_recipe_lists_of_the_ablation_and_method_notebooks():

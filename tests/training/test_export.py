@@ -120,23 +120,20 @@ def test_not_a_pearl_folder_names_the_fix(tmp_path):
 def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp_path, monkeypatch):
     import shutil
 
-    from pearl import paths
-
     model, tok, full = exported
-    monkeypatch.setenv(paths.SMOKE_ENV, "1")
-    smoke = export(model, tok, tmp_path / "pearl-tiny-smoke", labels=LABELS)
+    smoke = export(model, tok, tmp_path / "pearl-tiny-smoke", labels=LABELS, smoke=True)
     assert json.loads((smoke / "pearl.json").read_text())["SMOKE"].startswith("SMOKE run")
     assert "**SMOKE run" in (smoke / "README.md").read_text()
-    export(model, tok, smoke, labels=LABELS)  # a smoke folder may be rewritten by a smoke run
+    export(model, tok, smoke, labels=LABELS, smoke=True)  # a smoke folder may be rewritten by a smoke run
     copy = shutil.copytree(full, tmp_path / "full")
     with pytest.raises(FileExistsError, match="holds a full-size model and this is a SMOKE run"):
-        export(model, tok, copy, labels=LABELS)
+        export(model, tok, copy, labels=LABELS, smoke=True)
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     info = copy / "pearl.json"
     info.write_text(info.read_text()[:40])  # cut short: its scale cannot be told, so it is refused too
     before[info] = info.read_bytes()
     with pytest.raises(FileExistsError, match=r"pearl.json is not valid JSON .*cannot tell .*scratch folder"):
-        export(model, tok, copy, labels=LABELS)
+        export(model, tok, copy, labels=LABELS, smoke=True)
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
 
 
@@ -156,7 +153,7 @@ def test_model_cards_get_their_table1_row(tmp_path):
     folder = tmp_path / "pearl-minilm-seed0"
     folder.mkdir()
     (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder])
+    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=False)
     card = (folder / "README.md").read_text()
     assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card
 
@@ -166,6 +163,5 @@ def test_a_smoke_run_leaves_model_cards_alone(tmp_path, monkeypatch):
 
     folder = tmp_path / "pearl-minilm-seed0"
     folder.mkdir()
-    monkeypatch.setenv("PEARL_SMOKE", "1")
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder])
+    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=True)
     assert not (folder / "README.md").exists()

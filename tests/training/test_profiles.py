@@ -47,15 +47,14 @@ def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
 
 
 def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its_sizes(monkeypatch):
-    from pearl import paths
+    from pearl.scale import REHEARSAL as REHEARSAL_SCALE, SMOKE
     from pearl.training.profiles import REHEARSAL, config_for
 
     cfg, data = config_for("gpu")
     assert (cfg.steps, cfg.epochs, cfg.batch_size, cfg.lr, cfg.gamma, cfg.decay_every) == (None, 2, 512, 3e-5, 0.98, 2000)
     assert data == {"max_phrases": None, "anchors_only": False} and cfg.num_workers > 0
-    monkeypatch.setenv(paths.REHEARSAL_ENV, "1")
-    paths.set_smoke(True)
-    small, data = config_for("gpu")
+    assert config_for("gpu", SMOKE)[0].batch_size == 512  # a SMOKE run that is no rehearsal: the profile as it is
+    small, data = config_for("gpu", REHEARSAL_SCALE)
     assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
     assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
     assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins

@@ -200,8 +200,7 @@ def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = 
           name: str | None = None):
     """``results/<name>.{csv,md,tex}`` (the suite's name by default) from the tidy ``table`` (seed
     mean included); ``(table, markdown)``. ``summary``: Table 2's set descriptions, noted under it.
-    SMOKE in a SMOKE process (:func:`pearl.paths.smoke`) whatever ``smoke`` says."""
-    smoke = smoke or paths.smoke()
+    ``smoke``: labelled SMOKE (the caller's :class:`pearl.scale.Scale` says)."""
     mean_key = models.mean_label("pearl", backbone)
     kind, retrieval = "rebuilt dictionary", []
     if set(suite.datasets) & {"yago", "umls"}:

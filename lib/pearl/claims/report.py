@@ -207,9 +207,8 @@ def latex(table, smoke: bool = False) -> Table:
 
 
 def save(table, smoke: bool = False) -> list:
-    """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`); SMOKE in a
-    SMOKE process (:func:`pearl.paths.smoke`) whatever ``smoke`` says."""
-    smoke = smoke or paths.smoke()
+    """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`); labelled
+    SMOKE when ``smoke`` (the caller's :class:`pearl.scale.Scale` says)."""
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
     body = {"counts": counts(table), "by_backbone": by_backbone(table), "holm_family": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import paths
+from ..scale import FULL, Scale
 from . import build, wikipedia
 from .phrases import LABELS, select
 
@@ -27,28 +28,28 @@ WHOLE_CORPUS_RECORD = f"results/{WHOLE_CORPUS}.json"
 #: paper trains on Wikipedia (3.8M phrases seen at least twice), so the gpu profile does; the cpu
 #: profile's budget sees a few thousand phrases, which WikiText-2 holds
 PROFILE_CORPUS = {"smoke": "wikitext2", "cpu": "wikitext2", "gpu": "wikipedia"}
-#: articles a rehearsal's whole-corpus build parses (:func:`pearl.paths.rehearsal`)
+#: articles a rehearsal's whole-corpus build parses (:class:`pearl.scale.Scale` ``rehearsal``)
 REHEARSAL_ARTICLES = 4
 
 
-def training_corpus(profile: str, given: str | None = None) -> str:
+def training_corpus(profile: str, given: str | None = None, scale: Scale = FULL) -> str:
     """The training corpus notebook 01 writes: ``given``, else the profile's (:data:`PROFILE_CORPUS`,
     ``"smoke"``'s in a SMOKE run that is no rehearsal), checked by :func:`check_corpus`.
 
     >>> training_corpus("gpu"), training_corpus("cpu"), training_corpus("gpu", "wikitext2")
     ('wikipedia', 'wikitext2', 'wikitext2')
     """
-    return check_corpus(given or PROFILE_CORPUS[paths.scaled(profile)])
+    return check_corpus(given or PROFILE_CORPUS[scale.scaled(profile)])
 
 
-def build_processes(profile: str, given: int | None = None) -> int:
+def build_processes(profile: str, given: int | None = None, scale: Scale = FULL) -> int:
     """spaCy worker processes of notebook 01's parses: 1 in a SMOKE run (2 in a rehearsal, which
     keeps the multi-process path); else ``given``, or 2 on the cpu profile and every core of the
     machine on the gpu profile (its whole-corpus build is CPU-bound)."""
     import os
 
-    if paths.smoke():
-        return 2 if paths.rehearsal() else 1
+    if scale.smoke:
+        return 2 if scale.rehearsal else 1
     return given or (os.cpu_count() or 2 if profile == "gpu" else 2)
 
 
@@ -59,11 +60,11 @@ def check_corpus(name: str) -> str:
     return name
 
 
-def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0) -> wikipedia.Sample:
+def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, scale: Scale = FULL) -> wikipedia.Sample:
     """The Wikipedia sample to build: the profile's (:data:`pearl.corpus.build.PROFILE_SAMPLES`;
     ``"smoke"`` in a SMOKE run, the first :data:`REHEARSAL_ARTICLES` in a rehearsal), unless ``stride`` or ``max_articles`` is given (0: the profile's stride, no cap)."""
-    sample = build.PROFILE_SAMPLES[paths.scaled(profile)]
-    if paths.rehearsal():  # the profile's sample (every article on gpu), on its first few articles
+    sample = build.PROFILE_SAMPLES[scale.scaled(profile)]
+    if scale.rehearsal:  # the profile's sample (every article on gpu), on its first few articles
         sample = wikipedia.Sample(stride=sample.stride, max_articles=REHEARSAL_ARTICLES)
     if stride or max_articles:
         sample = wikipedia.Sample(stride=stride or sample.stride, max_articles=max_articles)

@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import paths
+from ..scale import FULL, Scale
 from . import build, wikipedia
 
 @dataclass(frozen=True)
@@ -100,7 +101,7 @@ def wikitext2_tokens() -> int:
     return sum(len(line.split()) for line in wikitext2_lines())
 
 
-def _wikitext2_rows(n_process: int, log) -> tuple[list, dict]:
+def _wikitext2_rows(n_process: int, log, scale: Scale) -> tuple[list, dict]:
     """WikiText-2's rows as notebook 01 makes them on the cpu profile (min freq 1, + WordNet lemmas;
     SMOKE: its first 300 lines, no lexicon), for a run whose data notebooks built another corpus."""
     from ..data import wikitext2_lines
@@ -108,7 +109,7 @@ def _wikitext2_rows(n_process: int, log) -> tuple[list, dict]:
     from .phrases import clean_wikitext, count_phrases, load_nlp, select
     from .store import merge_sources
 
-    smoke = paths.smoke()
+    smoke = scale.smoke
     lines = wikitext2_lines()[:300] if smoke else wikitext2_lines()
     log(f"wikitext2: parse {len(lines):,} lines (the data notebooks built another corpus)")
     counts = count_phrases(map(clean_wikitext, lines), load_nlp(), n_process=n_process, batch_size=32, total=len(lines))
@@ -117,14 +118,14 @@ def _wikitext2_rows(n_process: int, log) -> tuple[list, dict]:
     return merge_sources(select(counts, 1), [] if smoke else wordnet_phrases(), corpus="wikitext2"), about
 
 
-def _rows(name: str, corpus: Corpus, n_process: int, log) -> tuple[list, dict]:
+def _rows(name: str, corpus: Corpus, n_process: int, log, scale: Scale) -> tuple[list, dict]:
     """(phrase, label, freq, source) rows of a Wikipedia corpus and what it holds."""
     from .lexicon import wordnet_phrases
     from .store import merge_sources
 
     if corpus.source == "wikitext2":
-        return _wikitext2_rows(n_process, log)
-    smoke = paths.smoke()  # SMOKE: notebook 01's two-article sample, merged whole, no lexicon
+        return _wikitext2_rows(n_process, log, scale)
+    smoke = scale.smoke  # SMOKE: notebook 01's two-article sample, merged whole, no lexicon
     samples = (build.PROFILE_SAMPLES["smoke"],) if smoke else corpus.samples
     dirs = []
     for sample in samples:  # each build resumes from its chunks (notebook 01's is reused)
@@ -133,14 +134,15 @@ def _rows(name: str, corpus: Corpus, n_process: int, log) -> tuple[list, dict]:
                                 progress=False))
     first = _same_size_chunks(dirs[0], wikitext2_tokens()) if corpus.same_size_as_wikitext2 and not smoke else 0
     rows, stats = build.merge(dirs, min_freq=1 if smoke else 2, first_chunks=first)
-    about = {"corpus": name, "wordnet": True, "smoke": paths.smoke(), "description": corpus.description,
+    about = {"corpus": name, "wordnet": True, "smoke": smoke, "description": corpus.description,
              "sample": [s.as_dict() for s in corpus.samples], "first_chunks": first or None,
              "tokens": stats["tokens"], "articles": stats["articles"], "distinct": stats["distinct"], "kept": stats["kept"]}
     return merge_sources(rows, [] if smoke else wordnet_phrases(), corpus="wikipedia"), about
 
 
-def prepare(name: str, n_process: int = 2, log=print) -> dict:
-    """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``."""
+def prepare(name: str, n_process: int = 2, log=print, scale: Scale = FULL) -> dict:
+    """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``. At SMOKE
+    ``scale`` it builds from notebook 01's tiny sample, without the lexicon."""
     from .store import read_about, read_rows, write_corpus
     from .training_tables import DEFAULTS, build_training_tables
 
@@ -157,10 +159,10 @@ def prepare(name: str, n_process: int = 2, log=print) -> dict:
         return out
     t0 = time.perf_counter()
     if not out["corpus"].is_file():
-        rows, about = _rows(name, corpus, n_process, log)
+        rows, about = _rows(name, corpus, n_process, log, scale)
         write_corpus(rows, out["corpus"], about=about)
     phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
-    settings = replace(DEFAULTS, anchors=paths.smoke_or(DEFAULTS.anchors, 300))  # notebook 02's SMOKE size
+    settings = replace(DEFAULTS, anchors=scale.smoke_or(DEFAULTS.anchors, 300))  # notebook 02's SMOKE size
     log(f"{name}: {len(phrases):,} phrases; augmentation tables, hard negatives for the {settings.anchors:,} most "
         "frequent phrases")
     build_training_tables(phrases, folder(name), settings)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .. import paths
+from ..scale import FULL, Scale
 from .runner import Recipe, hyperparameter_recipe, method_recipe
 
 #: the number of hard negatives the learning-rate sweep holds fixed (the full recipe's)
@@ -41,15 +41,24 @@ def grid_points(bird, grid: Sequence[tuple[str, float, Recipe]], seeds: Sequence
                          for p, v, r in grid for s, f in zip(seeds, folders[r.name])])
 
 
+def seed_noise(scores, group: str = "noise") -> float:
+    """The std over seeds (ddof 1) of ``group``'s scores in ``scores`` (:func:`pearl.benchmark.scoring.run_models`'
+    grouped rows, or their frame): Figure 5's band, the full recipe retrained on other seeds."""
+    import pandas as pd
+
+    scores = pd.DataFrame(scores)
+    return float(scores.loc[scores["group"] == group, "score"].std(ddof=1))
+
+
 def best_values(points) -> dict:
     """``{parameter: the value with the highest mean score over seeds}`` of :func:`grid_points`."""
     best = points.groupby(["parameter", "value"])["score"].mean().groupby("parameter").idxmax().to_dict()
     return {parameter: where[1] for parameter, where in best.items()}
 
 
-def label_shares(shares: Sequence[float]) -> list[float]:
-    """The shares of labelled pairs PAUSE trains on apart from its full run (those below 1; the first alone in SMOKE)."""
-    return paths.smoke_subset([s for s in shares if s < 1], 1)
+def label_shares(shares: Sequence[float], scale: Scale = FULL) -> list[float]:
+    """The shares of labelled pairs PAUSE trains on apart from its full run (those below 1; the first alone at SMOKE ``scale``)."""
+    return scale.subset([s for s in shares if s < 1], 1)
 
 
 def pause_recipes(shares: Sequence[float]) -> dict[float, Recipe]:

@@ -37,6 +37,7 @@ from .. import models, paths
 from .. import workers as workers_
 from ..data import sha256
 from ..provenance import write_json
+from ..scale import Scale
 
 #: the paper's ablations (Table 3): the full recipe less one part each
 ABLATIONS = {
@@ -164,16 +165,16 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, threads: int = 0, log=None) -> str:
-    train_models([recipe], [seed], profile=profile, log=lambda _: None, **overrides)
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale, threads: int = 0, log=None) -> str:
+    train_models([recipe], [seed], profile=profile, log=lambda _: None, scale=scale, **overrides)
     return recipe.folder(seed).name
 
 
-def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
+def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale):
     """(TrainConfig, data options, recipe key) of one recipe and seed."""
     from ..training.profiles import config_for
 
-    cfg, data = config_for(profile, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
+    cfg, data = config_for(profile, scale, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
     cfg = dataclasses.replace(cfg, seed=seed)
     if recipe.corpus:  # only then: the keys of models trained on the notebooks' corpus stay as they were
         data = {**data, "corpus": recipe.corpus}
@@ -182,26 +183,28 @@ def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict):
 
 def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
                  log: Callable[[str], None] = print, progress: bool = False, workers: int = 1,
-                 **overrides) -> dict[str, list[Path]]:
+                 scale: Scale | None = None, **overrides) -> dict[str, list[Path]]:
     """Train (or reuse) every recipe x seed; ``{recipe name: [folder per seed]}``.
 
     ``overrides`` apply to every recipe's TrainConfig (e.g. ``device``); :func:`run_summary`
     reads what each folder's training did. ``workers`` > 1 trains the missing ones in that
-    many one-thread processes (see the module's docstring), then reuses them here.
+    many one-thread processes (see the module's docstring; they get ``scale`` among their
+    arguments), then reuses them here. ``scale`` (:class:`pearl.scale.Scale`; by default the one
+    ``profile`` implies: SMOKE for ``"smoke"``) marks SMOKE models, which never replace full-size
+    ones, and a SMOKE call made with the repository as output root writes under ``smoke-output/``.
     """
     from ..training.methods import inputs_for
     from ..training.export import refuse_full
     from ..training.profiles import load_training_data, train_and_export
 
-    if profile == "smoke" and not paths.smoke():  # a smoke-profile call is a SMOKE run, whoever makes it
-        paths.set_smoke(True)
-        try:
-            return train_models(recipes, seeds, profile, log, progress, workers, **overrides)
-        finally:
-            paths.set_smoke(False)
+    scale = Scale.of_profile(profile) if scale is None else scale
+    if scale.output_root() != paths.output_root():  # a SMOKE call never writes into the repository
+        with paths.output_at(scale.output_root()):
+            return train_models(recipes, seeds, profile, log, progress, workers, scale, **overrides)
 
-    plan = [(r, s, *_keyed(r, s, profile, overrides)) for r in recipes for s in seeds]
-    pending = [(r, s, profile, overrides) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
+    workers = scale.workers(workers)
+    plan = [(r, s, *_keyed(r, s, profile, overrides, scale)) for r in recipes for s in seeds]
+    pending = [(r, s, profile, overrides, scale) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
         workers_.each(_train_one, pending, workers, log,
                       done=lambda _, name: f"trained {name} ({profile} profile, in a worker process)")
@@ -212,7 +215,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         if _stored_key(folder) == key:
             log(f"reuse {folder.name}")
             continue
-        refuse_full(folder)  # a SMOKE run never replaces a full-size model, nor its checkpoints
+        refuse_full(folder, scale.smoke)  # a SMOKE run never replaces a full-size model, nor its checkpoints
         run_dir = paths.models_dir("runs", folder.name)
         marker = run_dir / "recipe.json"
         if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
@@ -227,7 +230,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
         log(f"train {folder.name} ({profile} profile)")
         train_and_export(cfg_s, rows, negs, augmenter, folder,
-                         run_dir=run_dir, progress=progress, extra={"recipe": key})
+                         run_dir=run_dir, progress=progress, extra={"recipe": key}, smoke=scale.smoke)
     return out
 
 

@@ -36,8 +36,9 @@ SMOKE_NOTE = "SMOKE run: a few steps on a tiny slice of the data; not a usable m
 
 
 def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
-           max_length: int = 32, extra: dict | None = None) -> Path:
-    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced)."""
+           max_length: int = 32, extra: dict | None = None, smoke: bool = False) -> Path:
+    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced).
+    A ``smoke`` model says so in its ``pearl.json`` and never replaces a full-size one (:func:`refuse_full`)."""
     from safetensors.torch import save_file
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import Normalize, Pooling, Transformer
@@ -46,7 +47,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     from .st_modules import CharConcat, PearlTransformer
 
     path = Path(path)
-    refuse_full(path)
+    refuse_full(path, smoke)
     path.mkdir(parents=True, exist_ok=True)
     model.backbone.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -58,7 +59,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
     info = {
         "loader": "pearl.training.export:load_encoder",  # what pearl.models.load_model runs on this folder
-        **({"SMOKE": SMOKE_NOTE} if paths.smoke() else {}),
+        **({"SMOKE": SMOKE_NOTE} if smoke else {}),
         "format": FORMAT,
         "dim": model.dim,
         "phrase_dim": model.phrase_dim,
@@ -88,12 +89,12 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     return path
 
 
-def refuse_full(path: str | os.PathLike) -> None:
-    """In a SMOKE run, refuse to write into ``path`` when it holds a full-size model: its
+def refuse_full(path: str | os.PathLike, smoke: bool) -> None:
+    """In a SMOKE run (``smoke``), refuse to write into ``path`` when it holds a full-size model: its
     ``pearl.json`` (read as JSON, :func:`pearl.weights.read_info`) has no ``"SMOKE"`` key. A
     ``pearl.json`` that does not parse is refused too (its scale cannot be told), naming the file.
     A smoke run never replaces a real model."""
-    if not paths.smoke() or not Path(path).is_dir():
+    if not smoke or not Path(path).is_dir():
         return
     fix = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
            "or point it at a scratch folder")
@@ -196,14 +197,14 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     return path / "README.md"
 
 
-def update_cards(table, folders) -> None:
+def update_cards(table, folders, smoke: bool) -> None:
     """Write each trained folder's Table-1 row (``table``: Table 1's tidy rows,
-    :func:`pearl.benchmark.table.tidy`) into its model card; a SMOKE run (:func:`pearl.paths.smoke`)
+    :func:`pearl.benchmark.table.tidy`) into its model card; a ``smoke`` run
     leaves the cards alone: its scores are not results. Here, not in the benchmark, so that
     evaluation depends on nothing of training."""
     from ..benchmark.tasks import SUITES, TASKS
 
-    for folder in [] if paths.smoke() else folders:
+    for folder in [] if smoke else folders:
         rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
         if len(rows):
             write_card(folder, {TASKS[d].column if d in TASKS else "Avg": float(rows.get(d, math.nan))

@@ -19,7 +19,7 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.
   lent H100 on WikiText-2 (seed 0; ``scripts/device``; its timing in ``results/gpu``). What still differs from the paper: ``results/gpu_profile_deviations.md``
   (``scripts/gpu_profile_deviations.py``).
 
-A rehearsal (``make rehearse``, :func:`pearl.paths.rehearsal`) runs the ``gpu`` profile's code
+A rehearsal (``make rehearse``, :class:`pearl.scale.Scale` ``rehearsal``) runs the ``gpu`` profile's code
 paths at the sizes of :data:`REHEARSAL` (a few steps on a few hundred phrases).
 
 >>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
@@ -38,6 +38,7 @@ from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
 from ..paths import models_dir
+from ..scale import FULL, REHEARSED, Scale
 from . import checkpoint, objectives
 from .export import export
 from .methods import inputs_for, variant_for
@@ -56,7 +57,7 @@ PROFILES = {
                 checkpoint_every=1000),
 }
 
-#: what a rehearsal (:func:`pearl.paths.rehearsal`) changes in the ``gpu`` profile: 2 epochs over
+#: what a rehearsal (``Scale.rehearsal``) changes in the ``gpu`` profile: 2 epochs over
 #: 160 phrases at batch 40 (8 steps; Table 4's 30 % of them still give the character encoder's
 #: distillation its 64 words), a checkpoint every 4 steps (a killed run resumes: the resume test
 #: kills one mid-training), a small distillation; DataLoader workers, the epochs-based schedule
@@ -100,12 +101,12 @@ def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) ->
             "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr}
 
 
-def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
+def config_for(profile: str, scale: Scale = FULL, **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
     (``None`` values are ignored). With an ``objective`` override, that objective's ``defaults``
     (:data:`pearl.training.objectives.OBJECTIVES`, e.g. SimCSE's τ = 0.05) come between the
     profile and the other overrides; the overrides may name the objective's own settings
-    (``label_share=0.05`` for PAUSE).
+    (``label_share=0.05`` for PAUSE). In a rehearsal (``scale``) the ``gpu`` profile takes :data:`REHEARSAL`'s sizes.
 
     >>> cfg, _ = config_for("cpu", objective="simcse"); cfg.temperature, cfg.use_char
     (0.05, False)
@@ -114,7 +115,7 @@ def config_for(profile: str, **overrides) -> tuple[TrainConfig, dict]:
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     objective = overrides.pop("objective", "pearl")
-    rehearsed = REHEARSAL if paths.rehearsal() and profile in paths.REHEARSED else {}
+    rehearsed = REHEARSAL if scale.rehearsal and profile in REHEARSED else {}
     values = {**PROFILES[profile], **rehearsed, **objectives.get(objective).defaults, **overrides}
     data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
     return TrainConfig.of(objective, **values), data
@@ -142,12 +143,14 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
 
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
-                     run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None) -> TrainResult:
-    """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads)."""
+                     run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None,
+                     smoke: bool = False) -> TrainResult:
+    """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads;
+    a ``smoke`` one says so and never replaces a full-size model)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
-                  "train_phrases": len(corpus), **(extra or {})})
+                  "train_phrases": len(corpus), **(extra or {})}, smoke=smoke)
     if run_dir is not None:  # exported: the checkpoints (3x the model's size) have served
         checkpoint.discard(run_dir)
     return result
@@ -176,8 +179,8 @@ def main(argv=None) -> None:
     ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     args = ap.parse_args(argv)
-    if args.profile == "smoke":  # writes under the smoke root, and its folder says SMOKE
-        paths.set_smoke(True)
+    scale = Scale.of_profile(args.profile)  # smoke: writes under the smoke root, and its folder says SMOKE
+    paths.use_output(scale.output_root())
     cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
                            objective=args.objective, label_share=args.label_share)
@@ -196,7 +199,7 @@ def main(argv=None) -> None:
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
-               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)})
+               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)}, smoke=scale.smoke)
         checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 
