@@ -37,7 +37,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all reproduce rehearse study views budget methods html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods html site lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -62,6 +62,15 @@ sysdeps:
 
 test: $(STAMP) sysdeps
 	$(PY) -m pytest -m "not slow" -q
+
+# notebooks/NN_*.ipynb from their sources notebooks/src/NN_*.py (jupytext's percent format; the
+# parameters cell is marked `# %% tags=["parameters"]`). --update keeps the committed notebook's
+# cell ids (an unchanged cell keeps its id, so two branches' notebooks merge like their sources),
+# --set-kernel the project's kernel; tests/test_notebooks.py checks that sources and notebooks agree
+notebooks: $(STAMP)
+	@for src in notebooks/src/*.py; do \
+	  $(VENV)/bin/jupytext --quiet --update --set-kernel $(KERNEL) --to ipynb -o notebooks/$$(basename $$src .py).ipynb $$src || exit 1; \
+	done
 
 test-all: $(STAMP) sysdeps
 	$(PY) -m pytest -q

@@ -24,7 +24,7 @@ Anything else makes a cell **logic**: ``for``, ``while``, ``if``, ``try``, ``def
 ``lambda``, a comprehension or generator expression, a conditional expression (``a if c else b``),
 ``:=``, ``assert``, ``raise``, ``global``, ``return``, ``yield``, ``await``, ``match``, and any
 other ``with`` (``with open(path) as f:`` reads a file in the notebook: that belongs in the library). The
-``parameters`` cell and the first cell (``check_params`` and the imports) count like any other.
+``parameters`` cell and the first cell (the preamble ``start(...)`` and the imports) count like any other.
 Markdown cells are prose and are not counted.
 """
 import ast

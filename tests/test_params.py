@@ -91,7 +91,7 @@ def test_every_notebooks_defaults_are_in_range():
     import re
 
     for src in sorted((ROOT / "notebooks" / "src").glob("*.py")):
-        cell = re.search(r"# %% parameters\n(.*?)\n# %%", src.read_text(), re.S).group(1)
+        cell = re.search(r'# %% tags=\["parameters"\]\n(.*?)\n# %%', src.read_text(), re.S).group(1)
         namespace = {"__annotations__": {}}
         exec(cell, namespace)
         check_params(namespace, namespace["__annotations__"])

@@ -13,7 +13,7 @@
 #
 # This template encodes a few phrases with the default backbone and saves their cosine matrix.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 MODEL: str = "minilm"
 PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"]
@@ -29,9 +29,7 @@ import pandas as pd
 
 from pearl.display.similarity import mean_offdiagonal
 from pearl.encode import encode
-
 from pearl.models import load_model
-
 
 # %%
 with run.timer("encode"):

@@ -22,7 +22,7 @@
 #
 # No benchmark data (CoNLL, BC5CDR, tweets, ATIS, PPDB, ...) goes in.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 MAX_LINES: int = 0          # 0 means every line of WikiText-2

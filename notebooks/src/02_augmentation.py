@@ -21,7 +21,7 @@
 # corpus (`pearl.corpus.training_tables.build_training_tables`; the discrepancy study's Wikipedia
 # corpora are made by it too, with this notebook's defaults).
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 MAX_PHRASES: int = 0          # 0 means the whole corpus

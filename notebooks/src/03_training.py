@@ -36,7 +36,7 @@
 # How the cpu profile's settings were chosen, with every tuning run, is in
 # `results/tuning/README.md`.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 BACKBONE: str = "minilm"

@@ -42,7 +42,7 @@
 # table as the *paper probe* columns, after Avg and not in it; the paper's own rows come from
 # that protocol.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 MODELS: list = ["char3gram-jaccard", "glove", "minilm"]
 PROFILE: str = "cpu"  # which PEARL seeds Table 1 scores in full: cpu seed 0, gpu seeds 0-2

@@ -18,7 +18,7 @@
 # Models: averaged GloVe and MiniLM (baselines) and every trained PEARL model found under
 # `models/pearl-*`.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 MODELS: list = []  # empty: averaged GloVe, MiniLM and every trained PEARL model
 N_PER_GROUP: int = 100  # names per YAGO type (the paper: 100)

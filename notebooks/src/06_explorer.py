@@ -18,7 +18,7 @@
 # (`make reproduce`, which passes `-p INTERACTIVE False`, and every `SMOKE=True` run) render
 # a static snapshot instead and measure the update latency into `results/06_explorer.json`.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 INTERACTIVE: bool = True  # live widgets; False (and SMOKE) -> static snapshot + latency measurement
 MODELS: list = []  # empty: the preset's models

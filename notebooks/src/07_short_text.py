@@ -34,7 +34,7 @@
 # loss and not accuracy: on the small ATIS sets, accuracy-based stopping halted at the majority
 # intent). The 10 seeds are trained at once on the same vectors (one batched matrix product per step).
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 MODELS: list = ["glove", "minilm"]
 PEARL_MODELS: str = "pearl-minilm-seed*"  # glob under models/; empty for none

@@ -26,7 +26,7 @@
 # raises phrase similarity and fuzzy join). Notebook 12 reads each of §5.2's statements
 # against these rows.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 SEEDS: list = [0, 1, 2]

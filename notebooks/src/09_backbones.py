@@ -31,7 +31,7 @@
 # The paper's Table 4 (BERT, RoBERTa, ALBERT, SpanBERT, LUKE: Original, + PEARL, Δ) stands under
 # ours; none of its backbones is offline, so its rows have no counterpart here.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 BACKBONES: list = ["minilm", "me5-small", "mlm-wiki", "minilm.l2", "minilm.l0"]

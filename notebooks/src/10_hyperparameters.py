@@ -13,7 +13,7 @@
 # text gives its chosen settings (lr 3e-5, 2 hard negatives; marked on the figure), not its
 # curves' values; the dashed line is the untrained backbone's BIRD score (Table 1).
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 LRS: list = [1e-5, 3e-5, 1e-4, 3e-4]

@@ -31,7 +31,7 @@
 # `wall_time_s` says how long they took) the cpu profile's batch would no longer fit in 3 hours.
 # Notebook 12 reads its results file (`results/11_methods.json`) for §5.1's claims.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 SEEDS: list = [0, 1, 2]

@@ -32,7 +32,7 @@
 # This notebook trains and scores nothing: it reads `results/` (the committed files, or
 # `RESULTS_FROM`). At SMOKE size it still reads them, and labels its outputs SMOKE.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 RESULTS_FROM: str = ""  # a results folder to read; "" for the repository's results/
 

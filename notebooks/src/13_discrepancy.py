@@ -32,7 +32,7 @@
 # The one GPU run (`results/gpu/`) joins the figure as a labelled point: it is scored on the
 # exact suite, not the sweep suite, so it is not in the table.
 
-# %% parameters
+# %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 DESIGN: str = "core"       # "core" (make reproduce), "reduced" (make study) or "whole"

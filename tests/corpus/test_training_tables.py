@@ -19,8 +19,8 @@ NOTEBOOK_NAMES = {"glove_threshold": "GLOVE_THRESHOLD", "glove_vocab": "GLOVE_VO
 
 
 def _parameters(src: Path) -> dict:
-    """The literal defaults of the ``# %% parameters`` cell of a notebook source."""
-    text = src.read_text(encoding="utf8").split("# %% parameters\n", 1)[1].split("# %%", 1)[0]
+    """The literal defaults of the parameters cell (``# %% tags=["parameters"]``) of a notebook source."""
+    text = src.read_text(encoding="utf8").split('# %% tags=["parameters"]\n', 1)[1].split("# %%", 1)[0]
     return {node.target.id: ast.literal_eval(node.value) for node in ast.parse(text).body if isinstance(node, ast.AnnAssign)}
 
 
