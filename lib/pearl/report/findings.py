@@ -51,6 +51,7 @@ def ablations() -> dict[str, str]:
         out["table3.cells"] = (f"Over the {len(cells)} cells of the five groups, {sum(c.startswith('↓') for c in cells)} "
                                f"point down, {cells.count('↓*')} of them beyond the noise, and {cells.count('↑*')} point "
                                f"up beyond the noise")
+        out["table3.beyond"] = beyond_noise(a["table"])
     if exists("10_hyperparameters.json"):
         h = read_json("10_hyperparameters.json")["metrics"]
         pts = pd.DataFrame(h["points"])
@@ -59,6 +60,27 @@ def ablations() -> dict[str, str]:
                                  + "; by hard negatives: " + ", ".join(f"{int(v)} → {s:.1f}" for v, s in hn.items())
                                  + f"; the full recipe's seed std on BIRD is {h['bird_seed_std']:.2f}")
     return out
+
+
+def beyond_noise(table: list[dict]) -> str:
+    """Each ablation's cells beyond the seed noise, as words: ``− X lowers a and b, raises c``.
+
+    >>> beyond_noise([{"recipe": "no-token-aug", "column": "fuzzy join", "arrow": "↓*"},
+    ...               {"recipe": "no-token-aug", "column": "average", "arrow": "↑*"},
+    ...               {"recipe": "no-hard-negatives", "column": "fuzzy join", "arrow": "↓"}])
+    '− token augmentation lowers fuzzy join, raises the average; − hard negatives moves no cell beyond the noise'
+    """
+    from ..experiments.runner import ABLATION_LABELS
+
+    parts = []
+    for recipe in dict.fromkeys(r["recipe"] for r in table if r["recipe"]):
+        rows = [r for r in table if r["recipe"] == recipe]
+        moves = [(verb, [("the average" if r["column"] == "average" else r["column"]) for r in rows
+                         if r["arrow"] == arrow]) for verb, arrow in (("lowers", "↓*"), ("raises", "↑*"))]
+        said = [f"{verb} {' and '.join(cols) if len(cols) < 3 else ', '.join(cols[:-1]) + ' and ' + cols[-1]}"
+                for verb, cols in moves if cols]
+        parts.append(f"{ABLATION_LABELS.get(recipe, recipe)} {', '.join(said) if said else 'moves no cell beyond the noise'}")
+    return "; ".join(parts)
 
 
 def methods() -> dict[str, str]:
@@ -134,5 +156,53 @@ def paper_side() -> dict[str, str]:
     }
 
 
+def table1_delta(t1: pd.DataFrame, model: str = "pearl-minilm-seed0", backbone: str = "minilm",
+                 step: float = 1.0) -> str:
+    """PEARL − its backbone on Table 1's nine datasets (``results/table1.csv``): the average and
+    the datasets that move by ``step`` points or more, each way.
+
+    >>> t1 = pd.DataFrame({"model": ["m"] * 3 + ["p"] * 3, "dataset": ["ppdb", "bird", "yago"] * 2,
+    ...                    "score": [90.0, 60.0, 50.0, 90.5, 62.0, 48.0]})
+    >>> table1_delta(t1, "p", "m")
+    'PEARL − the backbone averages +0.2 over the 3 datasets; up by a point or more: BIRD (+2.0); down by a point or more: YAGO (-2.0); within a point: PPDB'
+    """
+    from ..benchmark.tasks import TASKS
+
+    score = lambda m: t1[t1["model"] == m].set_index("dataset")["score"].astype(float)  # noqa: E731
+    delta = (score(model) - score(backbone)).dropna()
+    delta = delta[[d for d in TASKS if d in delta.index]]
+    name = lambda ds: ", ".join(f"{TASKS[d].column} ({v:+.1f})" for d, v in ds.items()) or "none"  # noqa: E731
+    within = ", ".join(TASKS[d].column for d in delta[delta.abs() < step].index) or "none"
+    return (f"PEARL − the backbone averages {delta.mean():+.1f} over the {len(delta)} datasets; up by a point or more: "
+            f"{name(delta[delta >= step].sort_values(ascending=False))}; down by a point or more: "
+            f"{name(delta[delta <= -step].sort_values())}; within a point: {within}")
+
+
+def table4_gains(t4: pd.DataFrame) -> str:
+    """Each backbone's PEARL gain in ``results/table4.csv``: mean over seeds with a 95 % interval
+    (Student's t), and SimCSE's where the backbone has that arm.
+
+    >>> t4 = pd.DataFrame({"backbone": ["a"], "original": [60.0], "pearl": [61.0], "pearl_std": [0.5], "n": [3],
+    ...                    "gain": [1.0], "p": [0.04], "control": [60.5], "control_std": [0.1], "control_n": [3],
+    ...                    "control_gain": [0.5]})
+    >>> table4_gains(t4)
+    'a +1.0 (95 % CI -0.2 to +2.2, p = 0.040; SimCSE +0.5)'
+    """
+    from scipy import stats
+
+    parts = []
+    for r in t4.itertuples():
+        half = stats.t.ppf(0.975, r.n - 1) * r.pearl_std / r.n ** 0.5
+        simcse = f"; SimCSE {r.control_gain:+.1f}" if r.control_n and r.control_n == r.control_n and r.control_n > 0 else ""
+        p = "p < 0.001" if r.p < 0.001 else f"p = {r.p:.3f}"
+        parts.append(f"{r.backbone} {r.gain:+.1f} (95 % CI {r.gain - half:+.1f} to {r.gain + half:+.1f}, {p}{simcse})")
+    return "; ".join(parts)
+
+
 def all_sentences() -> dict[str, str]:
-    return {**probe(), **ablations(), **methods(), **neighbours(), **paper_side()}
+    out = {**probe(), **ablations(), **methods(), **neighbours(), **paper_side()}
+    if exists("table1.csv"):
+        out["table1.delta"] = table1_delta(pd.read_csv(results() / "table1.csv"))
+    if exists("table4.csv"):
+        out["table4.gains"] = table4_gains(pd.read_csv(results() / "table4.csv"))
+    return out
