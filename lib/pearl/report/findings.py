@@ -188,14 +188,14 @@ def table4_gains(t4: pd.DataFrame) -> str:
     >>> table4_gains(t4)
     'a +1.0 (95 % CI -0.2 to +2.2, p = 0.040; SimCSE +0.5)'
     """
-    from scipy import stats
+    from ..claims.rule import interval
+    from .ledger_lines import _pv
 
     parts = []
     for r in t4.itertuples():
-        half = stats.t.ppf(0.975, r.n - 1) * r.pearl_std / r.n ** 0.5
-        simcse = f"; SimCSE {r.control_gain:+.1f}" if r.control_n and r.control_n == r.control_n and r.control_n > 0 else ""
-        p = "p < 0.001" if r.p < 0.001 else f"p = {r.p:.3f}"
-        parts.append(f"{r.backbone} {r.gain:+.1f} (95 % CI {r.gain - half:+.1f} to {r.gain + half:+.1f}, {p}{simcse})")
+        low, high = interval(r.gain, r.pearl_std / r.n ** 0.5, r.n - 1)
+        simcse = f"; SimCSE {r.control_gain:+.1f}" if r.control_n > 0 else ""  # 0 seeds: no SimCSE arm
+        parts.append(f"{r.backbone} {r.gain:+.1f} (95 % CI {low:+.1f} to {high:+.1f}, {_pv(r.p)}{simcse})")
     return "; ".join(parts)
 
 
