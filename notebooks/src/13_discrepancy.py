@@ -2,8 +2,9 @@
 # # 13 · Why the gain is smaller here: backbone × corpus × budget
 #
 # The paper's central number is PEARL-small's +6.1 over E5-small on Table 1's average. The cpu
-# profile here gives PEARL on MiniLM about a fifth of that. Three things differ from the paper,
-# and this notebook moves them one at a time:
+# profile here gives PEARL a small fraction of that on every backbone (Table 4,
+# `results/table4.csv`). Three things differ from the paper, and this notebook moves them one at
+# a time:
 #
 # * **backbone**: all-MiniLM-L6-v2 (trained on a billion sentence pairs: it already starts above
 #   the paper's E5-small on BIRD, CoNLL and BC5CDR) or `me5-small`, multilingual-E5-small with

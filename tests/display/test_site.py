@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from pearl import paths
 from pearl.display import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -34,9 +35,7 @@ def smoke_outputs(out: Path, claims: bool = True) -> Path:
 
     from pearl.provenance import save_figure, save_table
 
-    old = os.environ.get("PEARL_OUTPUT")
-    os.environ["PEARL_OUTPUT"] = str(out)
-    try:
+    with paths.output_at(out):
         save_table(pd.DataFrame({"recipe": ["PEARL"], "Average": [1.0]}), "table3", smoke=True)
         if claims:
             save_table(pd.DataFrame({"claim": ["PEARL beats MiniLM"], "verdict": ["holds"]}), "claims", smoke=True)
@@ -45,8 +44,6 @@ def smoke_outputs(out: Path, claims: bool = True) -> Path:
         save_figure(fig, "figure1", smoke=True)
         plt.close(fig)
         (out / "results" / "04_benchmark.json").write_text(json.dumps({"SMOKE": "smoke-size run on tiny subsets"}))
-    finally:
-        os.environ.pop("PEARL_OUTPUT") if old is None else os.environ.__setitem__("PEARL_OUTPUT", old)
     return out
 
 
