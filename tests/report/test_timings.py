@@ -29,3 +29,17 @@ def test_the_reproduce_time_sums_each_stage_over_the_sittings(tmp_path, monkeypa
     assert timings.reproduce_time() == {}  # an unfinished run is no answer to "how long"
     table.write_text(_WALLTIME.format(tail="").replace("exit status 0", "exit status 2"))
     assert timings.reproduce_time() == {}
+
+
+def test_a_run_of_the_batch_as_it_is_now_is_the_headlines_measured_time(tmp_path, monkeypatch):
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    (tmp_path / "results" / "benchmarks").mkdir(parents=True)
+    (tmp_path / "results" / "benchmarks" / "reproduce_walltime.txt").write_text(_WALLTIME.format(tail=""))
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "ORDER").write_text("00_template.ipynb 01_data_building.ipynb 11_methods.ipynb\n")
+    (tmp_path / "notebooks" / "SEPARATE").write_text("11_methods.ipynb\n")
+    assert timings.reproduce_time()["reproduce.measured"] == (
+        "4 minutes on 2 cores, measured: one run from a fresh clone in 2 sittings, each notebook timed once, whole, "
+        "at commit `abcdef0` (`results/benchmarks/reproduce_walltime.txt`)")
+    (tmp_path / "notebooks" / "SEPARATE").write_text("")  # the batch now has a notebook the run did not time
+    assert "reproduce.measured" not in timings.reproduce_time()
