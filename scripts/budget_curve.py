@@ -9,7 +9,9 @@ Usage::
 Each (backbone, budget, seed) trains the cpu recipe at that budget's batch and steps on the
 corpus the output root holds (WikiText-2's mined anchors by default; ``--all-phrases`` every
 phrase, as the GPU bundle's hard negatives allow) and is scored on the sweep suite like Table
-4's backbones; the untrained backbone is scored once. One line per model in
+4's backbones; the untrained backbone is scored once. The 1x point is the cpu recipe itself, so
+it is notebook 09's Table-4 model of that backbone and seed, reused with its scores (trained
+through the runner when missing; same weights as a direct training). One line per model in
 ``--lines`` (default ``results/budget/<tag>.jsonl``; a rerun skips what it has). ``--summarise``
 reads every ``results/budget/*.jsonl`` and ``results/gpu/budget/*.jsonl``, pools each
 machine's lines per join (a series' name up to its first ``-``: ``gpu-anchors`` and ``gpu``
@@ -87,6 +89,9 @@ def run(args, lines: Path) -> None:
         for seed in map(int, args.seeds.split(",")):
             if (args.backbone, budget, seed) in done:
                 continue
+            if budget == 1 and profile == "cpu" and not (args.all_phrases or args.uncentred or args.device):
+                record(table4_point(args.backbone, seed, score))
+                continue
             # smoke: the smoke profile's tiny batch, steps still growing with the budget (every code path)
             over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
             cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
@@ -101,6 +106,26 @@ def run(args, lines: Path) -> None:
                     "steps": cfg.steps, "phrases": len(corpus), "train_s": round(train_s, 1),
                     "device": str(next(result.model.parameters()).device), **score(f"budget {budget}", enc),
                     "eval_s": round(time.perf_counter() - t0 - train_s, 1)})
+
+
+def table4_point(backbone: str, seed: int, score) -> dict:
+    """The 1x point: the cpu recipe itself, so notebook 09's model of ``backbone`` and ``seed``
+    (Table 4's, trained through the runner when it is missing; the same weights as a direct
+    training, seed for seed), scored like every point (its scores come from the score store)."""
+    from pearl.experiments import backbones
+    from pearl.experiments.budget import budget_config
+    from pearl.experiments.runner import train_models
+    from pearl.models import load_model
+
+    _, recipes = backbones.recipes([backbone], 1.0)
+    folder = train_models(list(recipes.values()), [seed], profile="cpu", log=lambda _: None)[recipes[backbone].name][0]
+    info = json.loads((folder / "pearl.json").read_text())
+    over = budget_config(1)
+    t0 = time.perf_counter()
+    scored = score("budget 1.0", load_model(str(folder)))
+    return {"budget": 1.0, "seed": seed, "views": over["steps"] * over["batch_size"], **over,
+            "phrases": info.get("train_phrases"), "train_s": info.get("train_seconds"), "device": "cpu",
+            "model": folder.name, **scored, "eval_s": round(time.perf_counter() - t0, 1)}
 
 
 #: phrase views of the gpu profile's run (418 steps x batch 512 over WikiText-2's phrases, 2 epochs)

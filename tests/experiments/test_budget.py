@@ -29,3 +29,30 @@ def test_fit_and_prediction_interval_by_hand():
     assert p["extrapolation"] == pytest.approx(10)
     with pytest.raises(ValueError, match="at least 3 points"):
         fit([10, 10, 10], [1, 2, 3])
+
+
+def test_the_1x_point_is_table_4s_model_reused(tmp_path, monkeypatch):
+    """scripts/budget_curve.py's 1x point: the runner's folder for the backbone's Table-4 recipe
+    (no second training of the same recipe), its training time read from that folder."""
+    import importlib.util
+    import json
+    from pathlib import Path
+
+    from pearl import models
+    from pearl.experiments import runner
+
+    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    folder = tmp_path / "pearl-me5-seed1"
+    folder.mkdir()
+    (folder / "pearl.json").write_text(json.dumps({"train_phrases": 9281, "train_seconds": 480.5}))
+    asked = []
+    monkeypatch.setattr(runner, "train_models", lambda recipes, seeds, profile, log: asked.append(
+        (recipes[0].backbone, recipes[0].phrase_share, seeds, profile)) or {recipes[0].name: [folder]})
+    monkeypatch.setattr(models, "load_model", lambda name: f"loaded {name}")
+    point = script.table4_point("me5-small", 1, lambda name, enc: {"scores": {"bird": 1.0}, "loaded": enc})
+    assert asked == [("me5-small", 1.0, [1], "cpu")]
+    assert point["loaded"] == f"loaded {folder}" and point["model"] == "pearl-me5-seed1"
+    assert (point["budget"], point["seed"], point["views"], point["batch_size"], point["steps"]) == (1.0, 1, 4800, 32, 150)
+    assert (point["phrases"], point["train_s"]) == (9281, 480.5)
