@@ -130,12 +130,15 @@ def headline() -> str:
     measured = timings.reproduce_time().get("reproduce.measured")
     minutes = measured or (timings.reproduce_projection().get("reproduce.minutes", missing("reproduce.minutes")) +
                            " (`results/benchmarks/reproduce_projection.json`, the latest timing of each stage added up)")
+    # the stages' latest timings can predate a change that made a notebook dearer: the records' own sum beside them
+    notebooks = timings.notebook_times().get("time.notebooks", missing("time.notebooks"))
     gpu = timings.gpu_projection().get("gpu.projection", missing("gpu.projection"))
     return (f"{HEADLINE_START}\n"
             f"- **Table 1, average over the nine datasets** (`results/table1.md`; our YAGO and UMLS dictionaries are "
             f"rebuilt and easier, so the averages do not compare with the paper's): {table1_averages()}.\n"
             f"- **The paper's claims against our runs** (`results/claims.md`): {verdicts}.\n"
-            f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}.\n"
+            f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}; the notebooks' latest own "
+            f"records (`results/NN_*.json`, cells only, from the runs listed in the report) add up to {notebooks}.\n"
             f"- **Projected** for `make reproduce PROFILE=gpu` (`results/benchmarks/gpu_projection.md`, a projection from "
             f"measured throughputs, never run end to end; what still differs from the paper: "
             f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`): {gpu}.\n"
