@@ -22,6 +22,7 @@ projects it to the paper's 7.6M views with a 95 % prediction interval.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import time
 from pathlib import Path
@@ -58,7 +59,7 @@ def run(args, lines: Path) -> None:
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.corpus.phrases import LABELS
-    from pearl.experiments.budget import budget_config
+    from pearl.experiments.budget import budget_config, epochs_for
     from pearl.experiments.tables import group_scores
     from pearl.models import load_model
     from pearl.provenance import append_jsonl, stamp
@@ -98,12 +99,14 @@ def run(args, lines: Path) -> None:
                                    **over, **({"anchors_only": False} if args.all_phrases else {}))
             corpus, negs, tables = load_training_data(seed=seed, **data)
             corpus, augmenter = inputs_for(cfg, corpus, tables)
+            # a budget past 2 passes over the phrases takes more passes, not fewer steps
+            cfg = dataclasses.replace(cfg, epochs=epochs_for(cfg.steps, cfg.batch_size, len(corpus), cfg.epochs))
             t0 = time.perf_counter()
             result = train(cfg, corpus, negs, augmenter, labels=list(LABELS), progress=False)
             train_s = time.perf_counter() - t0
             enc = result.model.as_encoder(result.tokenizer, cfg.max_length, name=f"budget {budget} seed {seed}")
-            record({"budget": budget, "seed": seed, "views": cfg.steps * cfg.batch_size, "batch_size": cfg.batch_size,
-                    "steps": cfg.steps, "phrases": len(corpus), "train_s": round(train_s, 1),
+            record({"budget": budget, "seed": seed, "views": result.steps * cfg.batch_size, "batch_size": cfg.batch_size,
+                    "steps": result.steps, "epochs": cfg.epochs, "phrases": len(corpus), "train_s": round(train_s, 1),
                     "device": str(next(result.model.parameters()).device), **score(f"budget {budget}", enc),
                     "eval_s": round(time.perf_counter() - t0 - train_s, 1)})
 

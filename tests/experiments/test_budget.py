@@ -2,7 +2,7 @@
 import math
 
 import pytest
-from pearl.experiments.budget import CPU_VIEWS, PAPER_VIEWS, batch_for, budget_config, fit, project
+from pearl.experiments.budget import CPU_VIEWS, PAPER_VIEWS, batch_for, budget_config, epochs_for, fit, project
 
 
 def test_budgets_keep_their_views_and_the_known_points():
@@ -14,6 +14,18 @@ def test_budgets_keep_their_views_and_the_known_points():
     assert batch_for(1e6) == 512 and PAPER_VIEWS == 7_600_000
     with pytest.raises(ValueError, match="budget must be > 0"):
         batch_for(0)
+
+
+def test_a_budget_past_two_passes_gets_the_passes_it_needs():
+    """The 4x budget (300 steps x 64) on the cpu profile's 9,281 phrases: 145 batches a pass, so 2
+    passes stop at 290 steps; 3 passes hold its 300. Budgets within 2 passes keep the recipe's 2."""
+    cfg = budget_config(4)
+    assert 2 * (9281 // cfg["batch_size"]) < cfg["steps"]
+    assert epochs_for(cfg["steps"], cfg["batch_size"], 9281) == 3
+    assert epochs_for(150, 32, 9281) == 2 and epochs_for(375, 128, 9281) == 6  # the study's 10x
+    assert epochs_for(10, 32, 320) == 2 and epochs_for(21, 32, 320) == 3
+    with pytest.raises(ValueError, match="no batch of 64"):
+        epochs_for(10, 64, 63)
 
 
 def test_fit_and_prediction_interval_by_hand():

@@ -49,6 +49,19 @@ def budget_config(budget: float) -> dict:
     return {"batch_size": batch, "steps": max(1, round(budget * CPU_VIEWS / batch))}
 
 
+def epochs_for(steps: int, batch_size: int, phrases: int, at_least: int = 2) -> int:
+    """The passes over ``phrases`` that ``steps`` batches need (the trainer stops after its epochs,
+    whichever comes first), and never fewer than the recipe's ``at_least``.
+
+    >>> epochs_for(150, 32, 9281), epochs_for(300, 64, 9281)  # 145 batches a pass at batch 64
+    (2, 3)
+    """
+    per_epoch = phrases // batch_size
+    if per_epoch < 1:
+        raise ValueError(f"{phrases} phrases make no batch of {batch_size}: lower the budget or train on more phrases")
+    return max(at_least, math.ceil(steps / per_epoch))
+
+
 def fit(views: Sequence[float], gains: Sequence[float]) -> dict:
     """OLS of ``gains`` on ``log10(views)``: intercept, slope (gain per tenfold budget), their
     standard errors, the residual std and the points' log-views (kept for :func:`project`).
