@@ -32,12 +32,12 @@ export PYTHONPATH := $(CURDIR)/lib$(if $(PYTHONPATH),:$(PYTHONPATH))
 $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtime .cache/ipython .cache/matplotlib)
 
 # the batch run, in dependency order: every notebook of notebooks/ORDER except those of
-# notebooks/SEPARATE, which have a target of their own (make methods): with them the cpu
+# notebooks/SEPARATE, which have a target of their own (make methods, make short-text): with them the cpu
 # profile no longer fits in 3 hours on 2 cores (README, "How long")
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text html site lab explorer lock sysdeps clean-results
 
 setup: $(STAMP)
 
@@ -140,6 +140,13 @@ budget: $(STAMP) sysdeps
 # notebook 11's record changed) to have the claims read the new one.
 methods: $(STAMP) sysdeps
 	$(MAKE) --no-print-directory reproduce NOTEBOOKS=11_methods.ipynb
+
+# More models on Table 2's short texts (notebook 14): the Table-3 character arms (§6's claim) and
+# me5-small with its PEARL seeds (E5-small's stand-in), apart from make reproduce like make methods.
+# It reuses the models of notebooks 08 and 09 (trains them when missing) and, like make methods,
+# feeds notebook 12: run notebook 12 again afterwards to have the claims read its record.
+short-text: $(STAMP) sysdeps
+	$(MAKE) --no-print-directory reproduce NOTEBOOKS=14_short_text_arms.ipynb
 
 # every executed notebook as HTML beside it (results/executed/NN_*.html, git-ignored)
 html: $(STAMP)

@@ -25,6 +25,10 @@
 # rows, with its own arrows: they point down for most removals, but not all (− entity type
 # raises phrase similarity and fuzzy join). Notebook 12 reads each of §5.2's statements
 # against these rows.
+#
+# §6's sentence on short texts ("Adding character-level support to language models appears
+# crucial to success on short texts") needs the character arms scored on Table 2's short texts:
+# notebook 14 (`make short-text`) does that with these models.
 
 # %% tags=["parameters"]
 SMOKE: bool = False
@@ -32,7 +36,6 @@ PROFILE: str = "cpu"
 SEEDS: list = [0, 1, 2]
 ABLATIONS: list = ["no-phrase-aug", "no-entity-type", "no-token-aug", "no-hard-negatives", "no-char-encoder",
                    "no-char-aug", "no-all-aug"]
-SHORT_TEXT_ARMS: list = ["no-char-encoder", "no-char-aug"]  # also scored on Table 2's short texts (§6)
 SIZE: str = "sweep"  # the benchmark's size: "sweep" (the sweep suite) or "full" (Table 1's)
 THREADS: int = 0  # torch CPU threads (0 for torch's default)
 WORKERS: int = 2  # models trained / scored side by side, in one-thread processes (1: in this kernel)
@@ -47,7 +50,6 @@ run = start("08_ablations", globals(), __annotations__)
 from IPython.display import display
 
 from pearl.experiments import paper_beside, runs, tables
-from pearl.benchmark.tasks import SUITES
 from pearl.benchmark.scoring import run_models
 from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, train_models
 from pearl.provenance import save_table
@@ -55,7 +57,6 @@ from pearl.provenance import save_table
 scale = run.scale
 profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
 ablations, seeds = run.resolve(ABLATIONS=scale.subset(ABLATIONS, 1), SEEDS=scale.subset(SEEDS))
-short_arms = run.resolve(SHORT_TEXT_ARMS=runs.among(SHORT_TEXT_ARMS, ablations))
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 
 # %% [markdown]
@@ -90,24 +91,6 @@ display(md)  # a pearl.tabular.Table shows as its Markdown
 summary = tables.ablation_summary(comparison, groups, reference="")
 summary
 
-# %% [markdown]
-# ## The character arms on Table 2's short texts (§6)
-#
-# §6 of the paper: "Adding character-level support to language models appears crucial to success
-# on short texts." The full recipe and the arms without the character encoder or without the
-# character augmentation (`SHORT_TEXT_ARMS`) are scored on Table 2's four short-text sets by
-# notebook 07's classifier protocol, and compared by the same t-test over seeds.
-
 # %%
-with run.timer("short_text"):
-    arms = runs.pick(folders, ["", *short_arms])
-    short_scores = run_models(arms, size=scale.scaled("full"), datasets=SUITES["table2"], threads=THREADS,
-                              workers=WORKERS)
-    short = tables.add_short_text(tables.of_recipes(groups, arms), short_scores)
-short_comparison = tables.compare(short, reference="", columns=[tables.SHORT_TEXT])
-short_comparison
-
-# %%
-path = run.save(metrics={**summary, "table": comparison.to_dict("records"), "models": groups.to_dict("records"),
-                         "short_text": short_comparison.to_dict("records"), "short_text_models": short.to_dict("records")})
+path = run.save(metrics={**summary, "table": comparison.to_dict("records"), "models": groups.to_dict("records")})
 print("wrote", path)

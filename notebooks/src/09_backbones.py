@@ -29,14 +29,14 @@
 # Scores: the sweep suite (see notebook 08), mean ± std over seeds; a gain is beyond the seed
 # noise when a one-sample t-test of the seeds against the original's score gives p < 0.05.
 # The paper's Table 4 (BERT, RoBERTa, ALBERT, SpanBERT, LUKE: Original, + PEARL, Δ) stands under
-# ours; none of its backbones is offline, so its rows have no counterpart here.
+# ours; none of its backbones is offline, so its rows have no counterpart here. Notebook 14
+# (`make short-text`) scores me5-small and its PEARL seeds on Table 2's short texts.
 
 # %% tags=["parameters"]
 SMOKE: bool = False
 PROFILE: str = "cpu"
 BACKBONES: list = ["minilm", "me5-small", "mlm-wiki", "minilm.l2", "minilm.l0"]
 CONTROL_ON: list = ["mlm-wiki"]  # backbones that also get a SimCSE arm (the raw LMs)
-SHORT_TEXT_ON: list = ["me5-small"]  # backbones also scored on Table 2's short texts (E5-small's stand-in)
 SEEDS: list = [0, 1, 2]
 PHRASE_SHARE: float = None  # None: 1.0 on the cpu profile, 0.3 (the paper's) on the gpu profile
 SIZE: str = "sweep"
@@ -52,10 +52,8 @@ run = start("09_backbones", globals(), __annotations__)
 
 from IPython.display import display
 
-from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
 from pearl.benchmark.scoring import run_models
-from pearl.benchmark.table import TABLE2, tidy
 from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
@@ -66,9 +64,8 @@ profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZ
 seeds, WORKERS = run.resolve(SEEDS=scale.subset(SEEDS), WORKERS=scale.workers(WORKERS))
 backbones = run.resolve(BACKBONES=scale.smoke_or(BACKBONES, BACKBONES[-1:]))  # SMOKE: the cheapest one (the last)
 share = run.resolve(PHRASE_SHARE=table4.phrase_share(PHRASE_SHARE, profile))
-control_on, short_on = run.resolve(  # SMOKE: the control and short-text paths too
-    CONTROL_ON=scale.smoke_or(runs.among(CONTROL_ON, backbones), backbones),
-    SHORT_TEXT_ON=scale.smoke_or(runs.among(SHORT_TEXT_ON, backbones), backbones))
+control_on = run.resolve(  # SMOKE: the control path too
+    CONTROL_ON=scale.smoke_or(runs.among(CONTROL_ON, backbones), backbones))
 sources, recipes = table4.recipes(backbones, share)  # offline backbones are cut from MiniLM on first use
 controls = table4.control_recipes({b: recipes[b] for b in control_on})
 
@@ -103,26 +100,6 @@ per_group = tables.gain_per_group(after, originals)
 per_group.round(2)
 
 # %% [markdown]
-# ## E5's stand-in on Table 2's short texts
-#
-# The paper compares PEARL-small with E5-small on Table 2 as well: "there is no statistical
-# difference compared to other sentence models like SimCSE (BERT-unsup) and E5", and "our model
-# brings a benefit on very short texts (Twitter-S and ATIS-S)" (§5.1). Notebook 07 tests these on
-# MiniLM; here each backbone of `SHORT_TEXT_ON` (me5-small, the offline stand-in for E5-small) and
-# its PEARL seeds are scored on Table 2's four sets with notebook 07's classifier protocol, so the
-# claims ledger (notebook 12) tests the same sentences on the less favourable stand-in too.
-
-# %%
-with run.timer("short_text"):
-    short_trained = tidy(run_models(runs.pick(trained, short_on), size=scale.scaled("full"),
-                                    datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
-    short_originals = tidy(run_models(runs.as_groups(runs.pick(sources, short_on)), size=scale.scaled("full"),
-                                      datasets=SUITES["table2"], threads=THREADS, workers=WORKERS), TABLE2)
-short_table = table4.short_text_gains(short_trained, short_originals)
-save_table(short_table.round(3), "table4_short_text", smoke=scale.smoke)
-short_table.round(2)
-
-# %% [markdown]
 # ## The raw LM's entity types before and after training (Figure 4's view)
 #
 # Figure 4 (notebook 05) projects 100 names of each of six entity types with t-SNE and UMAP. Here
@@ -145,8 +122,5 @@ figure4.in_space(fig4_table, "embedding").round(3)
 path = run.save(metrics={"table": table.to_dict("records"), "gain_per_group": per_group.round(3).to_dict("index"),
                          "originals": originals.to_dict("records"), "models": after.to_dict("records"),
                          "simcse": [] if control is None else control.to_dict("records"),
-                         "figure4_raw_lm": fig4_table.round(4).to_dict("records"),
-                         "short_text": short_table.to_dict("records"),
-                         "short_text_models": short_trained.to_dict("records"),
-                         "short_text_originals": short_originals.to_dict("records")})
+                         "figure4_raw_lm": fig4_table.round(4).to_dict("records")})
 print("wrote", path)

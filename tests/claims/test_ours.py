@@ -8,12 +8,15 @@ from pearl.claims import ours
 
 def _results(tmp_path, models, originals):
     rows = lambda items: [{"group": g, "model": m, "dataset": d, "score": s} for g, m, d, s in items]
-    record = {"metrics": {"short_text_models": rows(models), "short_text_originals": rows(originals)}}
-    (tmp_path / "09_backbones.json").write_text(json.dumps(record))
+    record = {"metrics": {"backbone_models": rows(models), "backbone_originals": rows(originals),
+                          "arm_models": [{"recipe": r, "model": f"{r or 'full'}{i}", "short-text average": s}
+                                         for r, scores in (("", (80, 82, 84)), ("no-char-encoder", (70, 71, 72)))
+                                         for i, s in enumerate(scores)]}}
+    (tmp_path / "14_short_text_arms.json").write_text(json.dumps(record))
     return ours.Results(tmp_path)
 
 
-def test_short_sets_on_another_backbone_read_notebook_09(tmp_path):
+def test_short_sets_on_another_backbone_read_notebook_14(tmp_path):
     sets = ("twitter_s", "atis_s", "twitter_l", "atis_l")
     seed = {"s0": (70, 90, 60, 80), "s1": (72, 92, 61, 81)}
     models = [("me5-small", m, d, s) for m, scores in seed.items() for d, s in zip(sets, scores)]
@@ -29,3 +32,13 @@ def test_a_backbone_without_short_text_scores_is_a_key_error(tmp_path):
     res = _results(tmp_path, [("me5-small", "s0", "twitter_s", 70.0)], [("me5-small", "me5", "twitter_s", 60.0)])
     with pytest.raises(KeyError):
         ours.short_set_on(res, "me5-small", "twitter_s", "atis_s")
+
+
+def test_a_character_arm_on_short_texts_is_its_seeds_less_the_full_recipes(tmp_path):
+    """Notebook 14's arm_models: − character encoder at 70, 71, 72 against the full recipe's 80, 82,
+    84: a difference of 71 − 82 = −11; a missing arm is a KeyError (the claim stays untestable)."""
+    res = _results(tmp_path, [], [])
+    out = ours.short_ablation(res, "no-char-encoder")
+    assert out["ours"] == pytest.approx(-11.0) and out["n"] == 3
+    with pytest.raises(KeyError):
+        ours.short_ablation(res, "no-char-aug")

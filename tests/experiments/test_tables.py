@@ -61,6 +61,8 @@ def test_short_text_average_is_the_mean_over_the_four_sets():
                           "dataset": ["s", "l", "as", "al"] * 2, "score": [80, 70, 90, 100, 0, 0, 0, 4.0]})
     out = tables.add_short_text(g, short)
     assert list(out[tables.SHORT_TEXT]) == [85.0, 1.0]
+    frame = tables.short_text_frame(short)  # per model, without the sweep groups: (80+70+90+100)/4, 4/4
+    assert frame.to_dict("list") == {"recipe": ["a", "a"], "model": ["a0", "a1"], tables.SHORT_TEXT: [85.0, 1.0]}
     with pytest.raises(ValueError, match="some are missing: a1"):
         tables.add_short_text(g, short.iloc[:7])
     with pytest.raises(ValueError, match="no short-text scores for: a1"):
@@ -80,10 +82,9 @@ def test_ablation_summary_counts_the_ablations_that_lower_the_average():
     assert list(summary["beyond_noise"]) == ["a"] and summary["beyond_noise"]["a"][0] == pytest.approx(-10)
 
 
-def test_of_recipes_and_gain_per_group():
+def test_gain_per_group():
     after = pd.DataFrame({"recipe": ["m", "m", "e"], "model": ["m0", "m1", "e0"],
                           "paraphrase": [50.0, 54.0, 40.0], "average": [60.0, 62.0, 45.0]})
     originals = pd.DataFrame({"recipe": ["m", "e"], "model": ["m", "e"], "paraphrase": [49.0, 41.0], "average": [58.0, 44.0]})
-    assert tables.of_recipes(after, {"e": []})["model"].tolist() == ["e0"]
     gain = tables.gain_per_group(after, originals, columns=["paraphrase", "average"])
     assert gain.loc["m"].tolist() == [3.0, 3.0] and gain.loc["e"].tolist() == [-1.0, 1.0]  # (50+54)/2 - 49, (60+62)/2 - 58

@@ -67,10 +67,10 @@ ABL_AVG = ABL + "; our average is the mean of the five groups, like the paper's 
     "Table 1's nine-dataset average)"
 ME5 = ("results/09_backbones.json: PEARL on me5-small (3 seeds) − untrained me5-small (multilingual-E5-small, 4-bit "
        "weights dequantised, the offline stand-in for E5-small), sweep-suite average of the five groups")
-ME5_SHORT = ("results/09_backbones.json (short_text_models, short_text_originals): PEARL's me5-small seeds against "
+ME5_SHORT = ("results/14_short_text_arms.json (backbone_models, backbone_originals): PEARL's me5-small seeds against "
              "the untrained me5-small on Table 2's sets, notebook 07's classifier, the reference scored once through it")
-NO_ME5_SHORT = ("not run here yet: notebook 09 scores me5-small and its PEARL seeds on Table 2's sets (SHORT_TEXT_ON; "
-                "make reproduce); the committed results/09_backbones.json predates it")
+NO_ME5_SHORT = ("not run here yet: notebook 14 (make short-text, apart from make reproduce) scores me5-small and its "
+                "PEARL seeds on Table 2's sets, and this claim reads them from results/14_short_text_arms.json")
 ALL_SETS = ("twitter_s", "twitter_l", "atis_s", "atis_l")
 SHORT_SETS, LONG_SETS = ("Twitter-S", "ATIS-S"), ("Twitter-L", "ATIS-L")
 METH = "results/11_methods.json (per-seed scores, one trainer, corpus and backbone); two-sample t-test over seeds"
@@ -83,10 +83,10 @@ CHAR_DA = ("We find that character-level augmentation is beneficial mainly for t
            "and Entity Retrieval (-0.5).")
 F5 = "We observe that a learning rate of $3e-5$ and using 2 hard negatives in each batch can yield better phrase embeddings."
 
-SHORT_ABL = ("results/08_ablations.json (short_text_models): the arm's seeds and the full recipe's scored on Table 2's "
+SHORT_ABL = ("results/14_short_text_arms.json (arm_models): the arm's seeds and the full recipe's scored on Table 2's "
              "four sets (notebook 07's classifier), mean accuracy; two-sample t-test over seeds, removal − full recipe")
-SHORT_ABL_LATER = ("not run here yet: notebook 08 scores its character arms on Table 2's sets (make reproduce), and this "
-                   "claim reads them from results/08_ablations.json")
+SHORT_ABL_LATER = ("not run here yet: notebook 14 (make short-text, apart from make reproduce) scores the character arms "
+                   "on Table 2's sets, and this claim reads them from results/14_short_text_arms.json")
 T4 = ("Table 4 shows that PEARL consistently obtains significant enhancements, showing that our method can be "
       "generalized to various models.")
 
@@ -251,10 +251,10 @@ MORE = (
           "and − character augmentation arms (the full recipe's model and batch, hard negatives included) against − "
           "hard negatives, Welch; mining them (notebook 02) is not counted", kind="no difference", margin=10.0),
     Claim("C32", "§6", CHAR6, "− character encoder, short-text average", NAN,
-          ("ablation", "no-char-encoder", "short-text average", "short_text_models"), SHORT_ABL, kind="direction",
+          ("short_ablation", "no-char-encoder"), SHORT_ABL, kind="direction",
           direction=-1, untestable=SHORT_ABL_LATER),
     Claim("C32-aug", "§6", CHAR6, "− character augmentation, short-text average", NAN,
-          ("ablation", "no-char-aug", "short-text average", "short_text_models"), SHORT_ABL, kind="direction",
+          ("short_ablation", "no-char-aug"), SHORT_ABL, kind="direction",
           direction=-1, untestable=SHORT_ABL_LATER),
     Claim("C33", "Limitations", LONG, "PEARL-small − E5-small, long-text average (Twitter-L, ATIS-L; no difference)",
           1.5, ("short_set", "twitter_l", "atis_l"), "results/table2.csv: PEARL seeds against the untrained MiniLM on "

@@ -30,7 +30,9 @@ from .. import paths
 from ..benchmark.tasks import GROUPS
 from . import rule
 
-FULL = ""  # the full recipe's name in notebook 08's records
+FULL = ""  # the full recipe's name in notebook 08's and 14's records
+SHORT_TEXT_ARMS = "14_short_text_arms"  # the notebook scoring more models on Table 2's short texts
+SHORT_TEXT = "short-text average"  # its column (pearl.experiments.tables.SHORT_TEXT)
 BIRD_SEED_DOF = 2  # the full recipe's BIRD std comes from its 3 seeds
 
 
@@ -65,11 +67,17 @@ def _col(frame, recipe: str, column: str) -> np.ndarray:
     return x
 
 
-def ablation(res: Results, recipe: str, column: str, key: str = "models") -> dict:
-    """An ablation's seeds − the full recipe's, on ``column`` of notebook 08's record ``key``
-    (``"short_text_models"``: the arms scored on Table 2's short texts)."""
-    models = res.seeds("08_ablations", key)
+def ablation(res: Results, recipe: str, column: str) -> dict:
+    """An ablation's seeds − the full recipe's, on ``column`` of notebook 08's record."""
+    models = res.seeds("08_ablations")
     return rule.two_sample(_col(models, recipe, column), _col(models, FULL, column))
+
+
+def short_ablation(res: Results, recipe: str) -> dict:
+    """A character arm's seeds − the full recipe's, on the mean accuracy over Table 2's four sets
+    (notebook 14's record, ``arm_models``)."""
+    models = res.seeds(SHORT_TEXT_ARMS, "arm_models")
+    return rule.two_sample(_col(models, recipe, SHORT_TEXT), _col(models, FULL, SHORT_TEXT))
 
 
 def gain(res: Results, recipe: str, column: str) -> dict:
@@ -134,13 +142,12 @@ def best_other(res: Results, column: str) -> dict:
 
 def backbone_gain_short(res: Results) -> dict:
     models = res.seeds("11_methods")
-    return rule.noisy_reference(_col(models, "pearl", "short-text average"),
-                           float(_col(models, "backbone", "short-text average").mean()))
+    return rule.noisy_reference(_col(models, "pearl", SHORT_TEXT), float(_col(models, "backbone", SHORT_TEXT).mean()))
 
 
 def _short(res: Results, datasets, backbone: str = "minilm") -> tuple:
     """(each PEARL seed's mean accuracy on Table 2's ``datasets``, the untrained backbone's): MiniLM's
-    from notebook 07 (results/table2.csv), another backbone's from notebook 09's short-text scores."""
+    from notebook 07 (results/table2.csv), another backbone's from notebook 14's."""
     import pandas as pd
 
     if backbone == "minilm":
@@ -149,13 +156,13 @@ def _short(res: Results, datasets, backbone: str = "minilm") -> tuple:
         seeds = wide.loc[[m for m in wide.index if m.startswith("pearl-minilm-seed")]]
         return seeds.mean(axis=1).to_numpy(float), float(wide.loc["minilm"].mean())
     wide = {}
-    for key in ("short_text_models", "short_text_originals"):
-        frame = pd.DataFrame(res.metrics("09_backbones")[key])
+    for key in ("backbone_models", "backbone_originals"):
+        frame = pd.DataFrame(res.metrics(SHORT_TEXT_ARMS)[key])
         frame = frame[(frame["group"] == backbone) & frame["dataset"].isin(datasets)]
         wide[key] = frame.pivot(index="model", columns="dataset", values="score")
         if wide[key].shape[1] != len(datasets):  # a KeyError: the claim stays untestable, with its reason
-            raise KeyError(f"{backbone} on Table 2's {list(datasets)} in results/09_backbones.json ({key})")
-    return wide["short_text_models"].mean(axis=1).to_numpy(float), float(wide["short_text_originals"].mean(axis=1).iloc[0])
+            raise KeyError(f"{backbone} on Table 2's {list(datasets)} in results/{SHORT_TEXT_ARMS}.json ({key})")
+    return wide["backbone_models"].mean(axis=1).to_numpy(float), float(wide["backbone_originals"].mean(axis=1).iloc[0])
 
 
 def short_set(res: Results, *datasets: str) -> dict:
@@ -164,7 +171,7 @@ def short_set(res: Results, *datasets: str) -> dict:
 
 
 def short_set_on(res: Results, backbone: str, *datasets: str) -> dict:
-    """:func:`short_set` on another backbone (notebook 09's short-text scores)."""
+    """:func:`short_set` on another backbone (notebook 14's short-text scores)."""
     return rule.noisy_reference(*_short(res, datasets, backbone))
 
 
@@ -243,7 +250,7 @@ def value(res: Results, model: str, dataset: str) -> dict:
 
 def measure(res: Results, spec: tuple) -> dict:
     """Run ``spec`` = (function name, *arguments) of this module."""
-    functions = {f.__name__: f for f in (ablation, gain, groups_lowered, strongest, backbone_gain, backbone_min_gain,
+    functions = {f.__name__: f for f in (ablation, short_ablation, gain, groups_lowered, strongest, backbone_gain, backbone_min_gain,
                                          method_vs, best_other, backbone_gain_short, short_set, short_set_on, short_minus_long,
                                          hyper, figure4, figure1, hard_negative_cost, lexical, label_share, value)}
     return functions[spec[0]](res, *spec[1:])

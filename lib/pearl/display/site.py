@@ -35,7 +35,7 @@ SECTIONS = [
     ("Training (§3.2–3.4)", ["03_training"]),
     ("Benchmark (§4, Tables 1–2)", ["04_benchmark", "07_short_text"]),
     ("Figures 1 and 4", ["05_figures", "06_explorer"]),
-    ("Analysis (§5, Tables 3–4, Figure 5)", ["08_ablations", "09_backbones", "10_hyperparameters"]),
+    ("Analysis (§5, Tables 3–4, Figure 5)", ["08_ablations", "09_backbones", "10_hyperparameters", "14_short_text_arms"]),
     ("Beyond the paper", ["11_methods"]),
     ("House style", ["00_template"]),
 ]

@@ -3,7 +3,8 @@ and whether each difference exceeds the seed noise.
 
 - :func:`group_frame`: one row per trained model, the five task groups and their average
   (the columns of the paper's Tables 3 and 4), with the recipe it belongs to;
-- :func:`add_short_text`: the mean of Table 2's four short-text sets as one more column;
+- :func:`short_text_frame`, :func:`add_short_text`: the mean of Table 2's four short-text sets, per
+  model or as one more column;
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
   reference recipe, a two-sample t-test over seeds (equal variances: the pooled seed std)
   and an arrow (↑ / ↓) that is starred when p < 0.05;
@@ -59,17 +60,22 @@ def group_frame(scores):
     return pd.DataFrame(rows)
 
 
-def add_short_text(groups, short):
-    """``groups`` with the column :data:`SHORT_TEXT`: per model, the mean accuracy over the four
-    short-text sets in ``short``, :func:`pearl.benchmark.scoring.run_models`' grouped rows of ``SUITES["table2"]``."""
+def short_text_frame(short):
+    """One row per model: its recipe (``group``), the model and :data:`SHORT_TEXT`, the mean accuracy
+    over the four short-text sets of :func:`pearl.benchmark.scoring.run_models`' grouped rows of
+    ``SUITES["table2"]`` (``short``); a ``ValueError`` when models were scored on different sets."""
     import pandas as pd
 
     mean = pd.DataFrame(short).groupby(["group", "model"], sort=False)["score"].agg(["mean", "count"]).reset_index()
     if (mean["count"] != mean["count"].max()).any():
         raise ValueError("every model needs the same short-text sets; some are missing: " +
                          ", ".join(mean.loc[mean["count"] != mean["count"].max(), "model"]))
-    mean = mean.rename(columns={"group": "recipe", "mean": SHORT_TEXT}).drop(columns="count")
-    out = groups.merge(mean, on=["recipe", "model"], how="left")
+    return mean.rename(columns={"group": "recipe", "mean": SHORT_TEXT}).drop(columns="count")
+
+
+def add_short_text(groups, short):
+    """``groups`` with the column :data:`SHORT_TEXT` of :func:`short_text_frame` (``short``)."""
+    out = groups.merge(short_text_frame(short), on=["recipe", "model"], how="left")
     if out[SHORT_TEXT].isna().any():
         raise ValueError("no short-text scores for: " + ", ".join(out.loc[out[SHORT_TEXT].isna(), "model"]))
     return out
@@ -140,11 +146,6 @@ def ablation_summary(comparison, groups, reference: str = "") -> dict:
     return {"seed_std_average": seed_std(groups), "beyond_noise": beyond_noise(comparison),
             "lower_average": int(lower.sum()), "ablations": len(average),
             "lower_average_beyond_noise": int((lower & (average["p"] < ALPHA)).sum())}
-
-
-def of_recipes(groups, recipes):
-    """The rows of ``groups`` (:func:`group_frame`) whose recipe is one of ``recipes``."""
-    return groups[groups["recipe"].isin(list(recipes))]
 
 
 def gain_per_group(after, originals, columns: Sequence[str] = COLUMNS):
