@@ -42,13 +42,6 @@ WHY = ("finished by an earlier run of this batch on the same inputs (notebook, p
        "raw data folder, earlier notebooks' inputs): skipped, this record is that run's")
 
 
-def order(separate: bool = False) -> list[str]:
-    """The batch's notebooks in order: ``notebooks/ORDER``, less ``notebooks/SEPARATE`` unless ``separate``."""
-    names = (NOTEBOOKS / "ORDER").read_text().split()
-    skip = set() if separate else set((NOTEBOOKS / "SEPARATE").read_text().split())
-    return [n for n in names if n not in skip]
-
-
 def declared(notebook: Path) -> set[str]:
     """The names the notebook's ``parameters`` cell declares."""
     import papermill as pm
@@ -180,9 +173,9 @@ def main(argv=None) -> int:
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
         os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
-        names = names or order(separate=True)
+        names = names or paths.batch_notebooks(separate=True)
     t0 = time.perf_counter()
-    outcome = run(names or order(), offered, fresh=args.fresh)
+    outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
     seconds = time.perf_counter() - t0
     ran = sum(v == "ran" for v in outcome.values())
     print(f"batch: {ran} notebooks ran, {len(outcome) - ran} skipped, in {seconds:.0f} s "

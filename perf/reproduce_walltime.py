@@ -21,8 +21,9 @@ uninterrupted run; the table says how many sittings there were. A stage that fai
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
 (it would reuse that half's models), so it refuses, and the fix is a fresh clone.
 
-It uses the standard library alone, and so writes its files atomically itself rather than with
-``pearl.atomic.write_atomic``: it starts before ``make`` has built the venv that holds pearl.
+It uses the standard library alone (and :mod:`pearl.paths`, which does too), and so writes its
+files atomically itself rather than with ``pearl.atomic.write_atomic``: it starts before ``make``
+has built the venv that holds pearl's dependencies.
 """
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ import sys
 import threading
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from pearl.paths import batch_notebooks  # noqa: E402  (standard library only, like this script)
 
 
 def _write(path: Path, text: str) -> None:
@@ -80,10 +84,8 @@ def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[d
 
 
 def batch(root: Path = Path(".")) -> list[str]:
-    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` less ``notebooks/SEPARATE``."""
-    separate = root / "notebooks" / "SEPARATE"
-    skip = set(separate.read_text().split()) if separate.is_file() else set()
-    return [nb for nb in (root / "notebooks" / "ORDER").read_text().split() if nb not in skip]
+    """The notebooks ``make reproduce`` runs, in order (:func:`pearl.paths.batch_notebooks`)."""
+    return batch_notebooks(root)
 
 
 #: stages that every sitting repeats (its own venv check, HTML of its notebooks, site): one run has each once

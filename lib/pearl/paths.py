@@ -113,6 +113,18 @@ class UnsafeName(ValueError):
     """A name for a file or folder that would leave the folder it belongs in."""
 
 
+def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> list[str]:
+    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
+    the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
+    ``separate``; none when there is no ``notebooks/ORDER``. It imports nothing but the standard
+    library, so ``perf/reproduce_walltime.py`` reads the batch with it before the venv exists."""
+    folder = Path(root if root is not None else ROOT) / "notebooks"
+    if not (folder / "ORDER").is_file():
+        return []
+    skip = set() if separate or not (folder / "SEPARATE").is_file() else set((folder / "SEPARATE").read_text().split())
+    return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
+
+
 def safe_name(value: str, what: str = "name") -> str:
     """``value`` when it can name one file or folder: not empty, no path separator, not ``.`` or
     ``..``, no NUL; else :class:`UnsafeName` naming ``what`` (a parameter, a model name) and the fix.

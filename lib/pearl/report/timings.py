@@ -10,6 +10,7 @@ import json
 import re
 import statistics
 
+from .. import paths
 from .common import exists, read_json, results, stage_label
 
 
@@ -39,20 +40,10 @@ def reproduce_time() -> dict[str, str]:
     out = {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
                                f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")}
     timed = set(re.findall(r"^(\d\d_\w+\.ipynb)\s", text, re.M))
-    if head[1] == "cpu" and timed == set(batch_notebooks()):  # the batch as it is now, not an older one
+    if head[1] == "cpu" and timed == set(paths.batch_notebooks(results().parent)):  # the batch as it is now, not an older one
         out["reproduce.measured"] = (f"{total:.0f} minutes on {head[4]} cores, measured: one run from a fresh clone"
                                      f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`)")
     return out
-
-
-def batch_notebooks() -> list[str]:
-    """The notebooks ``make reproduce`` runs now: ``notebooks/ORDER`` less ``notebooks/SEPARATE``
-    (none when the checkout has no ``notebooks/ORDER``)."""
-    folder = results().parent / "notebooks"
-    if not (folder / "ORDER").is_file():
-        return []
-    separate = (folder / "SEPARATE").read_text().split() if (folder / "SEPARATE").is_file() else []
-    return [nb for nb in (folder / "ORDER").read_text().split() if nb not in separate]
 
 
 def gpu_projection() -> dict[str, str]:
