@@ -93,8 +93,8 @@ reproduce: $(STAMP) sysdeps
 # A dress rehearsal of make reproduce PROFILE=gpu on the CPU: every notebook of notebooks/ORDER
 # on the gpu profile's code paths (Wikipedia corpus on a few articles, every phrase's hard
 # negatives, epochs-based schedule, DataLoader workers, three seeds, every table and the claims)
-# at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/). Measured so far only
-# on the shared 2-core machine under a load average of 6-10: 70 minutes (results/benchmarks/rehearsal.json);
+# at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/). Its wall time is
+# in results/benchmarks/rehearsal.json (with the load average it ran under);
 # RECORD=1 writes that record anew. RESUME=1 continues a killed one.
 REHEARSAL_OUT ?= $(CURDIR)/.cache/rehearsal
 rehearse: $(STAMP) sysdeps

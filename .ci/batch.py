@@ -174,7 +174,7 @@ def main(argv=None) -> int:
         os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
         names = names or paths.batch_notebooks(separate=True)
-    t0 = time.perf_counter()
+    t0, load_start = time.perf_counter(), list(os.getloadavg())
     outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
     seconds = time.perf_counter() - t0
     ran = sum(v == "ran" for v in outcome.values())
@@ -186,7 +186,8 @@ def main(argv=None) -> int:
         state = read_state()
         write_json(Path(args.record), {
             "what": "make rehearse" if args.rehearse else f"make reproduce PROFILE={args.profile}", **stamp(),
-            "wall_time_s": round(seconds, 1), "hardware": hardware(), "load_average_end": list(os.getloadavg()),
+            "wall_time_s": round(seconds, 1), "hardware": hardware(), "load_average_start": load_start,
+            "load_average_end": list(os.getloadavg()),
             "notebooks": {n: {"outcome": v, "seconds": (state.get(n) or {}).get("seconds")} for n, v in outcome.items()}})
     return 0
 

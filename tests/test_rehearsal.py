@@ -93,13 +93,14 @@ def test_the_rehearsal_trains_on_the_gpu_profiles_branches(tmp_path, monkeypatch
 @pytest.mark.slow
 def test_the_whole_rehearsal_and_a_killed_one_resumed_end_alike(tmp_path):
     whole = tmp_path / "whole"
-    t0 = time.monotonic()  # its wall time, notebook by notebook, as make rehearse RECORD=1 writes it
+    # with make rehearse RECORD=1's record of its wall time, notebook by notebook (read, not asserted:
+    # a wall time depends on the machine's load; results/benchmarks/rehearsal.json is the measurement)
     _finish(_batch(whole, "--record", str(tmp_path / "rehearsal.json")))
-    seconds = time.monotonic() - t0
-    print(f"the whole rehearsal: {seconds:.0f} s; its record: {tmp_path / 'rehearsal.json'}")
+    timed = json.loads((tmp_path / "rehearsal.json").read_text())
+    print(f"the whole rehearsal: {timed['wall_time_s']:.0f} s")
+    assert list(timed["notebooks"]) == ORDER and timed["what"] == "make rehearse"
     assert all((whole / "results" / f"{Path(n).stem}.json").is_file() for n in ORDER)
     assert {r["parameters"].get("PROFILE") for n in ORDER for r in [_record(whole, n)]} <= {"gpu", None}
-    assert seconds < 15 * 60, f"the rehearsal took {seconds:.0f} s"
 
     killed = tmp_path / "killed"
     proc = _batch(killed)  # killed mid-training: seed 1's first checkpoint is written, its model is not
