@@ -38,6 +38,26 @@ def test_resume_equals_uninterrupted(tmp_path):
     assert [r["loss"] for r in full.log] == [r["loss"] for r in resumed.log]
 
 
+def test_a_backbone_built_on_first_use_leaves_the_run_as_it_was(monkeypatch):
+    """A backbone folder made on first use (me5-small converted, mlm-wiki pretrained) builds a model,
+    whose initialisation draws from torch's generator: the run must be the one it is when the
+    folder already exists."""
+    import pearl.training.train as trainer
+
+    def built_on_first_use(name):
+        module = tiny_backbone()  # seeds torch's generator itself, as a pretraining does,
+        torch.rand(1000)  # and draws from it, as a model's initialisation does
+        return module
+
+    corpus = tiny_corpus(32)
+    cfg = TrainConfig(steps=2, **{**CFG, "seed": 1})
+    kept = train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, progress=False,
+                 backbone=tiny_backbone())
+    monkeypatch.setattr(trainer, "load_backbone", built_on_first_use)
+    built = train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, progress=False)
+    assert [r["loss"] for r in built.log] == [r["loss"] for r in kept.log]
+
+
 def test_resume_on_another_corpus_or_tables_is_refused(tmp_path):
     """The checkpoint keeps the digest of what the run trains on; resuming on other phrases, or
     with other augmentation tables, stops with the fix instead of training on silently."""
