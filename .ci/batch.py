@@ -1,12 +1,12 @@
 """The batch run of the notebooks (``make reproduce``, ``make rehearse``), resumable notebook by notebook.
 
-Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [NOTEBOOK ...]   (the Makefile calls it)
+Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [--extras] [NOTEBOOK ...]   (the Makefile calls it)
 
 :func:`run` executes the notebooks in order through papermill, each with the parameters of the
 batch that its ``parameters`` cell declares (``PROFILE``, ``INTERACTIVE``; ``SMOKE`` in a
-rehearsal). After each one finishes it records, in ``results/executed/batch_state.json`` under
-the output root, the notebook's **input fingerprint**: the digest of the notebook's file, its
-parameters, the library's code (``lib/pearl``), the raw data folder's name and the previous
+rehearsal; ``EXTRAS`` in ``make extras``). After each one finishes it records, in
+``results/executed/batch_state.json`` under the output root, the notebook's **input fingerprint**:
+the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw data folder's name and the previous
 notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
 
 Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
@@ -164,9 +164,11 @@ def main(argv=None) -> int:
                     help="the gpu profile's code paths at tiny size (SMOKE) into the scratch root $PEARL_OUTPUT, "
                          "every notebook of notebooks/ORDER")
     ap.add_argument("--fresh", action="store_true", help="run every notebook, whatever the state file says")
+    ap.add_argument("--extras", action="store_true",
+                    help="EXTRAS=True to the notebooks that declare it: the arms beyond the paper's tables (make extras)")
     ap.add_argument("--record", help="write the batch's wall time, notebook by notebook, to this JSON file")
     args = ap.parse_args(argv)
-    offered = {"PROFILE": args.profile, "INTERACTIVE": False}
+    offered = {"PROFILE": args.profile, "INTERACTIVE": False, **({"EXTRAS": True} if args.extras else {})}
     names = args.notebooks
     if args.rehearse:
         if not os.environ.get("PEARL_OUTPUT"):

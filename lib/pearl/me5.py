@@ -205,20 +205,22 @@ def _save_weights(model, folder: Path) -> None:
     save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
+def built() -> bool:
+    """Whether ``data/derived/me5-small`` holds the conversion of the installed source (else :func:`folder` converts it)."""
+    target = paths.derived_dir(NAME)
+    meta = json.loads((target / "me5.json").read_text()) if (target / "me5.json").is_file() else {}
+    return meta.get("converter_version") == _FORMAT_VERSION and meta.get("source_sha256") == sha256(source_path())
+
+
 def folder() -> Path:
     """``data/derived/me5-small``, converted on first use; rebuilt when the source file's checksum
     or this converter's version differs from the ones recorded in ``me5.json``. Under a file lock:
     the runner's workers may all ask at once, and two converters would share one temporary folder."""
     from filelock import FileLock
 
-    target, source = paths.derived_dir(NAME), source_path()
-
-    def current() -> bool:
-        meta = json.loads((target / "me5.json").read_text()) if (target / "me5.json").is_file() else {}
-        return meta.get("converter_version") == _FORMAT_VERSION and meta.get("source_sha256") == sha256(source)
-
-    if not current():
+    target = paths.derived_dir(NAME)
+    if not built():
         with FileLock(str(target.with_name(f".{target.name}.lock"))):
-            if not current():
-                convert(source, target)
+            if not built():
+                convert(source_path(), target)
     return target

@@ -127,6 +127,13 @@ def meta(target: str | Path | None = None) -> dict:
     return json.loads(path.read_text()) if path.is_file() else {}
 
 
+def built(config: Config = CONFIG) -> bool:
+    """Whether ``data/derived/mlm-wiki`` holds this config's model (else :func:`folder` pretrains it)."""
+    m = meta(paths.derived_dir(NAME))
+    return (m.get("format_version") == _FORMAT_VERSION and m.get("config") == dataclasses.asdict(config)
+            and m.get("vocab_sha256") == vocab_sha256())
+
+
 def folder(config: Config = CONFIG) -> Path:
     """``data/derived/mlm-wiki``, pretrained on first use (``results/benchmarks/mlm_pretrain_throughput.json`` holds
     its seconds a step on this CPU); rebuilt when ``mlm.json``'s config, vocabulary or format differs. Under a file lock: the
@@ -134,15 +141,9 @@ def folder(config: Config = CONFIG) -> Path:
     from filelock import FileLock
 
     target = paths.derived_dir(NAME)
-
-    def current() -> bool:
-        m = meta(target)
-        return (m.get("format_version") == _FORMAT_VERSION and m.get("config") == dataclasses.asdict(config)
-                and m.get("vocab_sha256") == vocab_sha256())
-
-    if not current():
+    if not built(config):
         with FileLock(str(target.with_name(f".{target.name}.lock"))):
-            if not current():
+            if not built(config):
                 print(f"{NAME}: pretraining {label(config)} into {target} (once; resumable)", flush=True)
                 build(config, target)
     return target

@@ -121,6 +121,21 @@ def test_workers_train_each_missing_model_once(fake_training, thread_workers):
     assert [f.name for f in out[""]] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
 
 
+def test_workers_wait_on_no_backbone_being_built(monkeypatch):
+    """One job per backbone built on first use goes first; its others go after every other job,
+    so the second worker trains while the first one builds (and holds the build's lock)."""
+    assert not runner._built_on_first_use("minilm")  # shipped whole
+    monkeypatch.setattr(runner, "_built_on_first_use", lambda b: b == "mlm-wiki")
+    jobs = [(Recipe(backbone=b), s) for b in ("me5-small", "mlm-wiki", "minilm.l2") for s in (0, 1)]
+    jobs.append((runner.method_recipe("simcse", backbone="mlm-wiki"), 0))
+    order = [(j[0].method, j[0].backbone, j[1]) for j in runner._worker_order(jobs)]
+    assert order == [("pearl", "mlm-wiki", 0), ("pearl", "me5-small", 0), ("pearl", "me5-small", 1),
+                     ("pearl", "minilm.l2", 0), ("pearl", "minilm.l2", 1), ("pearl", "mlm-wiki", 1),
+                     ("simcse", "mlm-wiki", 0)]
+    monkeypatch.setattr(runner, "_built_on_first_use", lambda b: False)
+    assert runner._worker_order(jobs) == jobs  # nothing to build: the plan's order
+
+
 def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):
     """Called directly with profile="smoke" and no scratch PEARL_OUTPUT, the runner writes under
     smoke-output/, never into the repository's models/, and leaves the process as it found it."""

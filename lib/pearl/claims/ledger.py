@@ -158,8 +158,8 @@ CLAIMS = (
           like=five_groups(3, "- Phrase DA", "- Entity Type")),
     Claim("C20", "§5.2", "Removing all augmentations results in an average drop of 2.4 percentage points.",
           "− all augmentations, average", -2.4, ("ablation", "no-all-aug", "average"), ABL_AVG,
-          untestable="not run here yet: notebook 08 trains the recipe `no-all-aug` (augment=(0, 0, 0); make reproduce), "
-          "and this claim reads it from results/08_ablations.json. The paper's Table 3 has no such row, and its -2.4 is "
+          untestable="not run here yet: notebook 08 trains the recipe `no-all-aug` (augment=(0, 0, 0)) when run by make "
+          "extras, not by make reproduce, and this claim reads it from results/08_ablations.json. The paper's Table 3 has no such row, and its -2.4 is "
           "its - Phrase DA row's drop (pearl/benchmark/paper_slips.csv)"),
     Claim("C21", "§5.2", "We find that adding hard negatives brings decent improvements (+0.8 on average), "
           "especially considering the nearly zero additional cost of this strategy.", "hard negatives, average gain",

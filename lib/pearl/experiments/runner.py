@@ -170,6 +170,24 @@ def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: 
     return recipe.folder(seed).name
 
 
+def _built_on_first_use(backbone: str) -> bool:
+    """Whether loading ``backbone`` would build it first: mlm-wiki's pretraining, me5-small's conversion."""
+    from .. import me5, mlm
+
+    name = models.ALIASES.get(str(backbone).lower())
+    return (name == mlm.NAME and not mlm.built()) or (name == me5.NAME and not me5.built())
+
+
+def _worker_order(pending: list) -> list:
+    """The jobs in the order the workers take them. A backbone built on first use is built under a
+    file lock, and mlm-wiki's pretraining holds it for most of an hour: a second job on that backbone
+    would keep its worker waiting. So one job per such backbone goes first and its others go last."""
+    building = {b for b in {job[0].backbone for job in pending} if _built_on_first_use(b)}
+    first = {min(i for i, job in enumerate(pending) if job[0].backbone == b) for b in building}
+    rank = [0 if i in first else 2 if job[0].backbone in building else 1 for i, job in enumerate(pending)]
+    return [job for _, _, job in sorted(zip(rank, range(len(pending)), pending), key=lambda t: t[:2])]
+
+
 def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale):
     """(TrainConfig, data options, recipe key) of one recipe and seed."""
     from ..training.profiles import config_for
@@ -206,7 +224,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     plan = [(r, s, *_keyed(r, s, profile, overrides, scale)) for r in recipes for s in seeds]
     pending = [(r, s, profile, overrides, scale) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
-        workers_.each(_train_one, pending, workers, log,
+        workers_.each(_train_one, _worker_order(pending), workers, log,
                       done=lambda _, name: f"trained {name} ({profile} profile, in a worker process)")
     out, loaded = {r.name: [] for r in recipes}, {}
     for recipe, seed, cfg_s, data, key in plan:
