@@ -43,3 +43,15 @@ def test_a_run_of_the_batch_as_it_is_now_is_the_headlines_measured_time(tmp_path
         "at commit `abcdef0` (`results/benchmarks/reproduce_walltime.txt`)")
     (tmp_path / "notebooks" / "SEPARATE").write_text("")  # the batch now has a notebook the run did not time
     assert "reproduce.measured" not in timings.reproduce_time()
+
+
+def test_the_rehearsal_time_names_its_commit_and_load(tmp_path, monkeypatch):
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    assert timings.rehearsal_time() == {}  # no record: no sentence (the headline says it is missing)
+    (tmp_path / "results" / "benchmarks").mkdir(parents=True)
+    (tmp_path / "results" / "benchmarks" / "rehearsal.json").write_text(
+        '{"what": "make rehearse", "git_sha": "abcdef0123", "wall_time_s": 630.0, "hardware": {"cpu_count": 2}, '
+        '"load_average_start": [1.04, 1, 1], "load_average_end": [1.66, 1, 1]}')
+    assert timings.rehearsal_time() == {"rehearsal.time": (
+        "10 minutes on 2 cores, measured at commit `abcdef0` (load average 1.0 at its start, 1.7 at its end; "
+        "`results/benchmarks/rehearsal.json`)")}

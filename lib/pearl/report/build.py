@@ -133,6 +133,7 @@ def headline() -> str:
     # the stages' latest timings can predate a change that made a notebook dearer: the records' own sum beside them
     notebooks = timings.notebook_times().get("time.notebooks", missing("time.notebooks"))
     gpu = timings.gpu_projection().get("gpu.projection", missing("gpu.projection"))
+    rehearsal = timings.rehearsal_time().get("rehearsal.time", missing("rehearsal.time"))
     return (f"{HEADLINE_START}\n"
             f"- **Table 1, average over the nine datasets** (`results/table1.md`; our YAGO and UMLS dictionaries are "
             f"rebuilt and easier, so the averages do not compare with the paper's): {table1_averages()}.\n"
@@ -141,7 +142,7 @@ def headline() -> str:
             f"records (`results/NN_*.json`, cells only, from the runs listed in the report) add up to {notebooks}.\n"
             f"- **Projected** for `make reproduce PROFILE=gpu` (`results/benchmarks/gpu_projection.md`, a projection from "
             f"measured throughputs, never run end to end; what still differs from the paper: "
-            f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`): {gpu}.\n"
+            f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`, {rehearsal}): {gpu}.\n"
             f"{HEADLINE_END}")
 
 

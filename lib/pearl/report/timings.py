@@ -57,6 +57,17 @@ def gpu_projection() -> dict[str, str]:
         f"CPU-bound, at {b['cores_assumed']} cores)" for box, b in boxes.items())}
 
 
+def rehearsal_time() -> dict[str, str]:
+    """``rehearsal.time``: the wall time of ``make rehearse``, from ``results/benchmarks/rehearsal.json``
+    (``.ci/batch.py --rehearse --record``), with the commit and the load it ran under."""
+    if not exists("benchmarks/rehearsal.json"):
+        return {}
+    r = read_json("benchmarks/rehearsal.json")
+    load = f"load average {r['load_average_start'][0]:.1f} at its start, {r['load_average_end'][0]:.1f} at its end"
+    return {"rehearsal.time": (f"{r['wall_time_s'] / 60:.0f} minutes on {r['hardware']['cpu_count']} cores, measured at "
+                               f"commit `{r['git_sha'][:7]}` ({load}; `results/benchmarks/rehearsal.json`)")}
+
+
 def reproduce_projection() -> dict[str, str]:
     """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
     ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``."""
@@ -163,8 +174,8 @@ def speed() -> dict[str, str]:
 
 
 def all_sentences() -> dict[str, str]:
-    return {**reproduce_time(), **reproduce_projection(), **gpu_projection(), **notebook_times(), **scoring_floor(),
-            **speed()}
+    return {**reproduce_time(), **reproduce_projection(), **gpu_projection(), **rehearsal_time(), **notebook_times(),
+            **scoring_floor(), **speed()}
 
 
 if __name__ == "__main__":  # pragma: no cover
