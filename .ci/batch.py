@@ -6,8 +6,8 @@ Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [--extras] [NO
 batch that its ``parameters`` cell declares (``PROFILE``, ``INTERACTIVE``; ``SMOKE`` in a
 rehearsal; ``EXTRAS`` in ``make extras``). After each one finishes it records, in
 ``results/executed/batch_state.json`` under the output root, the notebook's **input fingerprint**:
-the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw data folder's name and the previous
-notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
+the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw
+data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
 
 Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
 (``results/<notebook>.json``) is the one that run wrote is skipped, and its record says so

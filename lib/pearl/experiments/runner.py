@@ -185,7 +185,7 @@ def _worker_order(pending: list) -> list:
     building = {b for b in {job[0].backbone for job in pending} if _built_on_first_use(b)}
     first = {min(i for i, job in enumerate(pending) if job[0].backbone == b) for b in building}
     rank = [0 if i in first else 2 if job[0].backbone in building else 1 for i, job in enumerate(pending)]
-    return [job for _, _, job in sorted(zip(rank, range(len(pending)), pending), key=lambda t: t[:2])]
+    return [pending[i] for i in sorted(range(len(pending)), key=rank.__getitem__)]  # stable within a rank
 
 
 def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale):

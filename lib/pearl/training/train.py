@@ -206,7 +206,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         device = f"cuda:{rank % torch.cuda.device_count()}"
 
     module, tokenizer = backbone if backbone is not None else load_backbone(cfg.backbone)
-    seed_everything(cfg.seed)  # after loading: building a backbone on first use (me5-small) draws random numbers
+    seed_everything(cfg.seed)  # after loading: building a backbone on first use (me5-small, mlm-wiki) draws random numbers
     model = build_model(module, cfg.use_char, cfg.use_type_head, cfg.char_dim, len(labels), cfg.char_weight)
     original = {k: v.detach().clone() for k, v in model.backbone.state_dict().items()}
     run_dir = Path(run_dir) if run_dir is not None else None
