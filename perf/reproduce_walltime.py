@@ -10,6 +10,12 @@ average sampled every 30 s, mean and max per stage) to ``--out`` atomically, wit
 and the exit status, and the stages as JSON beside it (``.json``). The full log goes to
 ``--log``. It measures; it changes nothing the run does.
 
+Beside the times it records the machine's speed at each sitting's start and end, outside the
+timed stages: the sustained fp32 rate of a 2048 x 2048 matmul on every core
+(``perf/scoring_floor.py``'s ``matmul_rate``, in the venv; a sitting that builds the venv has no
+start reading). This CPU's rate drifts from session to session, and a wall time read without
+it would compare two machines as one.
+
 The batch is ``notebooks/ORDER`` less ``notebooks/SEPARATE`` (notebooks with a make target of
 their own), as in the Makefile. A run may be timed in **sittings** on the same clone and commit:
 ``--until 07`` stops after notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those
@@ -45,6 +51,22 @@ def _write(path: Path, text: str) -> None:
     tmp = path.with_suffix(path.suffix + ".tmp")
     tmp.write_text(text)
     os.replace(tmp, path)
+
+
+#: the venv's Python prints the machine's sustained matmul rate in GFLOPS (perf/scoring_floor.py)
+RATE = "import sys; sys.path.insert(0, 'perf'); from scoring_floor import matmul_rate; print(matmul_rate() / 1e9)"
+
+
+def machine_rate(python: Path = Path(".venv/bin/python")) -> float | None:
+    """GFLOPS of :data:`RATE`; ``None`` before the venv exists or when the reading fails (a
+    wall time without its reading is still a wall time)."""
+    if not python.exists():
+        return None
+    try:
+        out = subprocess.run([str(python), "-c", RATE], capture_output=True, text=True, timeout=600)
+        return round(float(out.stdout.split()[-1]), 1)
+    except (subprocess.SubprocessError, ValueError, IndexError):
+        return None
 
 
 def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[dict], int]:
@@ -147,6 +169,14 @@ def render(state: dict) -> str:
         sitting = f"   (sitting {s['sitting']})" if n > 1 else ""
         lines.append(f"{s['stage']:<36}{s['seconds']:>10.0f}{elapsed / 60:>14.1f}{fmt(s['mean_load']):>11}"
                      f"{fmt(s['max_load']):>10}{sitting}")
+    rates = [(i, s["gflops"]) for i, s in enumerate(state["sittings"], 1) if any(s.get("gflops") or [])]
+    if rates:  # "machine:" lines are read by pearl.report.timings; "n/a": no reading (no venv yet)
+        def g(v):
+            return f"{v:.0f}" if v is not None else "n/a"
+
+        lines += ["", "machine: sustained fp32 matmul (2048 x 2048, every core), GFLOPS at start / end of "
+                  + ("; ".join(f"sitting {i}: {g(a)} / {g(b)}" for i, (a, b) in rates) if n > 1 else
+                     f"the run: {g(rates[0][1][0])} / {g(rates[0][1][1])}")]
     if not state["complete"]:
         lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
     lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
@@ -211,10 +241,12 @@ def main(argv=None) -> int:
         sys.exit("nothing left to time: " + ("the run is complete" if state["complete"] else f"no notebook {args.until}"))
     Path(args.log).parent.mkdir(parents=True, exist_ok=True)
     sitting = len(state["sittings"]) + 1
+    rate = machine_rate()  # outside the timed stages, as the reading at the end
     stages, rc = _sitting(todo, args.profile, Path(args.log))
+    gflops = [rate, machine_rate()]
     timed = {s["stage"] for s in stages}
     state["stages"] += [{**s, "sitting": sitting} for s in stages]
-    state["sittings"].append({"notebooks": todo, "exit_status": rc})
+    state["sittings"].append({"notebooks": todo, "exit_status": rc, "gflops": gflops})
     state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
     state["complete"] = rc == 0 and not state["remaining"]
     _write(state_path, json.dumps(state, indent=1, allow_nan=False) + "\n")  # strict JSON

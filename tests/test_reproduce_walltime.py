@@ -135,3 +135,23 @@ def test_a_notebooks_own_record_stands_in_last(tmp_path):
     rows = rw.project([timed, own], ["00_a.ipynb", "01_b.ipynb"])["stages"]
     assert [(r["stage"], r["seconds"], r["own_record"], r["commit"][0]) for r in rows if r["stage"].endswith(".ipynb")] \
         == [("00_a.ipynb", 10.0, False, "b"), ("01_b.ipynb", 7.5, True, "c")]
+
+
+def test_the_machines_speed_is_read_at_each_sittings_start_and_end(clone, monkeypatch):
+    assert rw.machine_rate() is None  # no venv yet: no reading, and the run goes on without one
+    readings = iter([None, 131.4, 128.0, 133.0])  # sitting 1 builds the venv: no start reading
+    monkeypatch.setattr(rw, "machine_rate", lambda: next(readings))
+    assert rw.main(["--until", "00"]) == 0
+    text = (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert "GFLOPS at start / end of the run: n/a / 131" in text
+    assert rw.main(["--resume"]) == 0
+    assert [s["gflops"] for s in _state(clone)["sittings"]] == [[None, 131.4], [128.0, 133.0]]
+    text = (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert "GFLOPS at start / end of sitting 1: n/a / 131; sitting 2: 128 / 133" in text
+
+
+def test_a_failed_reading_is_no_reading(tmp_path):
+    python = tmp_path / "python"
+    python.write_text("#!/bin/sh\necho 'Traceback: no torch' >&2\nexit 1\n")
+    python.chmod(0o755)
+    assert rw.machine_rate(python) is None

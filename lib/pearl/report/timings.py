@@ -20,7 +20,8 @@ def reproduce_time() -> dict[str, str]:
     Read from the complete one of ``results/benchmarks/reproduce_walltime*.txt``
     (``perf/reproduce_walltime.py``; the newest record may be a run still in sittings):
     minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
-    run timed in sittings says so. A failed or unfinished run measures nothing a reader can repeat.
+    run timed in sittings says so, and a record with the machine's speed (its ``machine:`` line)
+    gives its range. A failed or unfinished run measures nothing a reader can repeat.
     """
     for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.txt")):
         text = path.read_text()
@@ -37,12 +38,18 @@ def reproduce_time() -> dict[str, str]:
     parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
+    speed, found = "", re.search(r"^machine: .*?GFLOPS at start / end of (.*)$", text, re.M)
+    rates = sorted(int(v) for v in re.findall(r"(?<=[:/] )(\d+)\b", found[1])) if found else []
+    if rates:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
+        span = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}–{rates[-1]}"
+        when = "its start and end" if not how else "its sittings' starts and ends"
+        speed = f"; the machine sustained {span} GFLOPS (fp32 matmul, every core) at {when}"
     out = {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
-                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)})")}
+                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){speed}")}
     timed = set(re.findall(r"^(\d\d_\w+\.ipynb)\s", text, re.M))
     if head[1] == "cpu" and timed == set(paths.batch_notebooks(results().parent)):  # the batch as it is now, not an older one
         out["reproduce.measured"] = (f"{total:.0f} minutes on {head[4]} cores, measured: one run from a fresh clone"
-                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`)")
+                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){speed}")
     return out
 
 
