@@ -56,7 +56,7 @@ run = start("09_backbones", globals(), __annotations__)
 from IPython.display import display
 
 from pearl.experiments import backbones as table4, paper_beside, runs, tables
-from pearl.benchmark.scoring import run_models
+from pearl.benchmark.scoring import run_model_sets
 from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
@@ -81,10 +81,10 @@ with run.timer("train"):
     train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS, scale=scale)
     trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
-    originals = tables.group_frame(run_models(runs.as_groups(sources), size=size, threads=THREADS,
-                                              workers=WORKERS))
-    after = tables.group_frame(run_models(trained, size=size, threads=THREADS, workers=WORKERS))
-    control = tables.group_frame(run_models(simcse, size=size, threads=THREADS, workers=WORKERS)) if simcse else None
+    scored = run_model_sets({"originals": runs.as_groups(sources), "pearl": trained, "simcse": simcse},
+                            size=size, threads=THREADS, workers=WORKERS)  # one pool of workers for all three
+    originals, after = tables.group_frame(scored["originals"]), tables.group_frame(scored["pearl"])
+    control = tables.group_frame(scored["simcse"]) if simcse else None
 
 # %% [markdown]
 # ## Table 4: original vs + PEARL (and + SimCSE on the raw LM), averaged over the five task groups

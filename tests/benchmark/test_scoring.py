@@ -1,11 +1,12 @@
 """The records notebooks 04 and 07 save from scored rows, keyed model/dataset; the one
-many-model scorer, run_models, with its models grouped by recipe and in worker processes."""
+many-model scorer, run_models, with its models grouped by recipe and in worker processes, and
+run_model_sets, several sets of groups in one pool."""
 import pandas as pd
 import pytest
 
 import pearl.workers
 from pearl.benchmark import scoring, short_text
-from pearl.benchmark.scoring import run_models
+from pearl.benchmark.scoring import run_model_sets, run_models
 from pearl.benchmark.tasks import SUITES
 
 
@@ -50,6 +51,19 @@ def test_workers_score_the_same(thread_workers):
     cols = ["group", "folder", "dataset", "score"]
     assert [[r[c] for c in cols] for r in one] == [[r[c] for c in cols] for r in two]
     assert [r["group"] for r in one] == ["baseline", "baseline", "again", "again"]
+
+
+def test_sets_in_one_pool_score_as_each_set_alone(thread_workers):
+    originals = {"a": ["char3gram-jaccard"]}
+    trained = {"a": ["char3gram-jaccard", "glove"], "b": ["glove"]}  # group names shared across sets
+    logged = []
+    both = run_model_sets({"originals": originals, "trained": trained, "control": {}}, size="smoke",
+                          datasets=["bird"], log=logged.append, workers=2)
+    cols = ["group", "folder", "model", "dataset", "score"]
+    for name, groups in (("originals", originals), ("trained", trained)):
+        alone = run_models(groups, size="smoke", datasets=["bird"], log=lambda _: None)
+        assert [[r[c] for c in cols] for r in both[name]] == [[r[c] for c in cols] for r in alone]
+    assert both["control"] == [] and sum("scored in a worker process" in line for line in logged) == 4
 
 
 def test_workers_pass_the_scorers_log_back(thread_workers):

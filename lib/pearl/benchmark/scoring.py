@@ -80,6 +80,20 @@ def run_models(names: Mapping[str, str | Path | Sequence[str | Path]], datasets:
     return [row for rows in found for row in rows]
 
 
+def run_model_sets(sets: Mapping[str, Mapping[str, Sequence[str | Path]]], **kwargs) -> dict[str, list[dict]]:
+    """:func:`run_models` on several ``{group: [model, ...]}`` at once (a table's original encoders,
+    its trained models, a control), rows handed back per set as each set alone would give them.
+
+    One pool for all: a pool per set would wait on its slowest model (an original me5-small, say)
+    with its other workers idle. The sets may share group names."""
+    tagged = {(name, group): models_ for name, groups in sets.items() for group, models_ in groups.items()}
+    out: dict[str, list[dict]] = {name: [] for name in sets}
+    for row in run_models(tagged, **kwargs):
+        name, group = row["group"]
+        out[name].append({**row, "group": group})
+    return out
+
+
 def _run_model(name, model, datasets, size, log, reuse_scores) -> list[dict]:
     if isinstance(model, Encoder):
         model = cached(model)
