@@ -222,7 +222,9 @@ def test_a_flipped_byte_in_a_stored_vector_is_re_encoded_with_one_warning(tmp_pa
     with pytest.warns(UserWarning, match=r"does not match its checksum") as caught:
         got = encode(again, PHRASES)
     assert len([w for w in caught if "checksum" in str(w.message)]) == 1  # warned once, not per vector
-    np.testing.assert_array_equal(got, encode(tiny_encoder(), PHRASES))
+    # the two re-encoded in a batch of their own: equal to float rounding, not bit for bit (the GEMM
+    # path depends on the batch's shape on some CPUs); the flipped bit moves its float by over 2**-16 of it
+    np.testing.assert_allclose(got, encode(tiny_encoder(), PHRASES), rtol=1e-6, atol=1e-7)
     assert again.extra["vectors"].encoded == 2  # the two damaged ones, encoded again
     third = cached(tiny_encoder(), path)
     encode(third, PHRASES)
