@@ -170,13 +170,12 @@ def render(state: dict) -> str:
         lines.append(f"{s['stage']:<36}{s['seconds']:>10.0f}{elapsed / 60:>14.1f}{fmt(s['mean_load']):>11}"
                      f"{fmt(s['max_load']):>10}{sitting}")
     rates = [(i, s["gflops"]) for i, s in enumerate(state["sittings"], 1) if any(s.get("gflops") or [])]
-    if rates:  # "machine:" lines are read by pearl.report.timings; "n/a": no reading (no venv yet)
+    if rates:  # "n/a": no reading (the sitting built the venv)
         def g(v):
             return f"{v:.0f}" if v is not None else "n/a"
 
         lines += ["", "machine: sustained fp32 matmul (2048 x 2048, every core), GFLOPS at start / end of "
-                  + ("; ".join(f"sitting {i}: {g(a)} / {g(b)}" for i, (a, b) in rates) if n > 1 else
-                     f"the run: {g(rates[0][1][0])} / {g(rates[0][1][1])}")]
+                  + "; ".join(f"{'the run' if n == 1 else f'sitting {i}'}: {g(a)} / {g(b)}" for i, (a, b) in rates)]
     if not state["complete"]:
         lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
     lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why

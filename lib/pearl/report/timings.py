@@ -20,8 +20,8 @@ def reproduce_time() -> dict[str, str]:
     Read from the complete one of ``results/benchmarks/reproduce_walltime*.txt``
     (``perf/reproduce_walltime.py``; the newest record may be a run still in sittings):
     minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
-    run timed in sittings says so, and a record with the machine's speed (its ``machine:`` line)
-    gives its range. A failed or unfinished run measures nothing a reader can repeat.
+    run timed in sittings says so, and a record with the machine's speed (``gflops`` of each
+    sitting in the ``.json`` beside it) gives its range. A failed or unfinished run measures nothing a reader can repeat.
     """
     for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.txt")):
         text = path.read_text()
@@ -38,8 +38,9 @@ def reproduce_time() -> dict[str, str]:
     parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
-    speed, found = "", re.search(r"^machine: .*?GFLOPS at start / end of (.*)$", text, re.M)
-    rates = sorted(int(v) for v in re.findall(r"(?<=[:/] )(\d+)\b", found[1])) if found else []
+    speed, state = "", path.with_suffix(".json")  # the readings as numbers, beside the table
+    rates = sorted(round(v) for s in (json.loads(state.read_text())["sittings"] if state.is_file() else [])
+                   for v in s.get("gflops") or [] if v is not None)
     if rates:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
         span = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}–{rates[-1]}"
         when = "its start and end" if not how else "its sittings' starts and ends"
