@@ -27,6 +27,12 @@ uninterrupted run; the table says how many sittings there were. A stage that fai
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
 (it would reuse that half's models), so it refuses, and the fix is a fresh clone.
 
+The load sampler doubles as a watch on the clock: a stage in which it went :data:`PAUSE_S`
+seconds without a sample was not running all that time (the machine was suspended, say between
+two sessions on a machine that persists), so the table says so, the report does not quote the
+record, and a projection takes that stage from an older record. A projection also says which
+notebooks changed since they were timed (``notebooks/src/NN.py`` differs from the timed commit's).
+
 It uses the standard library alone (and :mod:`pearl.paths`, which does too), and so writes its
 files atomically itself rather than with ``pearl.atomic.write_atomic``: it starts before ``make``
 has built the venv that holds pearl's dependencies.
@@ -69,12 +75,35 @@ def machine_rate(python: Path = Path(".venv/bin/python")) -> float | None:
         return None
 
 
+#: seconds between two load samples, and the gap inside a stage that says the clock ran on without the run
+SAMPLE_S, PAUSE_S = 30, 120
+
+
+def stage_rows(stages: list[tuple[str, float]], end: float, samples: list[tuple[float, float]]) -> list[dict]:
+    """One row per stage from its start times (``end``: the last one's end) and the load samples:
+    seconds, mean and max load, and the longest stretch without a sample (``max_gap_s``)."""
+    out = []
+    for (name, t), e in zip(stages, [t for _, t in stages[1:]] + [end]):
+        inside = [(at, v) for at, v in samples if t <= at < e]
+        marks = [t, *(at for at, _ in inside), e]
+        loads = [v for _, v in inside]
+        out.append({"stage": name, "seconds": round(e - t, 1), "mean_load": sum(loads) / len(loads) if loads else None,
+                    "max_load": max(loads) if loads else None,
+                    "max_gap_s": round(max(b - a for a, b in zip(marks, marks[1:])), 1)})
+    return out
+
+
+def paused(stage: dict) -> bool:
+    """Whether the sampler missed so many samples inside ``stage`` that its time is not a run's."""
+    return (stage.get("max_gap_s") or 0) > PAUSE_S
+
+
 def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[dict], int]:
     """Run ``make reproduce`` on ``notebooks``; (finished stages, exit status)."""
     samples, done = [], threading.Event()
 
     def sample():  # a stage whose load sits well above the run's two workers shared the cores
-        while not done.wait(30):
+        while not done.wait(SAMPLE_S):
             samples.append((time.time(), os.getloadavg()[0]))
 
     threading.Thread(target=sample, daemon=True).start()
@@ -94,12 +123,7 @@ def _sitting(notebooks: list[str], profile: str, log_path: Path) -> tuple[list[d
                 stages.append(("site", time.time()))
         rc = proc.wait()
     done.set()
-    ends = [t for _, t in stages[1:]] + [time.time()]
-    out = []
-    for (name, t), e in zip(stages, ends):
-        loads = [v for at, v in samples if t <= at < e]
-        out.append({"stage": name, "seconds": round(e - t, 1), "mean_load": sum(loads) / len(loads) if loads else None,
-                    "max_load": max(loads) if loads else None})
+    out = stage_rows(stages, time.time(), samples)
     if rc != 0:
         out.pop()  # the stage running when make failed did not finish
     return out, rc
@@ -132,13 +156,14 @@ def project(records: list[dict], notebooks: list[str]) -> dict:
     ``records`` are the states written beside the tables (``.json``), newest first. A notebook's
     time is the first record's that timed it; a stage repeated per sitting (:data:`ONCE_PER_RUN`)
     counts once, at its longest in that record (the first sitting's venv build is the real one).
-    Stages no record timed are listed as missing and make the total a lower bound. It adds times
-    measured at different commits: what it gives is a projection, and says so with each source.
+    Stages no record timed are listed as missing and make the total a lower bound; a stage the
+    machine paused in (:func:`paused`) counts as not timed by that record. It adds times measured
+    at different commits: what it gives is a projection, and says so with each source.
     """
     rows, missing = [], []
     for stage in [ONCE_PER_RUN[0], *notebooks, *ONCE_PER_RUN[1:]]:
         for rec in records:
-            hits = [s for s in rec["stages"] if s["stage"] == stage]
+            hits = [s for s in rec["stages"] if s["stage"] == stage and not paused(s)]
             if hits:  # own records carry a commit per stage
                 rows.append({"stage": stage, "seconds": max(s["seconds"] for s in hits),
                              "commit": hits[0].get("commit", rec["commit"]), "own_record": bool(hits[0].get("own_record"))})
@@ -149,6 +174,16 @@ def project(records: list[dict], notebooks: list[str]) -> dict:
     return {"notebooks": notebooks, "stages": rows, "missing": missing, "total_s": round(total, 1),
             "total_min": round(total / 60, 1), "commits": sorted({r["commit"] for r in rows}),
             "cpu_count": sorted({rec["cpu_count"] for rec in records}), "lower_bound": bool(missing)}
+
+
+def source_changed(stage: str, commit: str, root: Path = Path(".")) -> bool | None:
+    """Whether notebook ``stage``'s source (``notebooks/src/NN.py``) differs between ``commit`` and
+    HEAD; ``None`` for a stage that is not a notebook, or a commit this clone does not have."""
+    if not stage.endswith(".ipynb") or not commit:
+        return None
+    src = f"notebooks/src/{stage.removesuffix('.ipynb')}.py"
+    rc = subprocess.run(["git", "diff", "--quiet", commit, "HEAD", "--", src], cwd=root, capture_output=True).returncode
+    return {0: False, 1: True}.get(rc)
 
 
 def render(state: dict) -> str:
@@ -178,6 +213,9 @@ def render(state: dict) -> str:
                   + "; ".join(f"{'the run' if n == 1 else f'sitting {i}'}: {g(a)} / {g(b)}" for i, (a, b) in rates)]
     if not state["complete"]:
         lines += ["", "not complete: " + ", ".join(state["remaining"]) + " still to run (--resume)"]
+    lines += [f"paused: {s['stage']} went {s['max_gap_s']:.0f} s without a load sample (every {SAMPLE_S} s): the "
+              f"clock ran on while the run did not (a suspended machine), so its time is not a run's time"
+              for s in state["stages"] if paused(s)]
     lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
     lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
     return "\n".join(lines) + "\n"
@@ -201,13 +239,16 @@ def main(argv=None) -> int:
         records = [json.loads(p.read_text()) for p in paths]
         proj = project(records + ([own_records(batch())] if args.own_records else []), batch())
         proj["records"] = [str(p) for p in paths]
+        for row in proj["stages"]:  # a time measured on an earlier version of the notebook
+            row["source_changed"] = source_changed(row["stage"], row["commit"].removesuffix("-dirty"))
+        proj["changed_since_timed"] = [r["stage"] for r in proj["stages"] if r["source_changed"]]
         from pearl.provenance import git_sha  # the venv exists by now: projecting runs nothing
 
         proj["commit"] = git_sha()  # the code and records it added up, "-dirty" as for every record
         dest = Path(args.out).with_name("reproduce_projection.json")
         _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")
         for r in proj["stages"]:
-            print(f"{r['stage']:<36}{r['seconds']:>10.0f}  {r['commit'][:7]}")
+            print(f"{r['stage']:<36}{r['seconds']:>10.0f}  {r['commit'][:7]}{'  (changed since)' if r['source_changed'] else ''}")
         print(f"projected: {proj['total_min']:.1f} minutes" + (f"; not timed: {', '.join(proj['missing'])}"
                                                              if proj["missing"] else "") + f" -> {dest}")
         return 0

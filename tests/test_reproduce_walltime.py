@@ -155,3 +155,43 @@ def test_a_failed_reading_is_no_reading(tmp_path):
     python.write_text("#!/bin/sh\necho 'Traceback: no torch' >&2\nexit 1\n")
     python.chmod(0o755)
     assert rw.machine_rate(python) is None
+
+
+def test_a_stage_the_sampler_went_silent_in_is_a_pause():
+    # stage a: samples every 30 s; stage b: one sample, then 400 s of nothing (a suspended machine)
+    samples = [(30.0, 1.0), (60.0, 2.0), (90.0, 3.0), (130.0, 2.0)]
+    rows = rw.stage_rows([("a", 0.0), ("b", 100.0)], 530.0, samples)
+    assert [(r["stage"], r["seconds"], r["max_gap_s"]) for r in rows] == [("a", 100.0, 30.0), ("b", 430.0, 400.0)]
+    assert rows[0]["mean_load"] == 2.0 and rows[1]["max_load"] == 2.0
+    assert [rw.paused(r) for r in rows] == [False, True]
+    state = {"profile": "cpu", "commit": "c" * 40, "cpu_count": 2, "complete": True, "remaining": [],
+             "sittings": [{"notebooks": ["a", "b"], "exit_status": 0}], "stages": rows}
+    assert "paused: b went 400 s without a load sample" in rw.render(state)
+    assert "paused: a" not in rw.render(state)
+
+
+def test_projection_passes_over_a_paused_stage_to_an_older_record():
+    new = {"commit": "b" * 40, "cpu_count": 2, "stages": [{"stage": "00_a.ipynb", "seconds": 900.0, "max_gap_s": 700.0}]}
+    old = {"commit": "a" * 40, "cpu_count": 2, "stages": [{"stage": "00_a.ipynb", "seconds": 12.0}]}
+    row = next(r for r in rw.project([new, old], ["00_a.ipynb"])["stages"] if r["stage"] == "00_a.ipynb")
+    assert (row["seconds"], row["commit"][0]) == (12.0, "a")
+
+
+def test_source_changed_compares_the_notebooks_source_with_the_timed_commit(tmp_path):
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "notebooks/src").mkdir(parents=True)
+    (tmp_path / "notebooks/src/00_a.py").write_text("x = 1\n")
+    (tmp_path / "notebooks/src/01_b.py").write_text("y = 1\n")
+    git("add", ".")
+    git("commit", "-q", "-m", "timed")
+    timed = git("rev-parse", "HEAD")
+    (tmp_path / "notebooks/src/01_b.py").write_text("y = 2\n")
+    git("commit", "-q", "-am", "later")
+    assert rw.source_changed("00_a.ipynb", timed, tmp_path) is False
+    assert rw.source_changed("01_b.ipynb", timed, tmp_path) is True
+    assert rw.source_changed("html", timed, tmp_path) is None
+    assert rw.source_changed("00_a.ipynb", "f" * 40, tmp_path) is None  # a commit this clone lacks

@@ -1,4 +1,6 @@
 """The batch run's time from its records (pearl.report.timings)."""
+import json
+
 from pearl.report import common, timings
 
 _WALLTIME = """make reproduce PROFILE=cpu, 2 sittings, each notebook timed once, whole, from a fresh clone, commit abcdef0123456789
@@ -32,6 +34,8 @@ def test_the_reproduce_time_sums_each_stage_over_the_sittings(tmp_path, monkeypa
     assert timings.reproduce_time() == {}  # an unfinished run is no answer to "how long"
     table.write_text(_WALLTIME.format(tail="").replace("exit status 0", "exit status 2"))
     assert timings.reproduce_time() == {}
+    table.write_text(_WALLTIME.format(tail="\npaused: 01_data_building.ipynb went 900 s without a load sample\n"))
+    assert timings.reproduce_time() == {}  # the clock ran on while the run did not
 
 
 def test_a_run_of_the_batch_as_it_is_now_is_the_headlines_measured_time(tmp_path, monkeypatch):
@@ -58,3 +62,25 @@ def test_the_rehearsal_time_names_its_commit_and_load(tmp_path, monkeypatch):
     assert timings.rehearsal_time() == {"rehearsal.time": (
         "10 minutes on 2 cores, measured at commit `abcdef0` (load average 1.0 at its start, 1.7 at its end; "
         "`results/benchmarks/rehearsal.json`)")}
+
+
+def test_the_projection_says_which_notebooks_changed_since_their_timing(tmp_path, monkeypatch):
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    (tmp_path / "results" / "benchmarks").mkdir(parents=True)
+    proj = tmp_path / "results" / "benchmarks" / "reproduce_projection.json"
+    stages = [{"stage": "00_template.ipynb", "seconds": 12.0, "commit": "a" * 40},
+              {"stage": "08_ablations.ipynb", "seconds": 3600.0, "commit": "a" * 40},
+              {"stage": "09_backbones.ipynb", "seconds": 1200.0, "commit": "b" * 40}]
+    body = {"stages": stages, "total_min": 80.2, "lower_bound": False, "cpu_count": [2]}
+    proj.write_text(json.dumps({**body, "changed_since_timed": []}))
+    assert timings.reproduce_projection()["reproduce.projection"] == (
+        "projected at 80 minutes on 2 cores from the latest timing of each of its stages (minutes per stage "
+        "at `aaaaaaa`: 00 0.2, 08 60.0; at `bbbbbbb`: 09 20.0)")
+    proj.write_text(json.dumps({**body, "changed_since_timed": ["08_ablations.ipynb", "09_backbones.ipynb"]}))
+    assert timings.reproduce_projection()["reproduce.projection"].endswith(
+        "09 20.0); notebooks 08 and 09 changed since they were timed (the source differs from the timed commit's), "
+        "so their times are of an earlier version")
+    proj.write_text(json.dumps({**body, "changed_since_timed": ["09_backbones.ipynb"]}))
+    assert timings.reproduce_projection()["reproduce.projection"].endswith(
+        "; notebook 09 changed since it was timed (the source differs from the timed commit's), so its time is of "
+        "an earlier version")

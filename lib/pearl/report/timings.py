@@ -21,13 +21,14 @@ def reproduce_time() -> dict[str, str]:
     (``perf/reproduce_walltime.py``; the newest record may be a run still in sittings):
     minutes per stage, the notebooks by number, the venv build and the HTML rendering by name; a
     run timed in sittings says so, and a record with the machine's speed (``gflops`` of each
-    sitting in the ``.json`` beside it) gives its range. A failed or unfinished run measures nothing a reader can repeat.
+    sitting in the ``.json`` beside it) gives its range. A failed or unfinished run measures nothing a reader can
+    repeat, nor does one the machine paused in (its clock ran on while the run did not).
     """
     for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.txt")):
         text = path.read_text()
         head = re.search(r"PROFILE=(\w+), (.*?), from a fresh clone, commit (\w{7})\w*\non (\d+) CPU cores; "
                          r"exit status (\d+)", text)
-        if head is not None and head[5] == "0" and "not complete:" not in text:
+        if head is not None and head[5] == "0" and "not complete:" not in text and "\npaused: " not in text:
             break
     else:
         return {}
@@ -78,7 +79,8 @@ def rehearsal_time() -> dict[str, str]:
 
 def reproduce_projection() -> dict[str, str]:
     """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
-    ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``."""
+    ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``,
+    with the notebooks whose source changed since their timing."""
     if not exists("benchmarks/reproduce_projection.json"):
         return {}
     p = read_json("benchmarks/reproduce_projection.json")
@@ -89,8 +91,13 @@ def reproduce_projection() -> dict[str, str]:
     parts = "; ".join(f"at `{c}`: {', '.join(v)}" for c, v in by_commit.items())
     bound = "at least " if p["lower_bound"] else ""
     cores = "/".join(map(str, p["cpu_count"]))
+    changed = [stage_label(s) for s in p.get("changed_since_timed", [])]
+    since = (f"; {'notebooks ' + ' and '.join(changed) if len(changed) > 1 else 'notebook ' + changed[0]} changed "
+             f"since {'they were' if len(changed) > 1 else 'it was'} timed (the source differs from the timed "
+             f"commit's), so {'their times are' if len(changed) > 1 else 'its time is'} of an earlier version"
+             if changed else "")
     return {"reproduce.projection": (f"projected at {bound}{p['total_min']:.0f} minutes on {cores} cores from the latest "
-                                     f"timing of each of its stages (minutes per stage {parts})"),
+                                     f"timing of each of its stages (minutes per stage {parts}){since}"),
             "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores"}
 
 
