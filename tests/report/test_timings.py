@@ -48,6 +48,12 @@ def test_a_run_of_the_batch_as_it_is_now_is_the_headlines_measured_time(tmp_path
     assert timings.reproduce_time()["reproduce.measured"] == (
         "4 minutes on 2 cores, measured: one run from a fresh clone in 2 sittings, each notebook timed once, whole, "
         "at commit `abcdef0` (`results/benchmarks/reproduce_walltime.txt`)")
+    (tmp_path / "results" / "benchmarks" / "reproduce_projection.json").write_text(json.dumps({"stages": [
+        {"stage": "01_data_building.ipynb", "commit": "abcdef0123456789", "source_changed": True},
+        {"stage": "00_template.ipynb", "commit": "abcdef0123456789", "source_changed": False}]}))
+    assert timings.reproduce_time()["reproduce.measured"].endswith(
+        "(`results/benchmarks/reproduce_walltime.txt`); notebook 01 changed since it was timed (the source differs "
+        "from the timed commit's), so its time is of an earlier version")
     (tmp_path / "notebooks" / "SEPARATE").write_text("")  # the batch now has a notebook the run did not time
     assert "reproduce.measured" not in timings.reproduce_time()
 

@@ -50,8 +50,12 @@ def reproduce_time() -> dict[str, str]:
                                f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){speed}")}
     timed = set(re.findall(r"^(\d\d_\w+\.ipynb)\s", text, re.M))
     if head[1] == "cpu" and timed == set(paths.batch_notebooks(results().parent)):  # the batch as it is now, not an older one
+        # its notebooks may have changed since: the projection knows which (perf/reproduce_walltime.py --project)
+        proj = read_json("benchmarks/reproduce_projection.json") if exists("benchmarks/reproduce_projection.json") else {}
+        changed = [r["stage"] for r in proj.get("stages", []) if r.get("source_changed") and r["commit"].startswith(head[3])]
         out["reproduce.measured"] = (f"{total:.0f} minutes on {head[4]} cores, measured: one run from a fresh clone"
-                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){speed}")
+                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){speed}"
+                                     f"{_changed_since(changed)}")
     return out
 
 
@@ -77,6 +81,16 @@ def rehearsal_time() -> dict[str, str]:
                                f"commit `{r['git_sha'][:7]}` ({load}; `results/benchmarks/rehearsal.json`)")}
 
 
+def _changed_since(stages: list[str]) -> str:
+    """``"; notebooks 08 and 09 changed since they were timed ..."``, or ``""`` when none did."""
+    if not stages:
+        return ""
+    many = len(stages) > 1
+    return (f"; {'notebooks' if many else 'notebook'} {' and '.join(stage_label(s) for s in stages)} changed since "
+            f"{'they were' if many else 'it was'} timed (the source differs from the timed commit's), so "
+            f"{'their times are' if many else 'its time is'} of an earlier version")
+
+
 def reproduce_projection() -> dict[str, str]:
     """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
     ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``,
@@ -91,11 +105,7 @@ def reproduce_projection() -> dict[str, str]:
     parts = "; ".join(f"at `{c}`: {', '.join(v)}" for c, v in by_commit.items())
     bound = "at least " if p["lower_bound"] else ""
     cores = "/".join(map(str, p["cpu_count"]))
-    changed = [stage_label(s) for s in p.get("changed_since_timed", [])]
-    since = (f"; {'notebooks ' + ' and '.join(changed) if len(changed) > 1 else 'notebook ' + changed[0]} changed "
-             f"since {'they were' if len(changed) > 1 else 'it was'} timed (the source differs from the timed "
-             f"commit's), so {'their times are' if len(changed) > 1 else 'its time is'} of an earlier version"
-             if changed else "")
+    since = _changed_since(p.get("changed_since_timed", []))
     return {"reproduce.projection": (f"projected at {bound}{p['total_min']:.0f} minutes on {cores} cores from the latest "
                                      f"timing of each of its stages (minutes per stage {parts}){since}"),
             "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores"}
