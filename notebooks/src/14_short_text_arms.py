@@ -39,7 +39,7 @@ from pearl.preamble import start
 
 run = start("14_short_text_arms", globals(), __annotations__)
 
-from pearl.benchmark.scoring import run_models
+from pearl.benchmark.scoring import run_model_sets
 from pearl.benchmark.table import TABLE2, tidy
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, runs, tables
@@ -63,15 +63,21 @@ with run.timer("train"):
 runs.trained_names({**arm_folders, **backbone_folders})
 
 # %% [markdown]
+# ## Score them on Table 2's four sets, with the untrained backbones
+
+# %%
+with run.timer("score"):
+    scored = run_model_sets({"arms": arm_folders, "pearl": backbone_folders, "originals": runs.as_groups(sources)},
+                            size=size, datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)  # one pool for all
+
+# %% [markdown]
 # ## The character arms on Table 2's short texts (§6)
 #
 # One row per arm: the mean accuracy over the four sets, mean ± std over seeds, and its
 # difference from the full recipe (the empty recipe name), starred when it exceeds the seed noise.
 
 # %%
-with run.timer("arms"):
-    arm_scores = run_models(arm_folders, size=size, datasets=SUITES["table2"], threads=THREADS, workers=WORKERS)
-arm_models = tables.short_text_frame(arm_scores)
+arm_models = tables.short_text_frame(scored["arms"])
 arm_comparison = tables.compare(arm_models, reference="", columns=[tables.SHORT_TEXT])
 arm_comparison
 
@@ -82,11 +88,7 @@ arm_comparison
 # and the gain.
 
 # %%
-with run.timer("backbones"):
-    backbone_models = tidy(run_models(backbone_folders, size=size, datasets=SUITES["table2"], threads=THREADS,
-                                      workers=WORKERS), TABLE2)
-    backbone_originals = tidy(run_models(runs.as_groups(sources), size=size, datasets=SUITES["table2"],
-                                         threads=THREADS, workers=WORKERS), TABLE2)
+backbone_models, backbone_originals = tidy(scored["pearl"], TABLE2), tidy(scored["originals"], TABLE2)
 backbone_table = table4.short_text_gains(backbone_models, backbone_originals)
 save_table(backbone_table.round(3), "table4_short_text", smoke=scale.smoke)
 backbone_table.round(2)
