@@ -65,28 +65,14 @@ def activation_gb(layers: int, batch: int = 512, length: int = ASSUMED["max_leng
     return per_layer * layers * batch * SEQUENCES / 1e9
 
 
-def defaults(notebook: str) -> dict:
-    """The literal defaults of a notebook's ``parameters`` cell (what ``make reproduce`` runs with)."""
-    import ast
-
-    import papermill as pm
-
-    out = {}
-    for name, p in pm.inspect_notebook(str(ROOT / "notebooks" / notebook)).items():
-        try:
-            out[name] = ast.literal_eval(p["default"])
-        except (ValueError, SyntaxError):
-            out[name] = p["default"]
-    return out
-
-
 def training_counts() -> dict:
     """Trainings per notebook at the gpu profile and the share of the phrases each sees, from the
     notebooks' defaults (the gpu profile's seeds where a notebook leaves them to the profile)."""
     from pearl.experiments import curves
+    from pearl.params import notebook_defaults
     from pearl.training.profiles import FIGURE5_SEEDS
 
-    n03, n08, n09, n10 = (defaults(n) for n in ("03_training.ipynb", "08_ablations.ipynb", "09_backbones.ipynb",
+    n03, n08, n09, n10 = (notebook_defaults(n) for n in ("03_training.ipynb", "08_ablations.ipynb", "09_backbones.ipynb",
                                                   "10_hyperparameters.ipynb"))
     grid = curves.hyperparameter_grid(n10["LRS"], n10["HARD_NEGATIVES"], n10["CHOSEN_LR"])
     new_points = [r for r in curves.grid_recipes(grid) if r.name]  # the full recipe ("") is notebook 03's

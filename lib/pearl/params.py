@@ -166,3 +166,17 @@ def check_range(name: str, value) -> None:
         check, allowed = RANGES["HARD_NEGATIVES_LIST"]
     if not check(value):
         raise ParameterError(f"parameter {name} = {value!r} is out of range: it must be {allowed}")
+
+
+def notebook_defaults(notebook: str) -> dict:
+    """The literal defaults of ``notebooks/<notebook>``'s ``parameters`` cell: what ``make reproduce``
+    runs with (read with ``papermill.inspect_notebook``; a default that is not a literal stays text)."""
+    import papermill as pm
+
+    out = {}
+    for name, p in pm.inspect_notebook(str(paths.ROOT / "notebooks" / notebook)).items():
+        try:
+            out[name] = ast.literal_eval(p["default"])
+        except (ValueError, SyntaxError):
+            out[name] = p["default"]
+    return out
