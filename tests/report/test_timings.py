@@ -90,3 +90,23 @@ def test_the_projection_says_which_notebooks_changed_since_their_timing(tmp_path
     assert timings.reproduce_projection()["reproduce.projection"].endswith(
         "; notebook 09 changed since it was timed (the source differs from the timed commit's), so its time is of "
         "an earlier version")
+
+
+def test_a_timing_still_in_sittings_is_said_as_under_way(tmp_path, monkeypatch):
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    (tmp_path / "results" / "benchmarks").mkdir(parents=True)
+    assert timings.reproduce_under_way() == {"reproduce.under_way": ""}  # none: the sentence is left out
+    state = {"commit": "e" * 40, "cpu_count": 2, "complete": False, "remaining": ["08_x.ipynb", "09_y.ipynb"],
+             "sittings": [{"exit_status": 0, "gflops": [None, 139.4]}],
+             "stages": [{"stage": "venv build and system packages", "seconds": 180.0},
+                        {"stage": "00_a.ipynb", "seconds": 60.0}, {"stage": "07_b.ipynb", "seconds": 120.0}]}
+    record = tmp_path / "results" / "benchmarks" / "reproduce_walltime.json"
+    record.write_text(json.dumps(state))
+    assert timings.reproduce_under_way()["reproduce.under_way"] == (
+        " A timing of the batch at commit `eeeeeee` is under way in sittings (`results/benchmarks/reproduce_walltime.txt`): "
+        "notebooks 00–07 and their stages took 6.0 minutes on 2 cores, the machine sustaining 139 GFLOPS; "
+        "08, 09 are still to run.")
+    record.write_text(json.dumps({**state, "sittings": [{"exit_status": 2}]}))  # a failed sitting is no timing
+    assert timings.reproduce_under_way() == {"reproduce.under_way": ""}
+    record.write_text(json.dumps({**state, "complete": True}))  # a complete one is the "last whole run"
+    assert timings.reproduce_under_way() == {"reproduce.under_way": ""}

@@ -59,6 +59,26 @@ def reproduce_time() -> dict[str, str]:
     return out
 
 
+def reproduce_under_way() -> dict[str, str]:
+    """``reproduce.under_way``: a timing still in sittings (a record that says ``not complete``,
+    whose sittings all ended cleanly), as a sentence of its own; ``""`` when there is none."""
+    for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.json")):
+        state = json.loads(path.read_text())
+        if state.get("complete") or any(s["exit_status"] for s in state["sittings"]) or not state["stages"]:
+            continue
+        done = [s for s in state["stages"] if s["stage"].endswith(".ipynb")]
+        rates = sorted(round(v) for s in state["sittings"] for v in s.get("gflops") or [] if v is not None)
+        speed = "" if not rates else f", the machine sustaining {rates[0]}" + (
+            f"–{rates[-1]}" if rates[-1] != rates[0] else "") + " GFLOPS"
+        minutes = sum(s["seconds"] for s in state["stages"]) / 60
+        return {"reproduce.under_way": (
+            f" A timing of the batch at commit `{state['commit'][:7]}` is under way in sittings "
+            f"(`results/benchmarks/{path.with_suffix('.txt').name}`): notebooks {stage_label(done[0]['stage'])}–"
+            f"{stage_label(done[-1]['stage'])} and their stages took {minutes:.1f} minutes on {state['cpu_count']} "
+            f"cores{speed}; {', '.join(stage_label(n) for n in state['remaining'])} are still to run.")}
+    return {"reproduce.under_way": ""}
+
+
 def gpu_projection() -> dict[str, str]:
     """``gpu.projection``: ``make reproduce PROFILE=gpu``'s projected hours per box, from
     ``results/benchmarks/gpu_projection.json`` (``perf/gpu_projection.py``)."""
@@ -199,7 +219,7 @@ def speed() -> dict[str, str]:
 
 
 def all_sentences() -> dict[str, str]:
-    return {**reproduce_time(), **reproduce_projection(), **gpu_projection(), **rehearsal_time(), **notebook_times(),
+    return {**reproduce_time(), **reproduce_under_way(), **reproduce_projection(), **gpu_projection(), **rehearsal_time(), **notebook_times(),
             **scoring_floor(), **speed()}
 
 
