@@ -104,7 +104,7 @@ def test_a_timing_still_in_sittings_is_said_as_under_way(tmp_path, monkeypatch):
     record.write_text(json.dumps(state))
     assert timings.reproduce_under_way()["reproduce.under_way"] == (
         " A timing of the batch at commit `eeeeeee` is under way in sittings (`results/benchmarks/reproduce_walltime.txt`): "
-        "notebooks 00–07 and their stages took 6.0 minutes on 2 cores, the machine sustaining 139 GFLOPS; "
+        "notebooks 00, 07 and their stages took 6.0 minutes on 2 cores, the machine sustaining 139 GFLOPS; "
         "08, 09 are still to run.")
     record.write_text(json.dumps({**state, "sittings": [{"exit_status": 2}]}))  # a failed sitting is no timing
     assert timings.reproduce_under_way() == {"reproduce.under_way": ""}

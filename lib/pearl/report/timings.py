@@ -73,8 +73,8 @@ def reproduce_under_way() -> dict[str, str]:
         minutes = sum(s["seconds"] for s in state["stages"]) / 60
         return {"reproduce.under_way": (
             f" A timing of the batch at commit `{state['commit'][:7]}` is under way in sittings "
-            f"(`results/benchmarks/{path.with_suffix('.txt').name}`): notebooks {stage_label(done[0]['stage'])}–"
-            f"{stage_label(done[-1]['stage'])} and their stages took {minutes:.1f} minutes on {state['cpu_count']} "
+            f"(`results/benchmarks/{path.with_suffix('.txt').name}`): notebooks "
+            f"{', '.join(stage_label(s['stage']) for s in done)} and their stages took {minutes:.1f} minutes on {state['cpu_count']} "
             f"cores{speed}; {', '.join(stage_label(n) for n in state['remaining'])} are still to run.")}
     return {"reproduce.under_way": ""}
 
