@@ -14,6 +14,13 @@ from .. import paths
 from .common import exists, read_json, results, stage_label
 
 
+def _gflops_span(sittings: list[dict]) -> str:
+    """The machine's speed over a timing's sittings (their ``gflops`` readings), ``"139"`` or
+    ``"108–152"``; ``""`` when no sitting has a reading."""
+    rates = sorted(round(v) for s in sittings for v in s.get("gflops") or [] if v is not None)
+    return "" if not rates else f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}–{rates[-1]}"
+
+
 def reproduce_time() -> dict[str, str]:
     """``reproduce.whole``: one measured ``make reproduce`` run, stage by stage.
 
@@ -40,10 +47,8 @@ def reproduce_time() -> dict[str, str]:
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
     speed, state = "", path.with_suffix(".json")  # the readings as numbers, beside the table
-    rates = sorted(round(v) for s in (json.loads(state.read_text())["sittings"] if state.is_file() else [])
-                   for v in s.get("gflops") or [] if v is not None)
-    if rates:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
-        span = f"{rates[0]}" if rates[0] == rates[-1] else f"{rates[0]}–{rates[-1]}"
+    span = _gflops_span(json.loads(state.read_text())["sittings"] if state.is_file() else [])
+    if span:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
         when = "its start and end" if not how else "its sittings' starts and ends"
         speed = f"; the machine sustained {span} GFLOPS (fp32 matmul, every core) at {when}"
     out = {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
@@ -67,9 +72,8 @@ def reproduce_under_way() -> dict[str, str]:
         if state.get("complete") or any(s["exit_status"] for s in state["sittings"]) or not state["stages"]:
             continue
         done = [s for s in state["stages"] if s["stage"].endswith(".ipynb")]
-        rates = sorted(round(v) for s in state["sittings"] for v in s.get("gflops") or [] if v is not None)
-        speed = "" if not rates else f", the machine sustaining {rates[0]}" + (
-            f"–{rates[-1]}" if rates[-1] != rates[0] else "") + " GFLOPS"
+        span = _gflops_span(state["sittings"])
+        speed = f", the machine sustaining {span} GFLOPS" if span else ""
         minutes = sum(s["seconds"] for s in state["stages"]) / 60
         return {"reproduce.under_way": (
             f" A timing of the batch at commit `{state['commit'][:7]}` is under way in sittings "
