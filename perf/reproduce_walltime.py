@@ -42,6 +42,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -176,14 +177,61 @@ def project(records: list[dict], notebooks: list[str]) -> dict:
             "cpu_count": sorted({rec["cpu_count"] for rec in records}), "lower_bound": bool(missing)}
 
 
-def source_changed(stage: str, commit: str, root: Path = Path(".")) -> bool | None:
+def source_changed(stage: str, commit: str, root: Path = Path("."), against: str = "HEAD") -> bool | None:
     """Whether notebook ``stage``'s source (``notebooks/src/NN.py``) differs between ``commit`` and
-    HEAD; ``None`` for a stage that is not a notebook, or a commit this clone does not have."""
+    ``against``; ``None`` for a stage that is not a notebook, or a commit this clone does not have."""
     if not stage.endswith(".ipynb") or not commit:
         return None
     src = f"notebooks/src/{stage.removesuffix('.ipynb')}.py"
-    rc = subprocess.run(["git", "diff", "--quiet", commit, "HEAD", "--", src], cwd=root, capture_output=True).returncode
+    rc = subprocess.run(["git", "diff", "--quiet", commit, against, "--", src], cwd=root, capture_output=True).returncode
     return {0: False, 1: True}.get(rc)
+
+
+def speed_ratio(new: dict, old: dict, root: Path = Path(".")) -> dict | None:
+    """How many times longer record ``new``'s run took than record ``old``'s on the same work: the
+    median, lowest and highest ratio of their times over the notebooks that are like for like in
+    both (``None`` when none is). Two records timed on machines of different speed add up only
+    through such a ratio, and it is itself a measurement, not the machines' spec sheet.
+
+    Like for like: a notebook of a minute or more in both, paused in neither, with the same source
+    at both commits and the same notebooks run before it (a notebook reuses what earlier ones left
+    on disk: one that ran first in one record may train what it read from disk in the other). The
+    library's code may still differ between the commits; the spread of the ratios shows how much
+    that, and the kind of work (matmul or memory), moves them.
+    """
+    def timed(rec):
+        out, before = {}, frozenset()
+        for s in rec["stages"]:
+            if s["stage"].endswith(".ipynb"):
+                out[s["stage"]] = (s, before)
+                before = before | {s["stage"]}
+        return out
+
+    olds, pairs = timed(old), []
+    for stage, (s, before) in timed(new).items():
+        o, o_before = olds.get(stage, (None, None))
+        if (o is not None and before == o_before and min(s["seconds"], o["seconds"]) >= 60
+                and not paused(s) and not paused(o)
+                and source_changed(stage, old["commit"].removesuffix("-dirty"), root,
+                                   new["commit"].removesuffix("-dirty")) is False):
+            pairs.append((stage, s["seconds"] / o["seconds"]))
+    if not pairs:
+        return None
+    ratios = sorted(r for _, r in pairs)
+    return {"commit": old["commit"], "ratio": round(statistics.median(ratios), 3), "low": round(ratios[0], 3),
+            "high": round(ratios[-1], 3), "stages": [st for st, _ in pairs]}
+
+
+def on_machines(proj: dict, newest: dict, ratios: list[dict]) -> dict:
+    """The projected total in minutes on the machine of each record a ratio ties to the newest
+    (``{commit: minutes}``, the newest first): every stage brought to the newest record's machine
+    by its record's ratio, then to each other machine by that one's. Empty when a stage comes from
+    a record no ratio ties in (its machine's speed is unknown)."""
+    by_commit = {r["commit"]: r["ratio"] for r in ratios} | {newest["commit"]: 1.0}
+    if any(row["commit"] not in by_commit for row in proj["stages"]):
+        return {}
+    at_newest = sum(row["seconds"] * by_commit[row["commit"]] for row in proj["stages"])
+    return {c: round(at_newest / r / 60, 1) for c, r in sorted(by_commit.items(), key=lambda kv: kv[1] != 1.0)}
 
 
 def render(state: dict) -> str:
@@ -242,6 +290,9 @@ def main(argv=None) -> int:
         for row in proj["stages"]:  # a time measured on an earlier version of the notebook
             row["source_changed"] = source_changed(row["stage"], row["commit"].removesuffix("-dirty"))
         proj["changed_since_timed"] = [r["stage"] for r in proj["stages"] if r["source_changed"]]
+        # records from machines of different speed: tie each older one to the newest by the work both did
+        proj["speed_ratios"] = [r for old in records[1:] if old["commit"] and (r := speed_ratio(records[0], old))]
+        proj["total_min_on"] = on_machines(proj, records[0], proj["speed_ratios"])
         from pearl.provenance import git_sha  # the venv exists by now: projecting runs nothing
 
         proj["commit"] = git_sha()  # the code and records it added up, "-dirty" as for every record
@@ -249,8 +300,13 @@ def main(argv=None) -> int:
         _write(dest, json.dumps(proj, indent=1, allow_nan=False) + "\n")
         for r in proj["stages"]:
             print(f"{r['stage']:<36}{r['seconds']:>10.0f}  {r['commit'][:7]}{'  (changed since)' if r['source_changed'] else ''}")
+        for r in proj["speed_ratios"]:
+            print(f"{records[0]['commit'][:7]}'s run / {r['commit'][:7]}'s on the same work: {r['ratio']:.2f} "
+                  f"(median; {r['low']:.2f}-{r['high']:.2f} over {', '.join(r['stages'])})")
         print(f"projected: {proj['total_min']:.1f} minutes" + (f"; not timed: {', '.join(proj['missing'])}"
                                                              if proj["missing"] else "") + f" -> {dest}")
+        for c, m in proj["total_min_on"].items():
+            print(f"  on the machine of {c[:7]}'s timing: {m:.1f} minutes")
         return 0
     if args.only and not args.resume:
         sys.exit("--only picks among the notebooks an earlier sitting left: use it with --resume")

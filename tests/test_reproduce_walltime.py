@@ -195,3 +195,44 @@ def test_source_changed_compares_the_notebooks_source_with_the_timed_commit(tmp_
     assert rw.source_changed("01_b.ipynb", timed, tmp_path) is True
     assert rw.source_changed("html", timed, tmp_path) is None
     assert rw.source_changed("00_a.ipynb", "f" * 40, tmp_path) is None  # a commit this clone lacks
+
+
+def test_a_speed_ratio_reads_only_notebooks_run_like_for_like(tmp_path):
+    def git(*args):
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
+                              check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    (tmp_path / "notebooks/src").mkdir(parents=True)
+    for nb in ("00_a", "01_b", "02_c", "03_d", "04_e"):
+        (tmp_path / f"notebooks/src/{nb}.py").write_text("x = 1\n")
+    git("add", ".")
+    git("commit", "-q", "-m", "old")
+    old_sha = git("rev-parse", "HEAD")
+    (tmp_path / "notebooks/src/02_c.py").write_text("x = 2\n")
+    git("commit", "-q", "-am", "new")
+    new_sha = git("rev-parse", "HEAD")
+    old = {"commit": old_sha, "stages": [{"stage": s, "seconds": t} for s, t in [
+        ("venv build and system packages", 100.0), ("00_a.ipynb", 100.0), ("01_b.ipynb", 200.0),
+        ("02_c.ipynb", 300.0), ("03_d.ipynb", 30.0), ("04_e.ipynb", 400.0)]]}
+    # new: 00 and 01 like for like (ratios 1.5 and 2.0, and 300 s more of 01 paused: not it);
+    # 02's source changed, 03 is under a minute in one record, 04 ran before 02 and 03 this time
+    new = {"commit": new_sha, "stages": [{"stage": s, "seconds": t} for s, t in [
+        ("venv build and system packages", 300.0), ("00_a.ipynb", 150.0), ("01_b.ipynb", 400.0),
+        ("04_e.ipynb", 1600.0), ("02_c.ipynb", 900.0), ("03_d.ipynb", 90.0)]]}
+    got = rw.speed_ratio(new, old, tmp_path)
+    assert got == {"commit": old_sha, "ratio": 1.75, "low": 1.5, "high": 2.0, "stages": ["00_a.ipynb", "01_b.ipynb"]}
+    new["stages"][2]["max_gap_s"] = 600.0  # 01 paused in the new record: 00 alone ties the two
+    assert rw.speed_ratio(new, old, tmp_path)["stages"] == ["00_a.ipynb"]
+    new["stages"][1]["seconds"] = 50.0  # and 00 now under a minute: nothing ties them
+    assert rw.speed_ratio(new, old, tmp_path) is None
+
+
+def test_a_projection_is_brought_to_each_timings_machine_by_its_ratio():
+    proj = {"stages": [{"stage": "00_a.ipynb", "seconds": 600.0, "commit": "b" * 40},
+                       {"stage": "01_b.ipynb", "seconds": 1200.0, "commit": "a" * 40}]}
+    ratios = [{"commit": "a" * 40, "ratio": 1.5}]
+    # on b's machine: 600 + 1200 x 1.5 = 2400 s = 40 min; on a's: 2400 / 1.5 = 1600 s = 26.7 min
+    assert rw.on_machines(proj, {"commit": "b" * 40}, ratios) == {"b" * 40: 40.0, "a" * 40: 26.7}
+    assert list(rw.on_machines(proj, {"commit": "b" * 40}, ratios)) == ["b" * 40, "a" * 40]  # the newest first
+    assert rw.on_machines(proj, {"commit": "b" * 40}, []) == {}  # a's machine unknown: no one-machine total

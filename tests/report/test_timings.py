@@ -90,6 +90,14 @@ def test_the_projection_says_which_notebooks_changed_since_their_timing(tmp_path
     assert timings.reproduce_projection()["reproduce.projection"].endswith(
         "; notebook 09 changed since it was timed (the source differs from the timed commit's), so its time is of "
         "an earlier version")
+    ratio = {"commit": "a" * 40, "ratio": 1.5, "low": 1.25, "high": 1.75, "stages": ["00_template.ipynb", "08_ablations.ipynb"]}
+    proj.write_text(json.dumps({**body, "changed_since_timed": [], "speed_ratios": [ratio],
+                                "total_min_on": {"b" * 40: 100.0, "a" * 40: 66.7}}))
+    assert timings.reproduce_projection()["reproduce.projection"].endswith(
+        "09 20.0). Those timings ran on machines of different speed: `bbbbbbb`'s run took 1.50 times `aaaaaaa`'s on "
+        "the same work (1.25–1.75 over notebooks 00, 08: same source, same notebooks before them). Brought to one "
+        "machine by that ratio, the sum is 100 minutes on the machine of the `bbbbbbb` timing, 67 minutes on the "
+        "machine of the `aaaaaaa` timing")
 
 
 def test_a_timing_still_in_sittings_is_said_as_under_way(tmp_path, monkeypatch):

@@ -115,6 +115,21 @@ def _changed_since(stages: list[str]) -> str:
             f"{'their times are' if many else 'its time is'} of an earlier version")
 
 
+def _on_machines(p: dict) -> str:
+    """``"; those timings ran on machines of different speed: ..."``: the projection brought to each
+    timing's machine by the ratio of the times of the notebooks both ran like for like; ``""``
+    when the projection has no such ratio."""
+    ratios, on = p.get("speed_ratios", []), p.get("total_min_on", {})
+    if not ratios or not on:
+        return ""
+    newest = next(iter(on))[:7]
+    tied = "; ".join(f"`{newest}`'s run took {r['ratio']:.2f} times `{r['commit'][:7]}`'s on the same work "
+                     f"({r['low']:.2f}–{r['high']:.2f} over notebooks {', '.join(stage_label(s) for s in r['stages'])}: "
+                     f"same source, same notebooks before them)" for r in ratios)
+    totals = ", ".join(f"{m:.0f} minutes on the machine of the `{c[:7]}` timing" for c, m in on.items())
+    return f". Those timings ran on machines of different speed: {tied}. Brought to one machine by that ratio, the sum is {totals}"
+
+
 def reproduce_projection() -> dict[str, str]:
     """``reproduce.projection`` (the batch's time from the latest timing of each stage) and
     ``reproduce.minutes`` (its total alone), from ``results/benchmarks/reproduce_projection.json``,
@@ -131,7 +146,8 @@ def reproduce_projection() -> dict[str, str]:
     cores = "/".join(map(str, p["cpu_count"]))
     since = _changed_since(p.get("changed_since_timed", []))
     return {"reproduce.projection": (f"projected at {bound}{p['total_min']:.0f} minutes on {cores} cores from the latest "
-                                     f"timing of each of its stages (minutes per stage {parts}){since}"),
+                                     f"timing of each of its stages (minutes per stage {parts}){since}"
+                                     f"{_on_machines(p)}"),
             "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores"}
 
 
