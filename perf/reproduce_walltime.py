@@ -25,7 +25,8 @@ does not need the skipped ones may go first; the sum is unchanged). Each noteboo
 notebooks share nothing but files on disk, so the sum of the stage times is the time of one
 uninterrupted run; the table says how many sittings there were. A stage that failed or was cut
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
-(it would reuse that half's models), so it refuses, and the fix is a fresh clone.
+(it would reuse that half's models), so it refuses, and the fix is a fresh clone. A sitting is
+on record (exit status null) from its start, so even one killed without warning is refused.
 
 The load sampler doubles as a watch on the clock: a stage in which it went :data:`PAUSE_S`
 seconds without a sample was not running all that time (the machine was suspended, say between
@@ -321,7 +322,7 @@ def main(argv=None) -> int:
         if state["commit"] != commit or state["profile"] != args.profile:
             sys.exit(f"--resume: {state_path} timed commit {state['commit'][:7]} at profile {state['profile']}, "
                      f"this is {commit[:7]} at {args.profile}; start again in a fresh clone")
-        if state["sittings"][-1]["exit_status"] != 0:
+        if state["sittings"][-1]["exit_status"] != 0:  # null: killed before it could say how it ended
             sys.exit(f"--resume: the last sitting failed or was killed inside a notebook, whose half-done work "
                      f"a resumed notebook would reuse; time the run again from a fresh clone")
     else:
@@ -338,6 +339,10 @@ def main(argv=None) -> int:
     Path(args.log).parent.mkdir(parents=True, exist_ok=True)
     sitting = len(state["sittings"]) + 1
     rate = machine_rate()  # outside the timed stages, as the reading at the end
+    # the sitting is on record before it starts: one killed outside Python's reach (a machine
+    # suspended or a session ended) leaves exit status null, which --resume refuses like a failure
+    _write(state_path, json.dumps({**state, "sittings": [*state["sittings"], {
+        "notebooks": todo, "exit_status": None, "gflops": [rate, None]}]}, indent=1, allow_nan=False) + "\n")
     stages, rc = _sitting(todo, args.profile, Path(args.log))
     gflops = [rate, machine_rate()]
     timed = {s["stage"] for s in stages}

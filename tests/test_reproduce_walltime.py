@@ -79,6 +79,23 @@ def test_a_failed_notebook_is_not_timed_and_blocks_resume(clone, monkeypatch):
         rw.main(["--resume"])
 
 
+def test_a_sitting_killed_without_warning_blocks_resume(clone, monkeypatch):
+    assert rw.main(["--until", "00"]) == 0
+
+    def killed(*_):  # what the record holds when the process dies mid-sitting (SIGKILL runs no cleanup)
+        assert _state(clone)["sittings"][-1] == {"notebooks": ["01_b.ipynb", "02_c.ipynb"], "exit_status": None,
+                                                 "gflops": [None, None]}
+        raise SystemExit(137)
+
+    sitting = rw._sitting
+    monkeypatch.setattr(rw, "_sitting", killed)
+    with pytest.raises(SystemExit):
+        rw.main(["--resume"])
+    monkeypatch.setattr(rw, "_sitting", sitting)
+    with pytest.raises(SystemExit, match="killed inside a notebook"):
+        rw.main(["--resume"])
+
+
 def test_resume_needs_an_earlier_sitting(clone):
     with pytest.raises(SystemExit, match="run without --resume first"):
         rw.main(["--resume"])

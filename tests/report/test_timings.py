@@ -114,7 +114,11 @@ def test_a_timing_still_in_sittings_is_said_as_under_way(tmp_path, monkeypatch):
         " A timing of the batch at commit `eeeeeee` is under way in sittings (`results/benchmarks/reproduce_walltime.txt`): "
         "notebooks 00, 07 and their stages took 6.0 minutes on 2 cores, the machine sustaining 139 GFLOPS; "
         "08, 09 are still to run.")
+    record.write_text(json.dumps({**state, "remaining": ["09_y.ipynb"]}))
+    assert timings.reproduce_under_way()["reproduce.under_way"].endswith("; 09 is still to run.")
     record.write_text(json.dumps({**state, "sittings": [{"exit_status": 2}]}))  # a failed sitting is no timing
+    assert timings.reproduce_under_way() == {"reproduce.under_way": ""}
+    record.write_text(json.dumps({**state, "sittings": [{"exit_status": 0}, {"exit_status": None}]}))  # killed
     assert timings.reproduce_under_way() == {"reproduce.under_way": ""}
     record.write_text(json.dumps({**state, "complete": True}))  # a complete one is the "last whole run"
     assert timings.reproduce_under_way() == {"reproduce.under_way": ""}

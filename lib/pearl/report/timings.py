@@ -69,7 +69,8 @@ def reproduce_under_way() -> dict[str, str]:
     whose sittings all ended cleanly), as a sentence of its own; ``""`` when there is none."""
     for path in sorted((results() / "benchmarks").glob("reproduce_walltime*.json")):
         state = json.loads(path.read_text())
-        if state.get("complete") or any(s["exit_status"] for s in state["sittings"]) or not state["stages"]:
+        # a sitting that failed, or never said how it ended (null: killed), leaves no timing to go on with
+        if state.get("complete") or any(s["exit_status"] != 0 for s in state["sittings"]) or not state["stages"]:
             continue
         done = [s for s in state["stages"] if s["stage"].endswith(".ipynb")]
         span = _gflops_span(state["sittings"])
@@ -79,7 +80,8 @@ def reproduce_under_way() -> dict[str, str]:
             f" A timing of the batch at commit `{state['commit'][:7]}` is under way in sittings "
             f"(`results/benchmarks/{path.with_suffix('.txt').name}`): notebooks "
             f"{', '.join(stage_label(s['stage']) for s in done)} and their stages took {minutes:.1f} minutes on {state['cpu_count']} "
-            f"cores{speed}; {', '.join(stage_label(n) for n in state['remaining'])} are still to run.")}
+            f"cores{speed}; {', '.join(stage_label(n) for n in state['remaining'])} "
+            f"{'is' if len(state['remaining']) == 1 else 'are'} still to run.")}
     return {"reproduce.under_way": ""}
 
 
