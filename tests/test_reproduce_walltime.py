@@ -194,20 +194,26 @@ def test_projection_passes_over_a_paused_stage_to_an_older_record():
     assert (row["seconds"], row["commit"][0]) == (12.0, "a")
 
 
-def test_source_changed_compares_the_notebooks_source_with_the_timed_commit(tmp_path):
+def _two_commits(root: Path, notebooks: list[str], changed: str) -> tuple[str, str]:
+    """A git repository at ``root`` whose second commit changes notebook ``changed``'s source."""
     def git(*args):
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
+        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=root,
                               check=True, capture_output=True, text=True).stdout.strip()
 
     git("init", "-q")
-    (tmp_path / "notebooks/src").mkdir(parents=True)
-    (tmp_path / "notebooks/src/00_a.py").write_text("x = 1\n")
-    (tmp_path / "notebooks/src/01_b.py").write_text("y = 1\n")
+    (root / "notebooks/src").mkdir(parents=True)
+    for nb in notebooks:
+        (root / f"notebooks/src/{nb}.py").write_text("x = 1\n")
     git("add", ".")
     git("commit", "-q", "-m", "timed")
-    timed = git("rev-parse", "HEAD")
-    (tmp_path / "notebooks/src/01_b.py").write_text("y = 2\n")
+    first = git("rev-parse", "HEAD")
+    (root / f"notebooks/src/{changed}.py").write_text("x = 2\n")
     git("commit", "-q", "-am", "later")
+    return first, git("rev-parse", "HEAD")
+
+
+def test_source_changed_compares_the_notebooks_source_with_the_timed_commit(tmp_path):
+    timed, _ = _two_commits(tmp_path, ["00_a", "01_b"], changed="01_b")
     assert rw.source_changed("00_a.ipynb", timed, tmp_path) is False
     assert rw.source_changed("01_b.ipynb", timed, tmp_path) is True
     assert rw.source_changed("html", timed, tmp_path) is None
@@ -215,20 +221,7 @@ def test_source_changed_compares_the_notebooks_source_with_the_timed_commit(tmp_
 
 
 def test_a_speed_ratio_reads_only_notebooks_run_like_for_like(tmp_path):
-    def git(*args):
-        return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=tmp_path,
-                              check=True, capture_output=True, text=True).stdout.strip()
-
-    git("init", "-q")
-    (tmp_path / "notebooks/src").mkdir(parents=True)
-    for nb in ("00_a", "01_b", "02_c", "03_d", "04_e"):
-        (tmp_path / f"notebooks/src/{nb}.py").write_text("x = 1\n")
-    git("add", ".")
-    git("commit", "-q", "-m", "old")
-    old_sha = git("rev-parse", "HEAD")
-    (tmp_path / "notebooks/src/02_c.py").write_text("x = 2\n")
-    git("commit", "-q", "-am", "new")
-    new_sha = git("rev-parse", "HEAD")
+    old_sha, new_sha = _two_commits(tmp_path, ["00_a", "01_b", "02_c", "03_d", "04_e"], changed="02_c")
     old = {"commit": old_sha, "stages": [{"stage": s, "seconds": t} for s, t in [
         ("venv build and system packages", 100.0), ("00_a.ipynb", 100.0), ("01_b.ipynb", 200.0),
         ("02_c.ipynb", 300.0), ("03_d.ipynb", 30.0), ("04_e.ipynb", 400.0)]]}
