@@ -98,6 +98,9 @@ def test_the_projection_says_which_notebooks_changed_since_their_timing(tmp_path
         "the same work (1.25–1.75 over notebooks 00, 08: same source, same notebooks before them). Brought to one "
         "machine by that ratio, the sum is 100 minutes on the machine of the `bbbbbbb` timing, 67 minutes on the "
         "machine of the `aaaaaaa` timing")
+    assert timings.reproduce_projection()["reproduce.on_machines"] == (
+        "; brought to the machine of the `aaaaaaa` timing by the two timings' ratio on the same work (1.50, 1.25–1.75), "
+        "it projects at 67 minutes (`results/benchmarks/reproduce_projection.json`)")
 
 
 def test_a_timing_still_in_sittings_is_said_as_under_way(tmp_path, monkeypatch):

@@ -128,6 +128,8 @@ def headline() -> str:
     verdicts = ledger_lines.headline().get("headline.verdicts", missing("headline.verdicts"))
     # one measured run of the batch as it is now, when there is one; else the stages' latest timings added up
     measured = timings.reproduce_time().get("reproduce.measured")
+    if measured:  # a wall time is the machine's as much as the batch's: the same batch on the older timings' machines
+        measured += timings.reproduce_projection().get("reproduce.on_machines", "")
     minutes = measured or (timings.reproduce_projection().get("reproduce.minutes", missing("reproduce.minutes")) +
                            " (`results/benchmarks/reproduce_projection.json`, the latest timing of each stage added up)")
     # the stages' latest timings can predate a change that made a notebook dearer: the records' own sum beside them

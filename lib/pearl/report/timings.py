@@ -150,7 +150,12 @@ def reproduce_projection() -> dict[str, str]:
     return {"reproduce.projection": (f"projected at {bound}{p['total_min']:.0f} minutes on {cores} cores from the latest "
                                      f"timing of each of its stages (minutes per stage {parts}){since}"
                                      f"{_on_machines(p)}"),
-            "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores"}
+            "reproduce.minutes": f"{bound}{p['total_min']:.0f} minutes on {cores} cores",
+            "reproduce.on_machines": "".join(  # the same batch on the machines of the older timings
+                f"; brought to the machine of the `{r['commit'][:7]}` timing by the two timings' ratio on the same work "
+                f"({r['ratio']:.2f}, {r['low']:.2f}–{r['high']:.2f}), it projects at {p['total_min_on'][r['commit']]:.0f} "
+                f"minutes (`results/benchmarks/reproduce_projection.json`)"
+                for r in p.get("speed_ratios", []) if r["commit"] in p.get("total_min_on", {}))}
 
 
 def notebook_times() -> dict[str, str]:
