@@ -65,6 +65,11 @@ def _write(path: Path, text: str) -> None:
 RATE = "import sys; sys.path.insert(0, 'perf'); from scoring_floor import matmul_rate; print(matmul_rate() / 1e9)"
 
 
+def _write_state(path: Path, state: dict) -> None:
+    """The record's state (the ``.json`` beside the table), as strict JSON, atomically."""
+    _write(path, json.dumps(state, indent=1, allow_nan=False) + "\n")
+
+
 def machine_rate(python: Path = Path(".venv/bin/python")) -> float | None:
     """GFLOPS of :data:`RATE`; ``None`` before the venv exists or when the reading fails (a
     wall time without its reading is still a wall time)."""
@@ -228,11 +233,11 @@ def on_machines(proj: dict, newest: dict, ratios: list[dict]) -> dict:
     (``{commit: minutes}``, the newest first): every stage brought to the newest record's machine
     by its record's ratio, then to each other machine by that one's. Empty when a stage comes from
     a record no ratio ties in (its machine's speed is unknown)."""
-    by_commit = {r["commit"]: r["ratio"] for r in ratios} | {newest["commit"]: 1.0}
+    by_commit = {newest["commit"]: 1.0} | {r["commit"]: r["ratio"] for r in ratios}  # the newest first
     if any(row["commit"] not in by_commit for row in proj["stages"]):
         return {}
     at_newest = sum(row["seconds"] * by_commit[row["commit"]] for row in proj["stages"])
-    return {c: round(at_newest / r / 60, 1) for c, r in sorted(by_commit.items(), key=lambda kv: kv[1] != 1.0)}
+    return {c: round(at_newest / r / 60, 1) for c, r in by_commit.items()}
 
 
 def render(state: dict) -> str:
@@ -341,8 +346,8 @@ def main(argv=None) -> int:
     rate = machine_rate()  # outside the timed stages, as the reading at the end
     # the sitting is on record before it starts: one killed outside Python's reach (a machine
     # suspended or a session ended) leaves exit status null, which --resume refuses like a failure
-    _write(state_path, json.dumps({**state, "sittings": [*state["sittings"], {
-        "notebooks": todo, "exit_status": None, "gflops": [rate, None]}]}, indent=1, allow_nan=False) + "\n")
+    _write_state(state_path, {**state, "sittings": [*state["sittings"], {
+        "notebooks": todo, "exit_status": None, "gflops": [rate, None]}]})
     stages, rc = _sitting(todo, args.profile, Path(args.log))
     gflops = [rate, machine_rate()]
     timed = {s["stage"] for s in stages}
@@ -350,7 +355,7 @@ def main(argv=None) -> int:
     state["sittings"].append({"notebooks": todo, "exit_status": rc, "gflops": gflops})
     state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
     state["complete"] = rc == 0 and not state["remaining"]
-    _write(state_path, json.dumps(state, indent=1, allow_nan=False) + "\n")  # strict JSON
+    _write_state(state_path, state)
     table = render(state)
     _write(out, table)
     print(table)
