@@ -20,10 +20,14 @@ The batch is ``notebooks/ORDER`` less ``notebooks/SEPARATE`` (notebooks with a m
 their own), as in the Makefile. A run may be timed in **sittings** on the same clone and commit:
 ``--until 07`` stops after notebook 07 (``make reproduce NOTEBOOKS=...``, HTML of those
 included), ``--resume`` goes on with the notebooks not yet timed, and ``--resume --only 09 12``
-times just those of them (a notebook reads only what earlier ones wrote to disk, so one that
-does not need the skipped ones may go first; the sum is unchanged). Each notebook still runs once, whole, in one process, and
-notebooks share nothing but files on disk, so the sum of the stage times is the time of one
-uninterrupted run; the table says how many sittings there were. A stage that failed or was cut
+times just those of them. Each notebook still runs once, whole, in one process, and notebooks
+share nothing but files on disk, so in the Makefile's order the sum of the stage times is the
+time of one uninterrupted run; the table says how many sittings there were. Out of that order
+(``--only`` skipping a notebook the Makefile runs first) the work is the same but its time may
+not be: a notebook trains what it finds untrained, side by side in two workers, so work that the
+Makefile's order runs beside a long job (09 trains me5-small's seeds beside mlm-wiki's
+pretraining) can run with a core idle when another notebook (13) got to it first. The sitting
+records which notebooks it ran ahead of (``ahead_of``) and the table says so. A stage that failed or was cut
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
 (it would reuse that half's models), so it refuses, and the fix is a fresh clone. A sitting is
 on record (exit status null) from its start, so even one killed without warning is refused.
@@ -270,6 +274,9 @@ def render(state: dict) -> str:
     lines += [f"paused: {s['stage']} went {s['max_gap_s']:.0f} s without a load sample (every {SAMPLE_S} s): the "
               f"clock ran on while the run did not (a suspended machine), so its time is not a run's time"
               for s in state["stages"] if paused(s)]
+    lines += [f"order: sitting {i} ran {', '.join(s['notebooks'])} ahead of {', '.join(s['ahead_of'])}, which the "
+              f"Makefile runs first: the work is the same, its time may not be (see perf/reproduce_walltime.py)"
+              for i, s in enumerate(state["sittings"], 1) if s.get("ahead_of")]
     lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
     lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
     return "\n".join(lines) + "\n"
@@ -346,13 +353,16 @@ def main(argv=None) -> int:
     rate = machine_rate()  # outside the timed stages, as the reading at the end
     # the sitting is on record before it starts: one killed outside Python's reach (a machine
     # suspended or a session ended) leaves exit status null, which --resume refuses like a failure
-    _write_state(state_path, {**state, "sittings": [*state["sittings"], {
-        "notebooks": todo, "exit_status": None, "gflops": [rate, None]}]})
+    # the notebooks the Makefile runs before some of this sitting's, left for later (--only)
+    ahead_of = [nb for nb in state["remaining"][:state["remaining"].index(todo[-1])] if nb not in todo]
+    entry = {"notebooks": todo, **({"ahead_of": ahead_of} if ahead_of else {})}
+    _write_state(state_path, {**state, "sittings": [*state["sittings"], {**entry, "exit_status": None,
+                                                                          "gflops": [rate, None]}]})
     stages, rc = _sitting(todo, args.profile, Path(args.log))
     gflops = [rate, machine_rate()]
     timed = {s["stage"] for s in stages}
     state["stages"] += [{**s, "sitting": sitting} for s in stages]
-    state["sittings"].append({"notebooks": todo, "exit_status": rc, "gflops": gflops})
+    state["sittings"].append({**entry, "exit_status": rc, "gflops": gflops})
     state["remaining"] = [nb for nb in state["remaining"] if nb not in timed]
     state["complete"] = rc == 0 and not state["remaining"]
     _write_state(state_path, state)

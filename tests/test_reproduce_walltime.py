@@ -120,6 +120,17 @@ def test_only_times_some_of_the_rest_and_keeps_the_others(clone):
     state = _state(clone)
     assert state["complete"] and [s["stage"] for s in state["stages"] if s["stage"].endswith(".ipynb")] == [
         "00_a.ipynb", "02_c.ipynb", "01_b.ipynb"]
+    # out of the Makefile's order: on record, and said, since a notebook's time can depend on it
+    assert [s.get("ahead_of") for s in state["sittings"]] == [None, ["01_b.ipynb"], None]
+    text = (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
+    assert "order: sitting 2 ran 02_c.ipynb ahead of 01_b.ipynb, which the Makefile runs first" in text
+
+
+def test_only_in_the_makefiles_order_runs_ahead_of_nothing(clone):
+    assert rw.main(["--until", "00"]) == 0
+    assert rw.main(["--resume", "--only", "01"]) == 0
+    assert "ahead_of" not in _state(clone)["sittings"][-1]
+    assert "order:" not in (clone / "results/benchmarks/reproduce_walltime.txt").read_text()
 
 
 def test_the_makefile_and_the_script_agree_on_the_batch():

@@ -30,6 +30,11 @@ def test_the_reproduce_time_sums_each_stage_over_the_sittings(tmp_path, monkeypa
     table.with_suffix(".json").write_text('{"sittings": [{"gflops": [null, 131.4]}, {"gflops": [128.0, 240.2]}]}')
     assert timings.reproduce_time()["reproduce.whole"].endswith(
         "HTML 0.2); the machine sustained 128–240 GFLOPS (fp32 matmul, every core) at its sittings' starts and ends")
+    table.with_suffix(".json").write_text(json.dumps({"sittings": [
+        {"notebooks": ["00_template.ipynb"]}, {"notebooks": ["13_discrepancy.ipynb"], "ahead_of": ["08_ablations.ipynb"]}],
+        "notes": ["Re-timed by hand."]}))
+    assert timings.reproduce_time()["reproduce.whole"].endswith(
+        "HTML 0.2); out of the Makefile's order: sitting 2 ran 13 ahead of 08. By hand: Re-timed by hand.")
     table.write_text(_WALLTIME.format(tail="\nnot complete: 02_c.ipynb still to run (--resume)\n"))
     assert timings.reproduce_time() == {}  # an unfinished run is no answer to "how long"
     table.write_text(_WALLTIME.format(tail="").replace("exit status 0", "exit status 2"))
@@ -54,6 +59,12 @@ def test_a_run_of_the_batch_as_it_is_now_is_the_headlines_measured_time(tmp_path
     assert timings.reproduce_time()["reproduce.measured"].endswith(
         "(`results/benchmarks/reproduce_walltime.txt`); notebook 01 changed since it was timed (the source differs "
         "from the timed commit's), so its time is of an earlier version")
+    (tmp_path / "results" / "benchmarks" / "reproduce_walltime.json").write_text('{"sittings": [], "notes": ["x"]}')
+    assert timings.reproduce_time()["reproduce.measured"] == (
+        "4 minutes on 2 cores, measured: one run from a fresh clone in 2 sittings, each notebook timed once, whole, "
+        "at commit `abcdef0` (`results/benchmarks/reproduce_walltime.txt`); a note in the record says what was done "
+        "to it by hand, and why; notebook 01 changed since it was timed (the source differs from the timed commit's), "
+        "so its time is of an earlier version")
     (tmp_path / "notebooks" / "SEPARATE").write_text("")  # the batch now has a notebook the run did not time
     assert "reproduce.measured" not in timings.reproduce_time()
 

@@ -47,12 +47,17 @@ def reproduce_time() -> dict[str, str]:
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
     speed, state = "", path.with_suffix(".json")  # the readings as numbers, beside the table
-    span = _gflops_span(json.loads(state.read_text())["sittings"] if state.is_file() else [])
+    state = json.loads(state.read_text()) if state.is_file() else {}
+    span = _gflops_span(state.get("sittings", []))
     if span:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
         when = "its start and end" if not how else "its sittings' starts and ends"
         speed = f"; the machine sustained {span} GFLOPS (fp32 matmul, every core) at {when}"
+    speed += _order(state.get("sittings", []))
+    notes = " ".join(state.get("notes", []))  # what a person did to the record, and why
     out = {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
-                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){speed}")}
+                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){speed}"
+                               f"{f'. By hand: {notes}' if notes else ''}")}
+    speed += "; a note in the record says what was done to it by hand, and why" if notes else ""
     timed = set(re.findall(r"^(\d\d_\w+\.ipynb)\s", text, re.M))
     if head[1] == "cpu" and timed == set(paths.batch_notebooks(results().parent)):  # the batch as it is now, not an older one
         # its notebooks may have changed since: the projection knows which (perf/reproduce_walltime.py --project)
@@ -62,6 +67,14 @@ def reproduce_time() -> dict[str, str]:
                                      f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){speed}"
                                      f"{_changed_since(changed)}")
     return out
+
+
+def _order(sittings: list[dict]) -> str:
+    """``"; out of the Makefile's order: sitting 2 ran 13 ahead of 08, 09"``: sittings that ran a
+    notebook before ones the Makefile runs first (``ahead_of``), whose times may then differ."""
+    ahead = [f"sitting {i} ran {', '.join(stage_label(n) for n in s['notebooks'])} ahead of "
+             f"{', '.join(stage_label(n) for n in s['ahead_of'])}" for i, s in enumerate(sittings, 1) if s.get("ahead_of")]
+    return f"; out of the Makefile's order: {'; '.join(ahead)}" if ahead else ""
 
 
 def reproduce_under_way() -> dict[str, str]:
