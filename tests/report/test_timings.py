@@ -105,10 +105,10 @@ def test_the_projection_says_which_notebooks_changed_since_their_timing(tmp_path
     proj.write_text(json.dumps({**body, "changed_since_timed": [], "speed_ratios": [ratio],
                                 "total_min_on": {"b" * 40: 100.0, "a" * 40: 66.7}}))
     assert timings.reproduce_projection()["reproduce.projection"].endswith(
-        "09 20.0). Those timings ran on machines of different speed: `bbbbbbb`'s run took 1.50 times `aaaaaaa`'s on "
-        "the same work (1.25–1.75 over notebooks 00, 08: same source, same notebooks before them). Brought to one "
-        "machine by that ratio, the sum is 100 minutes on the machine of the `bbbbbbb` timing, 67 minutes on the "
-        "machine of the `aaaaaaa` timing")
+        "09 20.0). Timings from machines of different speed are tied by a ratio: "
+        "`bbbbbbb`'s run took 1.50 times `aaaaaaa`'s on the same work (1.25–1.75 over notebooks 00, 08: same source, "
+        "same notebooks before them). Brought to each machine by its ratio, the sum is 100 minutes on the machine of "
+        "the `bbbbbbb` timing, 67 minutes on the machine of the `aaaaaaa` timing")
     assert timings.reproduce_projection()["reproduce.on_machines"] == (
         "; brought to the machine of the `aaaaaaa` timing by the two timings' ratio on the same work (1.50, 1.25–1.75), "
         "it projects at 67 minutes (`results/benchmarks/reproduce_projection.json`)")

@@ -131,7 +131,7 @@ def _changed_since(stages: list[str]) -> str:
 
 
 def _on_machines(p: dict) -> str:
-    """``"; those timings ran on machines of different speed: ..."``: the projection brought to each
+    """``". Timings from machines of different speed are tied ..."``: the projection brought to each
     timing's machine by the ratio of the times of the notebooks both ran like for like; ``""``
     when the projection has no such ratio."""
     ratios, on = p.get("speed_ratios", []), p.get("total_min_on", {})
@@ -142,7 +142,8 @@ def _on_machines(p: dict) -> str:
                      f"({r['low']:.2f}–{r['high']:.2f} over notebooks {', '.join(stage_label(s) for s in r['stages'])}: "
                      f"same source, same notebooks before them)" for r in ratios)
     totals = ", ".join(f"{m:.0f} minutes on the machine of the `{c[:7]}` timing" for c, m in on.items())
-    return f". Those timings ran on machines of different speed: {tied}. Brought to one machine by that ratio, the sum is {totals}"
+    return (f". Timings from machines of different speed are tied by a ratio: {tied}. "
+            f"Brought to each machine by its ratio, the sum is {totals}")
 
 
 def reproduce_projection() -> dict[str, str]:
