@@ -27,7 +27,9 @@ time of one uninterrupted run; the table says how many sittings there were. Out 
 not be: a notebook trains what it finds untrained, side by side in two workers, so work that the
 Makefile's order runs beside a long job (09 trains me5-small's seeds beside mlm-wiki's
 pretraining) can run with a core idle when another notebook (13) got to it first. The sitting
-records which notebooks it ran ahead of (``ahead_of``) and the table says so. A stage that failed or was cut
+records which notebooks it ran ahead of (``ahead_of``) and the table says so; a record re-timed
+by hand names, per sitting, notebooks whose files were on disk though it times them later
+(``after``), and :func:`speed_ratio` counts them among the notebooks run before. A stage that failed or was cut
 short is not kept: ``--resume`` cannot time a notebook that a killed sitting had half done
 (it would reuse that half's models), so it refuses, and the fix is a fresh clone. A sitting is
 on record (exit status null) from its start, so even one killed without warning is refused.
@@ -210,10 +212,13 @@ def speed_ratio(new: dict, old: dict, root: Path = Path(".")) -> dict | None:
     that, and the kind of work (matmul or memory), moves them.
     """
     def timed(rec):
-        out, before = {}, frozenset()
+        out, before, sittings = {}, frozenset(), rec.get("sittings", [])
         for s in rec["stages"]:
             if s["stage"].endswith(".ipynb"):
-                out[s["stage"]] = (s, before)
+                # a sitting's ``after``: notebooks whose files were on disk when it started though the
+                # record times them later (a record re-timed by hand says so in its notes)
+                after = sittings[s["sitting"] - 1].get("after", []) if "sitting" in s and s["sitting"] <= len(sittings) else []
+                out[s["stage"]] = (s, before | set(after))
                 before = before | {s["stage"]}
         return out
 
@@ -277,6 +282,8 @@ def render(state: dict) -> str:
     lines += [f"order: sitting {i} ran {', '.join(s['notebooks'])} ahead of {', '.join(s['ahead_of'])}, which the "
               f"Makefile runs first: the work is the same, its time may not be (see perf/reproduce_walltime.py)"
               for i, s in enumerate(state["sittings"], 1) if s.get("ahead_of")]
+    lines += [f"order: sitting {i} started with what {', '.join(s['after'])} had written on disk, though this record "
+              f"times {'them' if len(s['after']) > 1 else 'it'} later" for i, s in enumerate(state["sittings"], 1) if s.get("after")]
     lines += [f"note: {note}" for note in state.get("notes", [])]  # what a person did to the record, and why
     lines += ["", f"total: {elapsed / 60:.1f} minutes ({elapsed:.0f} s)"]
     return "\n".join(lines) + "\n"

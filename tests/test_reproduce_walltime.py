@@ -243,6 +243,14 @@ def test_a_speed_ratio_reads_only_notebooks_run_like_for_like(tmp_path):
         ("04_e.ipynb", 1600.0), ("02_c.ipynb", 900.0), ("03_d.ipynb", 90.0)]]}
     got = rw.speed_ratio(new, old, tmp_path)
     assert got == {"commit": old_sha, "ratio": 1.75, "low": 1.5, "high": 2.0, "stages": ["00_a.ipynb", "01_b.ipynb"]}
+    # a sitting that started with another notebook's files on disk (``after``) is not like for like either
+    sat = {"commit": new_sha, "sittings": [{"notebooks": ["00_a.ipynb"]}, {"notebooks": ["01_b.ipynb"], "after": ["04_e.ipynb"]}],
+           "stages": [{**st, "sitting": 1 if st["stage"] == "00_a.ipynb" else 2} for st in new["stages"]]}
+    assert rw.speed_ratio(sat, old, tmp_path)["stages"] == ["00_a.ipynb"]
+    table = rw.render({**sat, "profile": "cpu", "cpu_count": 2, "complete": True, "remaining": [],
+                       "sittings": [{**x, "exit_status": 0} for x in sat["sittings"]],
+                       "stages": [{**x, "mean_load": None, "max_load": None} for x in sat["stages"]]})
+    assert "order: sitting 2 started with what 04_e.ipynb had written on disk, though this record times it later" in table
     new["stages"][2]["max_gap_s"] = 600.0  # 01 paused in the new record: 00 alone ties the two
     assert rw.speed_ratio(new, old, tmp_path)["stages"] == ["00_a.ipynb"]
     new["stages"][1]["seconds"] = 50.0  # and 00 now under a minute: nothing ties them
