@@ -212,13 +212,13 @@ def speed_ratio(new: dict, old: dict, root: Path = Path(".")) -> dict | None:
     that, and the kind of work (matmul or memory), moves them.
     """
     def timed(rec):
-        out, before, sittings = {}, frozenset(), rec.get("sittings", [])
+        # a sitting's ``after``: notebooks whose files were on disk when it started though the record
+        # times them later (a record re-timed by hand says so in its notes)
+        after = {i: frozenset(x.get("after", [])) for i, x in enumerate(rec.get("sittings", []), 1)}
+        out, before = {}, frozenset()
         for s in rec["stages"]:
             if s["stage"].endswith(".ipynb"):
-                # a sitting's ``after``: notebooks whose files were on disk when it started though the
-                # record times them later (a record re-timed by hand says so in its notes)
-                after = sittings[s["sitting"] - 1].get("after", []) if "sitting" in s and s["sitting"] <= len(sittings) else []
-                out[s["stage"]] = (s, before | set(after))
+                out[s["stage"]] = (s, before | after.get(s.get("sitting"), frozenset()))
                 before = before | {s["stage"]}
         return out
 

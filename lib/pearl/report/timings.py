@@ -46,25 +46,25 @@ def reproduce_time() -> dict[str, str]:
     parts = [f"{label} {secs / 60:.1f}" for label, secs in sorted(parts.items(), key=lambda kv: kv[0] == "HTML")]
     total = float(re.search(r"^total: ([\d.]+) minutes", text, re.M)[1])
     how = "" if head[2] == "one uninterrupted run" else f", timed in {head[2]},"
-    speed, state = "", path.with_suffix(".json")  # the readings as numbers, beside the table
-    state = json.loads(state.read_text()) if state.is_file() else {}
-    span = _gflops_span(state.get("sittings", []))
+    state_path = path.with_suffix(".json")  # the readings, order and notes as data, beside the table
+    state = json.loads(state_path.read_text()) if state_path.is_file() else {}
+    sittings, notes = state.get("sittings", []), " ".join(state.get("notes", []))  # notes: what a person did, and why
+    speed, span = "", _gflops_span(sittings)
     if span:  # a wall time is read with the machine's speed: this CPU's rate drifts between sessions
         when = "its start and end" if not how else "its sittings' starts and ends"
         speed = f"; the machine sustained {span} GFLOPS (fp32 matmul, every core) at {when}"
-    speed += _order(state.get("sittings", []))
-    notes = " ".join(state.get("notes", []))  # what a person did to the record, and why
+    caveats = speed + _order(sittings)  # the whole report quotes the notes; the README's line points to them
     out = {"reproduce.whole": (f"a `make reproduce PROFILE={head[1]}` from a fresh clone{how} took {total:.0f} minutes "
-                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){speed}"
+                               f"on {head[4]} cores at commit `{head[3]}` (minutes per stage: {', '.join(parts)}){caveats}"
                                f"{f'. By hand: {notes}' if notes else ''}")}
-    speed += "; a note in the record says what was done to it by hand, and why" if notes else ""
+    caveats += "; a note in the record says what was done to it by hand, and why" if notes else ""
     timed = set(re.findall(r"^(\d\d_\w+\.ipynb)\s", text, re.M))
     if head[1] == "cpu" and timed == set(paths.batch_notebooks(results().parent)):  # the batch as it is now, not an older one
         # its notebooks may have changed since: the projection knows which (perf/reproduce_walltime.py --project)
         proj = read_json("benchmarks/reproduce_projection.json") if exists("benchmarks/reproduce_projection.json") else {}
         changed = [r["stage"] for r in proj.get("stages", []) if r.get("source_changed") and r["commit"].startswith(head[3])]
         out["reproduce.measured"] = (f"{total:.0f} minutes on {head[4]} cores, measured: one run from a fresh clone"
-                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){speed}"
+                                     f"{' in ' + head[2] + ',' if how else ''} at commit `{head[3]}` (`results/benchmarks/{path.name}`){caveats}"
                                      f"{_changed_since(changed)}")
     return out
 
