@@ -1,17 +1,30 @@
-"""The ``mlm-wiki`` raw masked LM (pearl.mlm): masked-token prediction only, deterministic, resumable,
-registered as a backbone. Every run here is tiny and reads a tiny WikiExtractor corpus."""
+"""The ``mlm-wiki`` raw masked LM (pearl.mlm, pearl.mlm_pretrain, pearl.mlm_config): masked-token
+prediction only, deterministic, resumable after any kill, refusing another run's checkpoint,
+range-checked, registered as a backbone. Every run here is tiny and reads a tiny WikiExtractor corpus."""
 import dataclasses
+import hashlib
+import json
+import lzma
+import os
+import re
+import shutil
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).parent / "corpus"))
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE / "corpus"))
 from _wiki_tiny import make  # noqa: E402
 
 from pearl import mlm, models  # noqa: E402
+from pearl import mlm_config as cfg  # noqa: E402
 from pearl import mlm_pretrain as pre  # noqa: E402
+from pearl.training import checkpoint  # noqa: E402
+from pearl.weights import WeightsError  # noqa: E402
 
 TINY = dataclasses.replace(pre.CONFIG, layers=1, hidden=16, heads=2, intermediate=32, max_tokens=12, batch=4,
                            steps=6, stride=2, heldout_articles=5, eval_sequences=6, eval_every=3, log_every=1,
@@ -97,14 +110,92 @@ def test_resumed_run_gives_the_uninterrupted_weights(built, corpus, tmp_path):
     rest = pre.pretrain(TINY, run, corpus=corpus, progress=False)
     assert rest["done"] and mlm.weights_sha256(rest["model"]) == mlm.meta(built)["weights_sha256"]
     assert [r["step"] for r in rest["log"]] == list(range(1, TINY.steps + 1))
-    with pytest.raises(mlm_checkpoint_error(), match="another config"):
+    with pytest.raises(checkpoint.OtherRunError, match=rf"another configuration \(lr differ\): delete {run} "):
         pre.pretrain(dataclasses.replace(TINY, lr=5e-4), run, corpus=corpus, progress=False)
 
 
-def mlm_checkpoint_error():
-    from pearl.training.checkpoint import CheckpointError
+def _kill(run, corpus, step, where="between"):
+    """Pretrain TINY in a child process that SIGKILLs itself while writing the checkpoint of ``step``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "OMP_NUM_THREADS": "1"}
+    return subprocess.run([sys.executable, str(HERE / "_mlm_killable.py"), str(run), str(corpus),
+                           json.dumps(dataclasses.asdict(TINY)), str(step), where],
+                          env=env, capture_output=True, text=True, timeout=300, check=False)
 
-    return CheckpointError
+
+@pytest.mark.parametrize("step", [4, 2])
+def test_killed_between_a_checkpoint_and_its_digest_resumes_to_the_uninterrupted_weights(built, corpus, tmp_path,
+                                                                                      step):
+    """SIGKILL after the checkpoint of ``step`` is written and before its digest: the next run passes
+    over it (saying so) for the one before, or starts again when it was the first, and ends bit for
+    bit on the uninterrupted run's weights, loss curve and held-out scores."""
+    run = tmp_path / "run"
+    killed = _kill(run, corpus, step)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
+    latest = run / checkpoint.LATEST
+    assert torch.load(latest, weights_only=False)["step"] == step  # the new checkpoint is whole on disk...
+    assert "digest" in checkpoint.problem(latest)  # ...but its digest is the one before's, or none
+    before = "the last good checkpoint .*checkpoint.prev.pt" if step > TINY.checkpoint_every else "starts again from step 0"
+    with pytest.warns(UserWarning, match=rf"checkpoint.pt (does not match|has no digest).*{before}"):
+        rest = pre.pretrain(TINY, run, corpus=corpus, progress=False)
+    assert rest["done"] and mlm.weights_sha256(rest["model"]) == mlm.meta(built)["weights_sha256"]
+    assert rest["log"] == mlm.meta(built)["loss_curve"] and rest["evals"] == mlm.meta(built)["heldout"]
+    assert checkpoint.problem(latest) is None  # a good latest checkpoint again
+
+
+def _reworded(corpus: Path, folder: Path) -> Path:
+    """A copy of the WikiExtractor folder ``corpus`` with other words in its first file (sums updated)."""
+    shutil.copytree(corpus, folder)
+    first = sorted(folder.glob("*.xz"))[0]
+    first.write_bytes(lzma.compress(lzma.decompress(first.read_bytes()).replace(b"war", b"peace")))
+    (folder / "SHA256SUMS").write_text("".join(f"{hashlib.sha256(p.read_bytes()).hexdigest()}  ./{p.name}\n"
+                                               for p in sorted(folder.glob("*.xz"))))
+    return folder
+
+
+def test_a_resume_on_another_corpus_is_refused_naming_the_folder_and_the_fix(corpus, tmp_path):
+    """The checkpoint keeps the digest of the token ids the run reads: resuming on other text stops
+    with the fix, as train() does, instead of finishing as a hybrid of two corpora."""
+    run = tmp_path / "run"
+    pre.pretrain(TINY, run, corpus=corpus, progress=False, stop_after=2)
+    other = _reworded(corpus, tmp_path / "other")
+    with pytest.raises(checkpoint.OtherRunError, match=rf"{run / 'checkpoint.pt'} was trained on another corpus or "
+                                                       rf"vocabulary .*: delete {run} to start afresh"):
+        pre.pretrain(TINY, run, corpus=other, progress=False)
+    assert pre.pretrain(TINY, run, corpus=corpus, progress=False)["done"]  # the same corpus resumes
+
+
+def _bad_value(name: str):
+    """A value just outside ``Config.<name>``'s range."""
+    return {"mask_prob": 0.0, "lr": 0.0, "clip": 0.0, "warmup": 1.5, "weight_decay": -0.01, "seed": -1, "stride": 1,
+            "heldout_per_article": -1, "max_tokens": 2}.get(name, 0)
+
+
+@pytest.mark.parametrize("name", sorted(cfg.RANGES))
+def test_every_config_setting_is_range_checked_naming_setting_value_and_range(name):
+    bad = _bad_value(name)
+    with pytest.raises(ValueError, match=rf"^Config\.{name} = {re.escape(repr(bad))} is out of range: it must be "):
+        dataclasses.replace(TINY, **{name: bad})
+    with pytest.raises(ValueError, match=rf"Config\.{name} = True"):
+        dataclasses.replace(TINY, **{name: True})  # a switch is no number
+
+
+def test_the_range_table_covers_every_setting_and_the_heads_divide_the_width():
+    assert set(cfg.RANGES) == {f.name for f in dataclasses.fields(pre.Config)}
+    assert pre.CONFIG == cfg.CONFIG and pre.Config is cfg.Config  # the defaults and TINY pass
+    with pytest.raises(ValueError, match=r"Config\.hidden = 18 is out of range: it must be a multiple of heads \(4\)"):
+        dataclasses.replace(TINY, hidden=18, heads=4)
+
+
+@pytest.mark.parametrize("text,what", [("{\"config\": {", "is not valid JSON"), ("[1, 2]", "holds a list")])
+def test_a_damaged_mlm_json_is_named_with_the_fix(tmp_path, monkeypatch, text, what):
+    """load_model("mlm-wiki") reads the built folder's record first: a damaged one names itself."""
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    record = tmp_path / "data" / "derived" / "mlm-wiki" / "mlm.json"
+    record.parent.mkdir(parents=True)
+    record.write_text(text)
+    with pytest.raises(WeightsError, match=rf"{re.escape(str(record))} {what}.*delete {record.parent} and pretrain it "
+                                           r"again \(pearl.mlm.build"):
+        models.load_model("mlm-wiki", cache=False)
 
 
 def test_folder_records_curve_heldout_and_label(built):

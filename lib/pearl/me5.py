@@ -37,7 +37,6 @@ windows; ``encode()`` truncates).
 from __future__ import annotations
 
 import hashlib
-import json
 import shutil
 from pathlib import Path
 
@@ -205,11 +204,18 @@ def _save_weights(model, folder: Path) -> None:
     save_file(weights, str(folder / "model.safetensors"), metadata={"format": "pt"})
 
 
+def meta(target: str | Path | None = None) -> dict:
+    """The converted folder's ``me5.json`` (empty when there is none); a damaged one raises
+    :class:`pearl.weights.WeightsError` naming it and the fix."""
+    target = Path(target or paths.derived_dir(NAME))
+    return weights.read_record(target / "me5.json", f"delete {target} and convert it again (pearl.me5.convert, or "
+                                                    "pearl.models.load_model('me5-small') for the default folder)") or {}
+
+
 def built() -> bool:
     """Whether ``data/derived/me5-small`` holds the conversion of the installed source (else :func:`folder` converts it)."""
-    target = paths.derived_dir(NAME)
-    meta = json.loads((target / "me5.json").read_text()) if (target / "me5.json").is_file() else {}
-    return meta.get("converter_version") == _FORMAT_VERSION and meta.get("source_sha256") == sha256(source_path())
+    record = meta()
+    return record.get("converter_version") == _FORMAT_VERSION and record.get("source_sha256") == sha256(source_path())
 
 
 def folder() -> Path:

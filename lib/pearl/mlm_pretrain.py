@@ -1,8 +1,9 @@
 """Pretraining of the ``mlm-wiki`` backbone (:mod:`pearl.mlm`): a small BERT-style masked LM,
 from scratch, on the shipped Wikipedia.
 
-The model is transformers' ``BertForMaskedLM`` at :class:`Config`'s size (4 layers, hidden 256,
-4 heads, feed-forward 1024, 64-token sequences by default). The objective is masked-token
+The model is transformers' ``BertForMaskedLM`` at :class:`pearl.mlm_config.Config`'s size (4
+layers, hidden 256, 4 heads, feed-forward 1024, 64-token sequences by default; every setting
+range-checked there). The objective is masked-token
 prediction only, BERT's recipe as ``DataCollatorForLanguageModeling`` applies it
 (:func:`mask_tokens`): 15 % of the non-special tokens are chosen, of those 80 % become
 ``[MASK]``, 10 % a random token and 10 % stay as they are, and the loss is the cross-entropy of
@@ -19,13 +20,17 @@ pieces + ``[SEP]`` (run_mlm's "group texts").
 Determinism and resuming: epoch ``e``'s order is a permutation drawn from ``(seed, e)``, step
 ``s``'s masks from a generator seeded with ``(seed, s)``, dropout from torch's generator, whose
 state the checkpoint keeps (:mod:`pearl.training.checkpoint`: atomic, with its sha256): the
-same seed and thread count give the same weights, killed and resumed or not.
+same seed and thread count give the same weights, killed and resumed or not. A kill between a
+checkpoint and its digest leaves one that does not verify: the run resumes from the one before
+(:func:`pearl.training.checkpoint.last_good`). A checkpoint also keeps its config and the digest of
+the token ids it reads (:func:`inputs_digest`): a resume with another config, corpus or vocabulary
+is refused (:func:`pearl.training.checkpoint.refuse_other_run`, as ``train()`` refuses one), never
+finished as a hybrid of two runs.
 
 Left out: whole-word masking, next-sentence prediction, mixed precision, more than one process.
 """
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import time
 from pathlib import Path
@@ -33,42 +38,9 @@ from pathlib import Path
 import numpy as np
 
 from . import paths
+from .mlm_config import CONFIG, Config
 
 NAME = "mlm-wiki"
-
-
-@dataclasses.dataclass(frozen=True)
-class Config:
-    """Model size, data and optimisation of one pretraining run (all of it goes into ``mlm.json``)."""
-
-    layers: int = 4
-    hidden: int = 256
-    heads: int = 4
-    intermediate: int = 1024
-    max_tokens: int = 64  # per sequence, [CLS] and [SEP] included; also the model's positions
-    batch: int = 32  # sequences per step
-    steps: int = 1400
-    lr: float = 1e-3
-    warmup: float = 0.06  # share of the steps with a linear warm-up; then linear decay to 0
-    weight_decay: float = 0.01
-    clip: float = 1.0
-    mask_prob: float = 0.15
-    seed: int = 0
-    stride: int = 8  # training articles: every stride-th; held-out: the same stride at offset stride // 2
-    heldout_articles: int = 100
-    heldout_per_article: int = 8  # at most 8 sequences from each held-out article
-    eval_sequences: int = 512
-    eval_every: int = 200  # steps between held-out evaluations (and the last step)
-    log_every: int = 10
-    checkpoint_every: int = 200
-    threads: int = 1  # torch threads: results are reproducible for a given number
-
-    @property
-    def train_tokens(self) -> int:  # WordPiece tokens of text trained on (each once within one epoch)
-        return self.steps * self.batch * (self.max_tokens - 2)
-
-
-CONFIG = Config()
 
 
 def vocab_folder() -> Path:
@@ -102,7 +74,6 @@ def new_model(config: Config, vocab_size: int, pad_id: int):
                       max_position_embeddings=config.max_tokens, type_vocab_size=2, pad_token_id=pad_id,
                       tie_word_embeddings=True)
     return BertForMaskedLM(bert)
-
 
 
 def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, max_articles: int = 0,
@@ -170,7 +141,6 @@ def _generator(seed: int, step: int):
     return torch.Generator().manual_seed(seed * 1_000_003 + step)
 
 
-
 def masked_lm_loss(model, inputs, labels):
     """``(loss, correct, n)``: cross-entropy of the masked positions only (BERT's MLM loss; the
     head runs on those positions alone, the other 85 % would be thrown away), and how many of them
@@ -216,8 +186,10 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
              stop_after: int | None = None) -> dict:
     """Pretrain (or resume) and return ``{"model", "tokenizer", "log", "evals", ...}``.
 
-    ``run_dir`` holds the checkpoints (default ``data/derived/.mlm-wiki.run``); a checkpoint of
-    another config or vocabulary is refused. ``stop_after`` ends the run after that many steps
+    ``run_dir`` holds the checkpoints (default ``data/derived/.mlm-wiki.run``). A run resumes from
+    its last good checkpoint (:func:`pearl.training.checkpoint.last_good`: one a kill left without
+    its digest is passed over, with a warning); one of another config, corpus or vocabulary is
+    refused, naming the folder to delete. ``stop_after`` ends the run after that many steps
     (checkpointed), as a kill would: the next call resumes it. ``corpus``: another folder of
     WikiExtractor files (:func:`pearl.corpus.wikipedia.corpus_files`; default the offline copy).
     """
@@ -228,42 +200,25 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
 
     run_dir = Path(run_dir) if run_dir else paths.derived_dir(f".{NAME}.run")
     run_dir.mkdir(parents=True, exist_ok=True)
-    tok = tokenizer(config.max_tokens)
-    whole = tokenizer(1 << 30)  # the same tokenizer, for whole paragraphs (cut into sequences afterwards)
-    vocab = vocab_sha256()
+    tok, vocab = tokenizer(config.max_tokens), vocab_sha256()
     with torch_threads(config.threads):
         t0 = time.perf_counter()
-        train_rows, train_articles = sequences(whole, config.steps * config.batch, config.max_tokens, config.stride, 0,
-                                               folder=corpus)
-        held_rows, held_articles = sequences(whole, config.eval_sequences, config.max_tokens, config.stride,
-                                             config.stride // 2, max_articles=config.heldout_articles, folder=corpus,
-                                             per_article=config.heldout_per_article)
-        data_s = time.perf_counter() - t0
+        data = _data(config, corpus)
+        data_s, read = time.perf_counter() - t0, inputs_digest(vocab, data["train"], data["heldout"])
         torch.manual_seed(config.seed)
         model = new_model(config, len(tok), tok.pad_token_id)
-        plain = {n for n, _ in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n}  # BERT: no decay
-        optimizer = torch.optim.AdamW([
-            {"params": [p for n, p in model.named_parameters() if n not in plain], "weight_decay": config.weight_decay},
-            {"params": [p for n, p in model.named_parameters() if n in plain], "weight_decay": 0.0}], lr=config.lr)
-        warm = max(1, round(config.warmup * config.steps))
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda s: min((s + 1) / warm, max(0.0, (config.steps - s) / max(1, config.steps - warm))))
-        state = checkpoint.load(run_dir)
+        optimizer, scheduler = _optimiser(model, config)
+        state, path = checkpoint.last_good(run_dir)
         log, evals, step, train_s = [], [], 0, 0.0
-        if state is not None:
-            saved = state.get("extra", {})
-            if state["config"] != dataclasses.asdict(config) or saved.get("vocab_sha256") != vocab:
-                raise checkpoint.CheckpointError(
-                    f"{run_dir} holds a checkpoint of another config or vocabulary: delete {run_dir} to start over, "
-                    "or pretrain with the config it records (its checkpoint's 'config')")
-            model.load_state_dict(state["model"])
-            optimizer.load_state_dict(state["optimizer"])
-            scheduler.load_state_dict(state["scheduler"])
-            step, log, evals, train_s = state["step"], state["log"], saved["evals"], saved["train_s"]
+        if state is not None:  # another run's checkpoint would finish as a hybrid of two runs
+            checkpoint.refuse_other_run(state, path, run_dir, config, read, "corpus or vocabulary (other token ids)")
+            for part, saved in ((model, "model"), (optimizer, "optimizer"), (scheduler, "scheduler")):
+                part.load_state_dict(state[saved])
+            step, log, evals, train_s = state["step"], state["log"], state["extra"]["evals"], state["extra"]["train_s"]
             checkpoint.set_rng_state(state["rng"])
         model.train()
         last = config.steps if stop_after is None else min(config.steps, step + stop_after)
-        t_start = time.perf_counter()
+        t_start, train_rows = time.perf_counter(), data["train"]
         while step < last:
             rows = torch.from_numpy(train_rows[order(len(train_rows), config.seed, step, config.batch)])
             inputs, labels = mask_tokens(rows, tok, _generator(config.seed, step), config.mask_prob)
@@ -281,19 +236,46 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
                     print(f"step {step}/{config.steps} loss {loss.item():.3f} "
                           f"({time.perf_counter() - t_start + train_s:.0f} s)", flush=True)
             if step % config.eval_every == 0 or step == config.steps:
-                evals.append({"step": step, **evaluate(model, held_rows, tok, config)})
+                evals.append({"step": step, **evaluate(model, data["heldout"], tok, config)})
             if step % config.checkpoint_every == 0 or step == last:
-                _save(run_dir, model, optimizer, scheduler, step, log, config, vocab, evals,
-                      train_s + time.perf_counter() - t_start, checkpoint)
+                checkpoint.save_state(run_dir, model, optimizer, scheduler, step, log, config, read, extra={
+                    "vocab_sha256": vocab, "evals": list(evals), "train_s": train_s + time.perf_counter() - t_start})
         train_s += time.perf_counter() - t_start
     return {"model": model, "tokenizer": tok, "log": log, "evals": evals, "step": step, "done": step >= config.steps,
             "train_s": train_s, "data_s": data_s, "run_dir": run_dir, "vocab_sha256": vocab,
-            "train_sequences": len(train_rows), "train_articles": train_articles,
-            "heldout_sequences": len(held_rows), "heldout_articles": held_articles}
+            "train_sequences": len(train_rows), "train_articles": data["train_articles"],
+            "heldout_sequences": len(data["heldout"]), "heldout_articles": data["heldout_articles"]}
 
 
-def _save(run_dir, model, optimizer, scheduler, step, log, config, vocab, evals, train_s, checkpoint) -> None:
-    checkpoint.save(run_dir, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                              "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                              "rng": checkpoint.rng_state(), "config": dataclasses.asdict(config),
-                              "extra": {"vocab_sha256": vocab, "evals": list(evals), "train_s": train_s}})
+def _data(config: Config, corpus) -> dict:
+    """The training and held-out rows (:func:`sequences`) and how many articles each read."""
+    whole = tokenizer(1 << 30)  # the same tokenizer, for whole paragraphs (cut into sequences afterwards)
+    train, train_articles = sequences(whole, config.steps * config.batch, config.max_tokens, config.stride, 0,
+                                      folder=corpus)
+    heldout, heldout_articles = sequences(whole, config.eval_sequences, config.max_tokens, config.stride,
+                                          config.stride // 2, max_articles=config.heldout_articles, folder=corpus,
+                                          per_article=config.heldout_per_article)
+    return {"train": train, "train_articles": train_articles, "heldout": heldout, "heldout_articles": heldout_articles}
+
+
+def inputs_digest(vocab: str, *rows: np.ndarray) -> str:
+    """sha256 of what a run reads: the vocabulary's digest and every token id of its rows (the
+    corpus, its sample and its tokenisation at once). A checkpoint keeps it; a resume on others is refused."""
+    h = hashlib.sha256(vocab.encode())
+    for part in rows:
+        h.update(repr(part.shape).encode() + np.ascontiguousarray(part, dtype=np.int64).tobytes())
+    return h.hexdigest()
+
+
+def _optimiser(model, config: Config):
+    """AdamW (as BERT: no decay on biases and LayerNorm weights) and its schedule: a linear
+    warm-up over ``warmup`` of the steps, then a linear decay to 0."""
+    import torch
+
+    plain = {n for n, _ in model.named_parameters() if n.endswith("bias") or "LayerNorm" in n}
+    optimizer = torch.optim.AdamW([
+        {"params": [p for n, p in model.named_parameters() if n not in plain], "weight_decay": config.weight_decay},
+        {"params": [p for n, p in model.named_parameters() if n in plain], "weight_decay": 0.0}], lr=config.lr)
+    warm = max(1, round(config.warmup * config.steps))
+    return optimizer, torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warm, max(0.0, (config.steps - s) / max(1, config.steps - warm))))

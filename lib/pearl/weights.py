@@ -127,17 +127,23 @@ def settings_digest(info: dict) -> str:
 def read_info(folder: str | os.PathLike) -> dict | None:
     """The folder's ``pearl.json`` as a dict, None when there is none; a file that is not a JSON
     object raises :class:`WeightsError` naming it and the fix."""
-    info = Path(folder) / INFO
-    if not info.is_file():
+    return read_record(Path(folder) / INFO, f"delete {Path(folder)} and export it again (notebook 03 or "
+                                            "pearl.training.profiles retrains it)")
+
+
+def read_record(path: str | os.PathLike, fix: str) -> dict | None:
+    """The JSON object a model folder's writer left in ``path`` (``pearl.json``, ``mlm.json``,
+    ``me5.json``), None when there is none; a damaged file, or one holding no JSON object, raises
+    :class:`WeightsError` naming it, what is wrong and ``fix``."""
+    path = Path(path)
+    if not path.is_file():
         return None
     try:
-        out = json.loads(info.read_text(encoding="utf8"))
+        out = json.loads(path.read_text(encoding="utf8"))
     except (ValueError, UnicodeDecodeError) as err:
-        raise WeightsError(f"{info} is not valid JSON ({err}): the file is damaged; delete {Path(folder)} and "
-                           "export it again (notebook 03 or pearl.training.profiles retrains it)") from err
+        raise WeightsError(f"{path} is not valid JSON ({err}): the file is damaged; {fix}") from err
     if not isinstance(out, dict):
-        raise WeightsError(f"{info} holds a {type(out).__name__}, not the JSON object an export writes: delete "
-                           f"{Path(folder)} and export it again")
+        raise WeightsError(f"{path} holds a {type(out).__name__}, not the JSON object its writer leaves: {fix}")
     return out
 
 

@@ -32,6 +32,31 @@ def die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
+def kill_while_saving(kill_at: int, kill_in: str) -> None:
+    """SIGKILL this process while :func:`pearl.training.checkpoint.save` writes the checkpoint of
+    step ``kill_at``: ``write``: its temporary file half written, before the rename; ``between``:
+    after the checkpoint, before its digest (also used by ../_mlm_killable.py)."""
+    from pearl.training import checkpoint
+
+    inner_write, inner_save = checkpoint.write_atomic, checkpoint.save
+    armed = {"on": False}
+
+    def save(run_dir, state):
+        armed["on"] = state["step"] == kill_at
+        return inner_save(run_dir, state)
+
+    def write_atomic(path, data):
+        if armed["on"] and kill_in == "write" and path.name == checkpoint.LATEST:
+            tmp = path.with_name(f".{path.name}.killed.tmp")
+            tmp.write_bytes(data[: len(data) // 2])  # the temp file half written, then killed
+            die()
+        if armed["on"] and kill_in == "between" and path.name.endswith(".sha256"):
+            die()
+        return inner_write(path, data)
+
+    checkpoint.save, checkpoint.write_atomic = save, write_atomic
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("run_dir")
@@ -42,7 +67,7 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)  # the same in every process: bit-identical sums on CPU
 
-    from pearl.training import checkpoint, train
+    from pearl.training import train
 
     if args.kill_at and args.kill_in == "step":
         inner = train.compute_loss
@@ -55,23 +80,7 @@ def main():
 
         train.compute_loss = compute_loss
     elif args.kill_at:
-        inner_write, inner_save = checkpoint.write_atomic, checkpoint.save
-        armed = {"on": False}
-
-        def save(run_dir, state):
-            armed["on"] = state["step"] == args.kill_at
-            return inner_save(run_dir, state)
-
-        def write_atomic(path, data):
-            if armed["on"] and args.kill_in == "write" and path.name == checkpoint.LATEST:
-                tmp = path.with_name(f".{path.name}.killed.tmp")
-                tmp.write_bytes(data[: len(data) // 2])  # the temp file half written, then killed
-                die()
-            if armed["on"] and args.kill_in == "between" and path.name.endswith(".sha256"):
-                die()
-            return inner_write(path, data)
-
-        checkpoint.save, checkpoint.write_atomic = save, write_atomic
+        kill_while_saving(args.kill_at, args.kill_in)
 
     corpus = tiny_corpus(32)
     cfg = train.TrainConfig(steps=STEPS, checkpoint_every=EVERY, **CFG)

@@ -119,3 +119,44 @@ def test_an_exported_run_leaves_no_checkpoints_and_a_failed_export_keeps_them(tm
     with pytest.raises(OSError):
         profiles.train_and_export(TrainConfig(), [], None, None, tmp_path / "model2", run_dir=run_dir)
     assert checkpoint.problem(run_dir / checkpoint.LATEST) is None  # still resumable
+
+
+def _states(run_dir, steps):
+    for step in steps:
+        checkpoint.save(run_dir, {"step": step})
+
+
+def test_last_good_passes_over_an_unvouched_latest_and_names_only_the_delete_when_none_verifies(tmp_path):
+    """The automatic form (the raw LM's pretraining): the previous checkpoint when the latest does not
+    verify, step 0 when the first was cut short, and when neither verifies the one fix that exists
+    (no train(..., resume_from=...), which that run's callers cannot pass)."""
+    _states(tmp_path, [2, 4])
+    assert checkpoint.last_good(tmp_path) == ({"step": 4}, tmp_path / checkpoint.LATEST)
+    (tmp_path / checkpoint.LATEST).write_bytes(b"")
+    with pytest.warns(UserWarning, match=r"checkpoint.pt is empty: resuming from the last good checkpoint"):
+        assert checkpoint.last_good(tmp_path) == ({"step": 2}, tmp_path / checkpoint.PREVIOUS)
+    (tmp_path / checkpoint.PREVIOUS).write_bytes(b"x")
+    with pytest.raises(CheckpointError) as err:
+        checkpoint.last_good(tmp_path)
+    assert str(err.value).endswith(f"no checkpoint in {tmp_path} verifies. Delete {tmp_path} to start over.")
+    assert "train(" not in str(err.value)
+    first = tmp_path / "first"
+    _states(first, [2])
+    checkpoint.digest_path(first / checkpoint.LATEST).unlink()  # killed before the first digest
+    with pytest.warns(UserWarning, match="no checkpoint came before it: the run starts again from step 0"):
+        assert checkpoint.last_good(first) == (None, None)
+    assert checkpoint.last_good(tmp_path / "fresh") == (None, None)
+
+
+def test_a_checkpoint_of_another_run_is_refused_as_a_checkpoint_and_a_value_error():
+    class Config:
+        def record(self):
+            return {"lr": 1e-3, "seed": 0}
+
+    run = {"config": {"lr": 1e-4, "seed": 0}, "inputs": "a"}
+    with pytest.raises(checkpoint.OtherRunError, match=r"another configuration \(lr differ\): delete r to start afresh"):
+        checkpoint.refuse_other_run(run, "r/checkpoint.pt", "r", Config(), "a", "corpus")
+    with pytest.raises(ValueError, match="trained on another corpus: delete r"):
+        checkpoint.refuse_other_run({**run, "config": Config().record()}, "r/checkpoint.pt", "r", Config(), "b", "corpus")
+    checkpoint.refuse_other_run({"config": Config().record()}, "r/checkpoint.pt", "r", Config(), "b", "corpus")
+    assert issubclass(checkpoint.OtherRunError, CheckpointError)

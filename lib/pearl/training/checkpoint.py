@@ -16,7 +16,13 @@ and an intact previous one.
 changed file, or one without its digest, raises :class:`CheckpointError` naming the run folder
 and the two ways on: delete the folder to start over, or resume from the last good checkpoint
 (``train(..., resume_from=...)``). It never falls back on its own: which state a run continues
-from is the user's choice.
+from is the user's choice. :func:`last_good` is the form that does, for a deterministic run that
+no user steers (the raw LM's pretraining, which ``load_model("mlm-wiki")`` starts): it passes
+over a latest checkpoint that does not verify for the previous one, saying so, since going back
+a few steps changes no weight.
+
+:func:`refuse_other_run` stops a resume under another config or on other inputs (a checkpoint
+keeps its config and its inputs' digest): the run would otherwise finish as a hybrid of two.
 
 :func:`discard` deletes both once the run's model is exported: with Adam's two moments a
 checkpoint is about three times the model's weights, and a cpu-profile ``make reproduce`` trains
@@ -32,6 +38,7 @@ import io
 import os
 import pickle
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -45,6 +52,10 @@ PREVIOUS = "checkpoint.prev.pt"
 
 class CheckpointError(RuntimeError):
     """A checkpoint that cannot be trusted; the message names the run folder and the choice."""
+
+
+class OtherRunError(CheckpointError, ValueError):
+    """A checkpoint that verifies but was written with another config or on other inputs."""
 
 
 def digest_path(path: Path) -> Path:
@@ -137,6 +148,47 @@ def load(run_dir: str | os.PathLike, resume_from: str | os.PathLike | None = Non
     raise CheckpointError(f"{path} {why}. The run in {run_dir} cannot resume from it. " + _choice(run_dir, path))
 
 
+def last_good(run_dir: str | os.PathLike) -> tuple[dict | None, Path | None]:
+    """``(state, its file)``: the latest checkpoint when it verifies, else the previous one (a kill
+    between a checkpoint and its digest leaves the latest unvouched and the previous intact), each
+    pass-over said in a warning; ``(None, None)`` for a fresh run, and also when the first
+    checkpoint was cut short (no previous one to go back to: the run starts again from step 0).
+    Raises :class:`CheckpointError` when neither verifies: only deleting the folder helps."""
+    run_dir = Path(run_dir)
+    latest, previous = run_dir / LATEST, run_dir / PREVIOUS
+    try:
+        state = load(run_dir)
+        return state, latest if state is not None else None
+    except CheckpointError as err:
+        skipped = f"{latest} {problem(latest) or 'does not load'}"
+        if not previous.is_file() and not digest_path(previous).is_file():
+            warnings.warn(f"{skipped}, and no checkpoint came before it: the run starts again from step 0", stacklevel=2)
+            return None, None
+        try:
+            state = load(run_dir, previous)
+        except CheckpointError:
+            raise CheckpointError(f"{skipped}, and {previous} {problem(previous) or 'does not load'}: no checkpoint "
+                                  f"in {run_dir} verifies. Delete {run_dir} to start over.") from err
+        warnings.warn(f"{skipped}: resuming from the last good checkpoint {previous}", stacklevel=2)
+        return state, previous
+
+
+def refuse_other_run(state: dict, path: Path, run_dir: Path, config, inputs: str | None, inputs_are: str) -> None:
+    """Raise :class:`OtherRunError` when ``state`` (read from ``path``) was written with a config
+    other than ``config`` (compared by its ``record()``) or on inputs whose digest is not ``inputs``
+    (``inputs_are`` names what the digest covers). A checkpoint without an inputs digest (written
+    before one was kept) is checked on its config alone."""
+    saved, now = state.get("config"), config.record()
+    if saved != now:
+        saved = saved if isinstance(saved, dict) else {}
+        changed = sorted(k for k in {*saved, *now} if saved.get(k) != now.get(k))
+        raise OtherRunError(f"{path} was written with another configuration ({', '.join(changed[:5])} differ): "
+                            f"delete {run_dir} to start afresh, or resume with the same {type(config).__name__}")
+    if state.get("inputs", inputs) != inputs:
+        raise OtherRunError(f"{path} was trained on another {inputs_are}: delete {run_dir} to start afresh on "
+                            "these, or resume with the inputs it started on")
+
+
 def _choice(run_dir: Path, bad: Path) -> str:
     delete = f"Either delete {run_dir} to start over"
     previous = run_dir / PREVIOUS
@@ -175,10 +227,13 @@ def set_rng_state(state: dict) -> None:
         torch.cuda.set_rng_state_all(state["cuda"])
 
 
-def save_state(folder: Path, model, optimizer, scheduler, step: int, log: list, config, inputs: str | None = None) -> None:
+def save_state(folder: Path, model, optimizer, scheduler, step: int, log: list, config, inputs: str | None = None,
+               extra: dict | None = None) -> None:
     """Everything a resumed run needs, as ``folder``'s latest checkpoint (:func:`save`: atomic, with
     its digest, the previous one kept): weights, optimiser and scheduler, the step (the sampler's
-    state), the loss log, every random state, the run's config (its flat ``record()``) and its inputs' digest."""
+    state), the loss log, every random state, the run's config (its flat ``record()``), its inputs'
+    digest and whatever else the run keeps (``extra``)."""
     save(folder, {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                   "scheduler": scheduler.state_dict(), "step": step, "log": list(log),
-                  "rng": rng_state(), "config": config.record(), "inputs": inputs})
+                  "rng": rng_state(), "config": config.record(), "inputs": inputs,
+                  **({"extra": extra} if extra is not None else {})})

@@ -244,12 +244,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
         if ckpt_path is not None and (cfg.checkpoint_every or resume is not None) else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
-        if resume.get("config") != cfg.record():
-            raise ValueError(f"{resume_from or ckpt_path} was written with another configuration: delete {run_dir} "
-                             "to start afresh, or resume with the same TrainConfig")
-        if resume.get("inputs", inputs) != inputs:  # checkpoints written before the digest was kept: unchecked
-            raise ValueError(f"{resume_from or ckpt_path} was trained on another corpus, hard negatives or augmentation "
-                             f"tables: delete {run_dir} to start afresh on these, or resume with the inputs it started on")
+        checkpoint.refuse_other_run(resume, resume_from or ckpt_path, run_dir, cfg, inputs,
+                                    "corpus, hard negatives or augmentation tables")
         model.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         scheduler.load_state_dict(resume["scheduler"])
