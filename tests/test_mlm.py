@@ -1,17 +1,13 @@
 """The ``mlm-wiki`` raw masked LM (pearl.mlm): masked-token prediction only, deterministic, resumable,
 registered as a backbone. Every run here is tiny and reads a tiny WikiExtractor corpus."""
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 import torch
+from _wiki_tiny import make
 
-sys.path.insert(0, str(Path(__file__).parent / "corpus"))
-from _wiki_tiny import make  # noqa: E402
-
-from pearl import mlm, models  # noqa: E402
-from pearl import mlm_pretrain as pre  # noqa: E402
+from pearl import mlm, models
+from pearl import mlm_pretrain as pre
 
 TINY = dataclasses.replace(pre.CONFIG, layers=1, hidden=16, heads=2, intermediate=32, max_tokens=12, batch=4,
                            steps=6, stride=2, heldout_articles=5, eval_sequences=6, eval_every=3, log_every=1,
@@ -102,7 +98,7 @@ def test_resumed_run_gives_the_uninterrupted_weights(built, corpus, tmp_path):
 
 
 def mlm_checkpoint_error():
-    from pearl.training.checkpoint import CheckpointError
+    from pearl.checkpoint import CheckpointError
 
     return CheckpointError
 

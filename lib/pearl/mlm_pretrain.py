@@ -10,7 +10,7 @@ the chosen tokens alone (:func:`masked_lm_loss`). No next-sentence, contrastive 
 sentence-level term: nothing in pretraining ever compares two texts, so the model is not a
 sentence encoder in disguise.
 
-Data (:func:`sequences`): the offline Wikipedia copy through :mod:`pearl.corpus.wikipedia`.
+Data (:func:`sequences`): the offline Wikipedia copy through :mod:`pearl.wikipedia`.
 Training text is every ``stride``-th article, in file order until the token budget is met;
 held-out text the same stride at offset ``stride // 2`` (never trained on). An article's
 paragraphs are tokenised and concatenated, the stream cut into ``[CLS]`` + ``max_tokens - 2``
@@ -18,7 +18,7 @@ pieces + ``[SEP]`` (run_mlm's "group texts").
 
 Determinism and resuming: epoch ``e``'s order is a permutation drawn from ``(seed, e)``, step
 ``s``'s masks from a generator seeded with ``(seed, s)``, dropout from torch's generator, whose
-state the checkpoint keeps (:mod:`pearl.training.checkpoint`: atomic, with its sha256): the
+state the checkpoint keeps (:mod:`pearl.checkpoint`: atomic, with its sha256): the
 same seed and thread count give the same weights, killed and resumed or not.
 
 Left out: whole-word masking, next-sentence prediction, mixed precision, more than one process.
@@ -112,7 +112,7 @@ def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, 
     article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows).
     ``per_article`` > 0: at most that many rows from each article's start (spreads a small held-out
     set over many articles; long articles would otherwise fill it alone)."""
-    from .corpus import wikipedia
+    from . import wikipedia
 
     body, rows, buffer, n_articles = max_tokens - 2, [], [], 0
     sample = wikipedia.Sample(stride=stride, offset=offset, max_articles=max_articles)
@@ -219,12 +219,12 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
     ``run_dir`` holds the checkpoints (default ``data/derived/.mlm-wiki.run``); a checkpoint of
     another config or vocabulary is refused. ``stop_after`` ends the run after that many steps
     (checkpointed), as a kill would: the next call resumes it. ``corpus``: another folder of
-    WikiExtractor files (:func:`pearl.corpus.wikipedia.corpus_files`; default the offline copy).
+    WikiExtractor files (:func:`pearl.wikipedia.corpus_files`; default the offline copy).
     """
     import torch
 
     from .encode import torch_threads
-    from .training import checkpoint
+    from . import checkpoint
 
     run_dir = Path(run_dir) if run_dir else paths.derived_dir(f".{NAME}.run")
     run_dir.mkdir(parents=True, exist_ok=True)

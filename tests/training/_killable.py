@@ -42,7 +42,8 @@ def main():
     args = ap.parse_args()
     torch.set_num_threads(1)  # the same in every process: bit-identical sums on CPU
 
-    from pearl.training import checkpoint, train
+    from pearl import checkpoint
+    from pearl.training import train
 
     if args.kill_at and args.kill_in == "step":
         inner = train.compute_loss
