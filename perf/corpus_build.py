@@ -36,7 +36,7 @@ from pathlib import Path
 
 
 def _texts(articles: int) -> list[str]:
-    from pearl.corpus import wikipedia
+    from pearl import wikipedia
 
     return [p for a in wikipedia.articles(wikipedia.Sample(max_articles=articles)) for p in a.paragraphs]
 
@@ -47,7 +47,8 @@ def _digest(rows) -> str:
 
 def child(method: str, articles: int, n_process: int, batch_size: int) -> dict:
     """One method, timed in this process; returns its record."""
-    from pearl.corpus import build, phrases, wikipedia
+    from pearl import wikipedia
+    from pearl.corpus import build, phrases
 
     out = {"method": method}
     if method == "build":

@@ -39,7 +39,8 @@ def main() -> None:
     if args.max_articles and not os.environ.get("PEARL_OUTPUT"):
         parser.error("--max-articles writes a partial record: set PEARL_OUTPUT to a scratch folder")
 
-    from pearl.corpus import build, summary, wikipedia
+    from pearl import wikipedia
+    from pearl.corpus import build, summary
     from pearl.display.data_figures import PAPER_CLASS_SHARES
     from pearl.provenance import Run
 
@@ -70,7 +71,7 @@ def main() -> None:
                       "build_runs": runs, "parse_tokens_per_s": summary.parse_rate(runs),
                       "parse_tokens_per_s_per_process": summary.per_process_rate(runs),
                       "peak_rss_mb": {"after_build_call": build_rss, "after_merge": build.peak_rss_mb()}},
-             data_sources={"wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz (pearl.corpus.wikipedia)",
+             data_sources={"wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz (pearl.wikipedia)",
                            "build_folder": str(folder.relative_to(folder.parents[3]))})
 
 

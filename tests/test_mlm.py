@@ -16,15 +16,14 @@ from pathlib import Path
 import pytest
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE / "corpus"))
-from _wiki_tiny import make  # noqa: E402
+from _wiki_tiny import make
 
-from pearl import mlm, models  # noqa: E402
-from pearl import mlm_config as cfg  # noqa: E402
-from pearl import mlm_pretrain as pre  # noqa: E402
-from pearl.training import checkpoint  # noqa: E402
-from pearl.weights import WeightsError  # noqa: E402
+from pearl import checkpoint, mlm, models
+from pearl import mlm_config as cfg
+from pearl import mlm_pretrain as pre
+from pearl.weights import WeightsError
+
+HERE = Path(__file__).resolve().parent
 
 TINY = dataclasses.replace(pre.CONFIG, layers=1, hidden=16, heads=2, intermediate=32, max_tokens=12, batch=4,
                            steps=6, stride=2, heldout_articles=5, eval_sequences=6, eval_every=3, log_every=1,

@@ -111,7 +111,7 @@ def build(config: Config = CONFIG, target: str | Path | None = None, run_dir: st
           progress: bool = True, corpus=None) -> Path:
     """Pretrain (resuming any checkpoint) and write the folder (default ``data/derived/mlm-wiki``);
     the checkpoints are deleted once it is written."""
-    from .training import checkpoint
+    from . import checkpoint
 
     target = Path(target) if target else paths.derived_dir(NAME)
     run_dir = Path(run_dir) if run_dir else target.with_name(f".{target.name}.run")

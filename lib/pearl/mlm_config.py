@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .training.settings import bad, check_fields, integer, real
+from .ranges import bad, check_fields, integer, real
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,7 +11,7 @@ the chosen tokens alone (:func:`masked_lm_loss`). No next-sentence, contrastive 
 sentence-level term: nothing in pretraining ever compares two texts, so the model is not a
 sentence encoder in disguise.
 
-Data (:func:`sequences`): the offline Wikipedia copy through :mod:`pearl.corpus.wikipedia`.
+Data (:func:`sequences`): the offline Wikipedia copy through :mod:`pearl.wikipedia`.
 Training text is every ``stride``-th article, in file order until the token budget is met;
 held-out text the same stride at offset ``stride // 2`` (never trained on). An article's
 paragraphs are tokenised and concatenated, the stream cut into ``[CLS]`` + ``max_tokens - 2``
@@ -19,12 +19,12 @@ pieces + ``[SEP]`` (run_mlm's "group texts").
 
 Determinism and resuming: epoch ``e``'s order is a permutation drawn from ``(seed, e)``, step
 ``s``'s masks from a generator seeded with ``(seed, s)``, dropout from torch's generator, whose
-state the checkpoint keeps (:mod:`pearl.training.checkpoint`: atomic, with its sha256): the
+state the checkpoint keeps (:mod:`pearl.checkpoint`: atomic, with its sha256): the
 same seed and thread count give the same weights, killed and resumed or not. A kill between a
 checkpoint and its digest leaves one that does not verify: the run resumes from the one before
-(:func:`pearl.training.checkpoint.last_good`). A checkpoint also keeps its config and the digest of
+(:func:`pearl.checkpoint.last_good`). A checkpoint also keeps its config and the digest of
 the token ids it reads (:func:`inputs_digest`): a resume with another config, corpus or vocabulary
-is refused (:func:`pearl.training.checkpoint.refuse_other_run`, as ``train()`` refuses one), never
+is refused (:func:`pearl.checkpoint.refuse_other_run`, as ``train()`` refuses one), never
 finished as a hybrid of two runs.
 
 Left out: whole-word masking, next-sentence prediction, mixed precision, more than one process.
@@ -83,7 +83,7 @@ def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, 
     article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows).
     ``per_article`` > 0: at most that many rows from each article's start (spreads a small held-out
     set over many articles; long articles would otherwise fill it alone)."""
-    from .corpus import wikipedia
+    from . import wikipedia
 
     body, rows, buffer, n_articles = max_tokens - 2, [], [], 0
     sample = wikipedia.Sample(stride=stride, offset=offset, max_articles=max_articles)
@@ -187,16 +187,16 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
     """Pretrain (or resume) and return ``{"model", "tokenizer", "log", "evals", ...}``.
 
     ``run_dir`` holds the checkpoints (default ``data/derived/.mlm-wiki.run``). A run resumes from
-    its last good checkpoint (:func:`pearl.training.checkpoint.last_good`: one a kill left without
+    its last good checkpoint (:func:`pearl.checkpoint.last_good`: one a kill left without
     its digest is passed over, with a warning); one of another config, corpus or vocabulary is
     refused, naming the folder to delete. ``stop_after`` ends the run after that many steps
     (checkpointed), as a kill would: the next call resumes it. ``corpus``: another folder of
-    WikiExtractor files (:func:`pearl.corpus.wikipedia.corpus_files`; default the offline copy).
+    WikiExtractor files (:func:`pearl.wikipedia.corpus_files`; default the offline copy).
     """
     import torch
 
     from .encode import torch_threads
-    from .training import checkpoint
+    from . import checkpoint
 
     run_dir = Path(run_dir) if run_dir else paths.derived_dir(f".{NAME}.run")
     run_dir.mkdir(parents=True, exist_ok=True)

@@ -29,11 +29,10 @@ import os
 import re
 from pathlib import Path
 
-from . import me5, mlm, paths, weights
+from . import me5, method_names, mlm, paths, weights
 from .baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
-from .training.objectives import OBJECTIVES  # the methods' labels: a registry that imports no torch
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
 ALIASES = {
@@ -118,13 +117,13 @@ def named_folders(pattern: str) -> list[Path]:
 
 
 def method_label(method: str) -> str:
-    """A training method's display name: its objective's label (:data:`pearl.training.objectives.OBJECTIVES`), else the name."""
-    return OBJECTIVES[method].label if method in OBJECTIVES else method
+    """A training method's display name: its objective's label (:data:`pearl.method_names.LABELS`), else the name."""
+    return method_names.label(method)
 
 
 def method_labels(methods) -> dict[str, str]:
     """``{method: its display name}`` for ``methods``, in order (an unknown one is refused)."""
-    return {m: OBJECTIVES[m].label for m in methods}
+    return {m: method_names.LABELS[m] for m in methods}
 
 
 def folder_names(folders) -> list[str]:

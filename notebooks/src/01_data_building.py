@@ -8,7 +8,7 @@
 #
 # * **text**: two offline stand-ins for the paper's Wikipedia. WikiText-2 (valid + test, ~455K
 #   tokens) and 30,729 whole Wikipedia articles (65.0M tokens, `corpora/wikipedia`, read as a
-#   stream from `.xz` by `pearl.corpus.wikipedia`). The Wikipedia build runs on a sample fixed
+#   stream from `.xz` by `pearl.wikipedia`). The Wikipedia build runs on a sample fixed
 #   by the profile (`cpu`: every 30th article, 2.2M tokens; `gpu`: every article), with
 #   spaCy's multi-process `nlp.pipe`, in chunks that a killed run resumes (`pearl.corpus.build`).
 #   `CORPUS` picks which of the two the training corpus (`phrases.tsv`) is made of;
@@ -48,7 +48,8 @@ run = start("01_data_building", globals(), __annotations__)
 
 import pandas as pd
 
-from pearl.corpus import build, summary, wikipedia
+from pearl import wikipedia
+from pearl.corpus import build, summary
 from pearl.data import wikitext2_lines
 from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_figure_a1, type_shares
 from pearl.display.data_tables import filter_table
@@ -223,7 +224,7 @@ run.save(
     },
     data_sources={"training_corpus": corpus_about,
                   "wikitext2": "corpora/wikitext2/{valid,test}.txt (pearl.data.wikitext2_lines)",
-                  "wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz, {sample.describe()} (pearl.corpus.wikipedia)",
+                  "wikipedia": f"{wikipedia.SOURCE}/{{AA,AB,AC,AD}}.txt.xz, {sample.describe()} (pearl.wikipedia)",
                   "wordnet": summary.wordnet_source(WORDNET),
                   "benchmark_data_used": False},
 )

@@ -63,7 +63,8 @@ from IPython.display import Markdown, display
 
 from pearl import models
 from pearl.benchmark import scoring, table
-from pearl.training import export, profiles
+from pearl.experiments import cards
+from pearl.training import profiles
 
 scale = run.scale
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
@@ -94,7 +95,7 @@ with run.timer("score"):
 
 # %%
 tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE, smoke=scale.smoke)
-export.update_cards(tbl, pearl_dirs, scale.smoke)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
+cards.update_cards(tbl, pearl_dirs, scale.smoke)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
 display(Markdown(md))
 
 # %%

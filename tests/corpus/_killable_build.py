@@ -24,7 +24,8 @@ def main():
     ap.add_argument("--kill-in", choices=("parse", "write"), default="parse")
     args = ap.parse_args()
 
-    from pearl.corpus import build, phrases, wikipedia
+    from pearl import wikipedia
+    from pearl.corpus import build, phrases
 
     if args.kill_at is not None and args.kill_in == "parse":
         inner, seen = phrases.phrase_spans, {"n": 0}

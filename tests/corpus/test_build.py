@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 from _wiki_tiny import make
-from pearl.corpus import build, phrases, wikipedia
+from pearl import wikipedia
+from pearl.corpus import build, phrases
 
 HERE = Path(__file__).resolve().parent
 

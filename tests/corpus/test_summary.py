@@ -2,7 +2,8 @@
 from collections import Counter
 
 import pytest
-from pearl.corpus import build, summary, wikipedia
+from pearl import wikipedia
+from pearl.corpus import build, summary
 from pearl.scale import REHEARSAL, SMOKE
 
 

@@ -135,33 +135,3 @@ def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp
     with pytest.raises(FileExistsError, match=r"pearl.json is not valid JSON .*cannot tell .*scratch folder"):
         export(model, tok, copy, labels=LABELS, smoke=True)
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
-
-
-def _table1_rows(model, score):
-    import math
-
-    from pearl.benchmark.table import tidy
-    from pearl.benchmark.tasks import SUITES
-
-    return tidy([{"model": model, "dataset": d, "score": score, "std": math.nan, "n": 1, "seconds": 1.0, "note": "",
-                  "details": {}} for d in SUITES["table1"]])
-
-
-def test_model_cards_get_their_table1_row(tmp_path):
-    from pearl.training.export import update_cards
-
-    folder = tmp_path / "pearl-minilm-seed0"
-    folder.mkdir()
-    (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=False)
-    card = (folder / "README.md").read_text()
-    assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card
-
-
-def test_a_smoke_run_leaves_model_cards_alone(tmp_path, monkeypatch):
-    from pearl.training.export import update_cards
-
-    folder = tmp_path / "pearl-minilm-seed0"
-    folder.mkdir()
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=True)
-    assert not (folder / "README.md").exists()

@@ -327,6 +327,7 @@ def test_a_toy_objective_is_one_registry_entry_and_trains_two_steps():
     trainer, the config, the record and the model registry then know it."""
     from dataclasses import dataclass
 
+    from pearl import method_names
     from pearl.models import folder_name, label
     from pearl.training.methods import inputs_for
     from pearl.training.objectives import Objective, register
@@ -350,3 +351,4 @@ def test_a_toy_objective_is_one_registry_entry_and_trains_two_steps():
             configure("pearl", toy_scale=1.0)
     finally:
         OBJECTIVES.pop("toy")
+        method_names.LABELS.pop("toy")

@@ -1,6 +1,6 @@
 """The typed-phrase build over a Wikipedia sample: multi-process, in atomic chunks, resumable.
 
-:func:`build` streams a :class:`~pearl.corpus.wikipedia.Sample` of articles (paragraphs, one
+:func:`build` streams a :class:`~pearl.wikipedia.Sample` of articles (paragraphs, one
 text each) through spaCy's ``nlp.pipe`` with ``n_process`` workers and ``batch_size`` texts per
 batch. Phrase extraction (:func:`pearl.corpus.phrases.phrase_spans`) runs inside the workers,
 as the last pipeline component, which hands back a token-less Doc that carries only the
@@ -42,10 +42,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, Sequence
 
-from .. import paths
+from .. import paths, wikipedia
 from ..atomic import write_atomic
 from ..provenance import dumps_strict
-from . import phrases, wikipedia
+from . import phrases
 
 #: the sample each profile builds: cpu, every 30th article (1,025 articles, about 2.2M tokens:
 #: about 4 minutes at 2 x 5,200 tokens/s, the rate of one quiet core); gpu, the whole corpus
@@ -148,7 +148,7 @@ def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: in
           build_dir: Path | None = None, progress: bool = True) -> Path:
     """Parse the sample into chunk files under ``build_dir`` (default: from :class:`Settings`),
     skipping chunks already there; returns ``build_dir``. ``folder``: another corpus folder
-    (see :func:`pearl.corpus.wikipedia.corpus_files`)."""
+    (see :func:`pearl.wikipedia.corpus_files`)."""
     from tqdm.auto import tqdm
 
     start = time.perf_counter()

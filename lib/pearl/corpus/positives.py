@@ -71,5 +71,5 @@ def paraphrase_augmenter(tables, sources=SOURCES) -> Callable[[np.random.Generat
 
         return positive
 
-    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.training.checkpoint)
+    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
     return make

@@ -11,9 +11,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import paths
+from .. import paths, wikipedia
 from ..scale import FULL, Scale
-from . import build, wikipedia
+from . import build
 from .phrases import LABELS, select
 
 #: the training corpora notebook 01 can write (``CORPUS``)

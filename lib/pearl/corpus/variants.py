@@ -27,9 +27,9 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from .. import paths
+from .. import paths, wikipedia
 from ..scale import FULL, Scale
-from . import build, wikipedia
+from . import build
 
 @dataclass(frozen=True)
 class Corpus:

@@ -8,7 +8,7 @@ plus overrides, the augmentation levels' weights and the share of training phras
 - :func:`train_models` trains every (recipe, seed) whose folder is missing or was written by
   another recipe, and reuses the rest: a killed batch run, started again, retrains only what
   it had not finished (and a run that was interrupted mid-training resumes from its
-  checkpoint, :mod:`pearl.training.checkpoint`). The recipe's key (config, augmentation,
+  checkpoint, :mod:`pearl.checkpoint`). The recipe's key (config, augmentation,
   data options and the digests of the training files) is stored in the folder's
   ``pearl.json``, so a rebuilt corpus or a changed setting retrains.
 - the trained folders are scored by :func:`pearl.benchmark.scoring.run_models` (``{recipe:

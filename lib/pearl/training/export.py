@@ -19,7 +19,6 @@ Round trip tested in tests/training/test_export.py.
 from __future__ import annotations
 
 import json
-import math
 import os
 from pathlib import Path
 
@@ -151,7 +150,7 @@ def card_header(name: str, backbone: str) -> str:
 def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     """The folder's ``README.md`` model card: a Hugging Face metadata header, what the model is,
     how to load it, backbone, data, profile, seed, intended use, limitations and stand-ins, and its
-    Table-1 row when ``scores`` (column -> score) are given (:func:`update_cards`,
+    Table-1 row when ``scores`` (column -> score) are given (:func:`pearl.experiments.cards.update_cards`,
     notebook 04, writes it), else how to get one. Names no path of the machine that wrote it."""
     path = Path(path)
     info = json.loads((path / "pearl.json").read_text())
@@ -195,20 +194,6 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
               "## Stand-ins (what differs from the paper)", ""] + [f"- {s}" for s in STAND_INS] + [""]
     write_atomic(path / "README.md", "\n".join(lines))
     return path / "README.md"
-
-
-def update_cards(table, folders, smoke: bool) -> None:
-    """Write each trained folder's Table-1 row (``table``: Table 1's tidy rows,
-    :func:`pearl.benchmark.table.tidy`) into its model card; a ``smoke`` run
-    leaves the cards alone: its scores are not results. Here, not in the benchmark, so that
-    evaluation depends on nothing of training."""
-    from ..benchmark.tasks import SUITES, TASKS
-
-    for folder in [] if smoke else folders:
-        rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
-        if len(rows):
-            write_card(folder, {TASKS[d].column if d in TASKS else "Avg": float(rows.get(d, math.nan))
-                                for d in (*SUITES["table1"], "average")})
 
 
 def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel, object, dict]:

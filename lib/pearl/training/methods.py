@@ -48,7 +48,7 @@ def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0
     def make(rng: np.random.Generator):
         return Augmenter(char, token, phrase, rng, tables).augment
 
-    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.training.checkpoint)
+    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
     return make
 
 

@@ -4,7 +4,8 @@
 An entry holds everything that differs between methods: its ``loss`` on one batch of embeddings,
 its own ``settings`` (a small frozen dataclass, ``TrainConfig.settings``), what its ``positives``
 are (a kind of :data:`pearl.training.methods.POSITIVES`), the defaults it sets in the shared
-config, its display ``label`` (tables, figures, :func:`pearl.models.label`), and optional hooks:
+config, its display ``label`` (recorded in :data:`pearl.method_names.LABELS`, which
+:func:`pearl.models.label` reads), and optional hooks:
 ``prepare`` (checks and per-phrase data before the first step) and ``variant`` (a folder-name
 variant when its settings differ from its own). The trainer, export, the runner,
 :mod:`pearl.training.methods` and the model registry read it; none of them names an objective.
@@ -26,7 +27,7 @@ Every batch holds ``B`` phrases, one positive per phrase and ``k`` negatives per
 Settings fields keep the names pearl.json's ``train_config`` has always had (``pu_prior``,
 ``phrase_bert_margin``): :func:`record` flattens a config back to that one dict, so trained
 folders, checkpoints and the runner's reuse keys read as before. Importing this module imports
-no torch (the losses are imported when a batch needs them): :mod:`pearl.models` reads the labels.
+no torch (the losses are imported when a batch needs them).
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from .. import method_names
 from .settings import check_fields, real, switch
 
 #: the forms of :func:`pearl.training.loss.phrase_bert_loss` (its ``PHRASE_BERT_FORMS``: importing it would import torch)
@@ -96,7 +98,7 @@ class Views:
 @dataclass(frozen=True)
 class Objective:
     name: str  # the trainer's name; also the method part of trained folders' names (pearl.models.folder_name)
-    label: str  # display name in tables, figures and labels
+    label: str  # display name in tables, figures and labels (pearl.method_names)
     loss: Callable  # (TrainConfig, Views) -> (loss tensor, {part: float})
     positives: str  # a kind of pearl.training.methods.POSITIVES
     settings: type = NoSettings  # its own settings: a frozen dataclass, every field with a default
@@ -110,7 +112,8 @@ OBJECTIVES: dict[str, Objective] = {}
 
 
 def register(objective: Objective) -> Objective:
-    """Add ``objective`` to :data:`OBJECTIVES`; refused: a name taken, or a settings field another
+    """Add ``objective`` to :data:`OBJECTIVES` and its label to :data:`pearl.method_names.LABELS`;
+    refused: a name taken, another label for a name labelled already, or a settings field another
     objective has (configs are flattened to one dict, :func:`record`)."""
     if objective.name in OBJECTIVES:
         raise ValueError(f"objective {objective.name!r} is registered already")
@@ -118,6 +121,7 @@ def register(objective: Objective) -> Objective:
     clash = {f.name: taken[f.name] for f in dataclasses.fields(objective.settings) if f.name in taken}
     if clash:
         raise ValueError(f"objective {objective.name!r}: settings {clash} are other objectives' fields; prefix them")
+    method_names.add(objective.name, objective.label)
     OBJECTIVES[objective.name] = dataclasses.replace(objective, defaults=MappingProxyType(dict(objective.defaults)))
     return OBJECTIVES[objective.name]
 
@@ -254,12 +258,12 @@ def _labels_variant(s: PauseSettings) -> str | None:
 
 #: the neighbours train the phrase encoder alone: the character part and the type head are PEARL's additions
 _NEIGHBOUR = dict(use_char=False, use_type_head=False)
-register(Objective("pearl", "PEARL", _pearl_loss, "augmentation",
+_LABEL = method_names.LABELS  # the four labels live below the model registry, which shows them
+register(Objective("pearl", _LABEL["pearl"], _pearl_loss, "augmentation",
                    card="A PEARL phrase encoder (Chen, Varoquaux, Suchanek, EACL 2024) trained by the PEARL companion."))
-register(Objective("simcse", "SimCSE", _simcse_loss, "self", defaults=dict(temperature=0.05, hard_negatives=0, **_NEIGHBOUR),
-                   prepare=_simcse_prepare))
-register(Objective("phrase_bert", "Phrase-BERT", _phrase_bert_loss, "paraphrase", PhraseBertSettings,
+register(Objective("simcse", _LABEL["simcse"], _simcse_loss, "self",
+                   defaults=dict(temperature=0.05, hard_negatives=0, **_NEIGHBOUR), prepare=_simcse_prepare))
+register(Objective("phrase_bert", _LABEL["phrase_bert"], _phrase_bert_loss, "paraphrase", PhraseBertSettings,
                    defaults=dict(hard_negatives=1, **_NEIGHBOUR)))
-register(Objective("pause", "PAUSE", _pause_loss, "paraphrase", PauseSettings, defaults=dict(hard_negatives=0, **_NEIGHBOUR),
-                   prepare=_pause_prepare,
-                   variant=_labels_variant))
+register(Objective("pause", _LABEL["pause"], _pause_loss, "paraphrase", PauseSettings,
+                   defaults=dict(hard_negatives=0, **_NEIGHBOUR), prepare=_pause_prepare, variant=_labels_variant))

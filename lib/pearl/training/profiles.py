@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import models, paths
+from .. import checkpoint, models, paths
 from ..corpus import variants
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
@@ -39,7 +39,7 @@ from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
 from ..paths import models_dir
 from ..scale import FULL, REHEARSED, Scale
-from . import checkpoint, objectives
+from . import objectives
 from .export import export
 from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train

@@ -7,25 +7,7 @@ not steps into a run. What it leaves out: which objective a setting belongs to (
 """
 from __future__ import annotations
 
-import math
-
-import numpy as np
-
-
-def integer(value) -> bool:
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
-
-
-def real(value) -> bool:
-    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-def switch(value) -> bool:
-    return isinstance(value, bool)
-
-
-def bad(owner: str, name: str, value, allowed: str) -> ValueError:
-    return ValueError(f"{owner}.{name} = {value!r} is out of range: it must be {allowed}")
+from ..ranges import bad, check_fields, integer, real, switch  # noqa: F401 (re-exported)
 
 
 #: TrainConfig field -> (check, the allowed range in words); every numeric and switch field
@@ -57,10 +39,3 @@ RANGES = {
     "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
     "objective": (lambda v: isinstance(v, str) and bool(v), "an objective's name (pearl.training.objectives.OBJECTIVES)"),
 }
-
-
-def check_fields(obj, ranges: dict) -> None:
-    """Refuse the first field of ``obj`` outside its range in ``ranges`` (field -> (check, words))."""
-    for name, (ok, allowed) in ranges.items():
-        if hasattr(obj, name) and not ok(getattr(obj, name)):
-            raise bad(type(obj).__name__, name, getattr(obj, name), allowed)

@@ -15,7 +15,7 @@ What a run does:
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
    step = sampler state, RNG states, log) with its sha256 beside it, keeping the one before
-   (:mod:`pearl.training.checkpoint`); a run started on a folder holding one resumes from it
+   (:mod:`pearl.checkpoint`); a run started on a folder holding one resumes from it
    after checking the digest (a damaged one stops the run with the choice: delete the folder,
    or ``resume_from`` the last good one) and reaches the same final weights as an
    uninterrupted run, also when killed repeatedly (tested on CPU);
@@ -43,11 +43,11 @@ import numpy as np
 import torch
 from torch import nn
 
+from .. import checkpoint
 from ..corpus.phrases import LABELS
 from ..encode import pick_device
 from ..models import load_backbone
 from ..atomic import write_atomic
-from . import checkpoint
 from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
 from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
 from . import objectives

@@ -10,8 +10,8 @@ from _tiny import (
     tiny_corpus,
     tiny_hard_negatives,
 )
-from pearl.training import checkpoint
-from pearl.training.checkpoint import CheckpointError
+from pearl import checkpoint
+from pearl.checkpoint import CheckpointError
 from pearl.training.train import TrainConfig, train
 
 

@@ -1,4 +1,5 @@
-"""Stream Wikipedia articles from WikiExtractor ``.xz`` files, verified, in bounded memory.
+"""Stream Wikipedia articles from WikiExtractor ``.xz`` files, verified, in bounded memory: the text
+that the phrase corpus (:mod:`pearl.corpus.build`) and ``mlm-wiki``'s pretraining (:mod:`pearl.mlm_pretrain`) read.
 
 The offline copy (``corpora/wikipedia/{AA,AB,AC,AD}.txt.xz``, 30,729 articles, about 65.2M
 whitespace tokens, see the data folder's README) is found and checked through
@@ -90,7 +91,7 @@ def corpus_files(folder: str | Path | None = None) -> list[Path]:
     ``folder=None``: the offline copy through :func:`pearl.data.fetch`. Otherwise the files that
     ``folder/SHA256SUMS`` lists (ending in ``.xz``), in the listed order.
     """
-    from .. import data
+    from . import data
 
     if folder is None:
         return [data.fetch(f"{SOURCE}/{name}.txt.xz") for name in FILES]
@@ -121,7 +122,7 @@ def corpus_files(folder: str | Path | None = None) -> list[Path]:
 
 def _records(path: Path) -> Iterator[Article]:
     """Articles of one file, streamed; a damaged stream becomes a DataError naming the file."""
-    from ..data import DataError
+    from .data import DataError
 
     head, lines = None, []
     try:

@@ -1,4 +1,5 @@
-"""A tiny WikiExtractor corpus written as .xz files with their SHA256SUMS (for the corpus tests)."""
+"""A tiny WikiExtractor corpus written as .xz files with their SHA256SUMS (tests of the Wikipedia reader,
+the corpus build and mlm-wiki)."""
 import hashlib
 import lzma
 from pathlib import Path

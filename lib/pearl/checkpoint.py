@@ -1,4 +1,5 @@
-"""Checkpoints that are whole and verified, or refused.
+"""Checkpoints that are whole and verified, or refused: the trainer's (:mod:`pearl.training.train`)
+and ``mlm-wiki``'s pretraining's (:mod:`pearl.mlm_pretrain`), which sits below the model registry.
 
 A run folder holds at most two checkpoints, each with a sha256 digest beside it
 (``sha256sum`` format)::
@@ -44,7 +45,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from ..atomic import write_atomic
+from .atomic import write_atomic
 
 LATEST = "checkpoint.pt"
 PREVIOUS = "checkpoint.prev.pt"

@@ -4,7 +4,7 @@ import lzma
 
 import pytest
 from _wiki_tiny import SENTENCES, make
-from pearl.corpus import wikipedia as wp
+from pearl import wikipedia as wp
 from pearl.data import SHA256, DataError
 
 
