@@ -69,6 +69,26 @@ def scale_of(path: str | Path) -> str | None:
     return "full"
 
 
+def read_record(path: str | Path):
+    """A results file (``results/<notebook>.json`` and the like) parsed; a damaged one (not JSON)
+    raises ``ValueError`` naming the file, what writes it, and the fix."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        stem = path.stem
+        writer = (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
+                  if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
+        raise ValueError(f"{path} is damaged: not JSON ({err}). Rerun {writer} to write it again, or restore "
+                         f"the committed copy with `git checkout -- {_in_repo(path)}`") from err
+
+
+def _in_repo(path: Path) -> str:
+    """``path`` relative to its output root's parent folder when it is under a ``results/`` folder."""
+    parts = path.parts
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(path)
+
+
 def refuse_full(path: str | Path, smoke: bool) -> None:
     """In a SMOKE run (``smoke``: the caller's :class:`pearl.scale.Scale` says), refuse to replace the
     full-size output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
