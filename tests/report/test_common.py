@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pearl import provenance
-from pearl.report import build, common, ledger_lines, mechanism
+from pearl.report import build, common, ledger_lines, mechanism, timings
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -50,8 +50,9 @@ def test_a_key_missing_from_its_record_renders_as_no_result_naming_it(results):
     values = mechanism.sentences()
     assert "budget.series" not in values and "budget.*" in values  # one function's sentences go together
     text = build.render("{{budget.fits}}", values)
-    assert text == ("*[no result: `budget.fits`; `results/budget_curve.json` holds no 'se_slope'; "
-                    "rerun what writes it]*")
+    assert text == ("*[no result: `budget.fits`; `results/budget_curve.json` holds no 'se_slope'; rerun the notebook "
+                    "or script that writes `results/budget_curve.json` (`git grep -l budget_curve.json scripts perf "
+                    "notebooks/src`)]*")
 
 
 def test_a_nan_in_the_ledger_is_no_result_never_nan(results):
@@ -72,6 +73,13 @@ def test_a_nan_in_the_ledger_is_no_result_never_nan(results):
     assert lines[c01 - 1].startswith("- *[no result: `C01`; `results/claims.csv` gives nan where a number belongs")
     assert not any("nan" in ln.lower().replace("gives nan", "") for ln in lines)
     assert sum("no result" in ln for ln in lines) == 1
+
+
+def test_every_timing_sentence_falls_under_a_guarded_prefix():
+    """build.sentences guards pearl.report.timings from outside (build.TIMED): a key outside those
+    prefixes would lose its *no result* note and show as *no result yet*."""
+    keys = list(timings.all_sentences())
+    assert keys and [k for k in keys if not k.startswith(build.TIMED)] == []
 
 
 def test_the_report_builds_from_an_empty_results_folder_without_a_crash(results):

@@ -35,6 +35,7 @@ class NoResult(ValueError):
 
 def num(value, spec: str = "") -> str:
     """``value`` formatted with ``spec``; :class:`NoResult` for None, NaN, infinity or anything not a number.
+    (A table cell shows a missing value as a dash, :func:`pearl.tabular.cell`; a sentence has no such place.)
 
     >>> num(61.25, ".1f"), num(3), num(0.05, ".0%")
     ('61.2', '3', '5%')
@@ -76,7 +77,22 @@ def _reason(err: Exception, sources: Sequence[str]) -> str:
         found = "None" if isinstance(err, TypeError) else str(err).split(" where")[0]
         what = f"{files} gives {found} where a number belongs"
     why = undefined(sources)
-    return f"{what}{' (' + why + ')' if why else ''}; rerun what writes it"
+    return f"{what}{' (' + why + ')' if why else ''}; {_fix(sources)}"
+
+
+def _fix(sources: Sequence[str]) -> str:
+    """What rewrites ``sources``: a notebook's record its notebook, any other file the script that names it.
+
+    >>> print(_fix(["08_ablations.json", "claims.csv"]))  # doctest: +NORMALIZE_WHITESPACE
+    rerun notebooks/08_ablations.ipynb and the notebook or script that writes `results/claims.csv`
+    (`git grep -l claims.csv scripts perf notebooks/src`)
+    """
+    if not sources:
+        return "rerun what writes it"
+    return "rerun " + " and ".join(
+        f"notebooks/{Path(s).stem}.ipynb" if Path(s).stem[:2].isdigit() and Path(s).stem[2:3] == "_" else
+        f"the notebook or script that writes `results/{s}` (`git grep -l {Path(s).name} scripts perf notebooks/src`)"
+        for s in sources)
 
 
 def strict(make: Callable[[], dict], *prefixes: str, sources: Sequence[str] = ()) -> dict[str, str]:
@@ -86,6 +102,9 @@ def strict(make: Callable[[], dict], *prefixes: str, sources: Sequence[str] = ()
 
     >>> strict(lambda: {"x.a": num(float("nan"), ".1f")}, "x.")
     {'x.*': 'its results file gives nan where a number belongs; rerun what writes it'}
+    >>> strict(lambda: {"x.a": num(None)}, "x.", sources=["04_benchmark.json"])["x.*"].endswith(
+    ...     "; rerun notebooks/04_benchmark.ipynb")
+    True
     """
     try:
         return make()
