@@ -79,7 +79,7 @@ def test_papermill_with_an_unknown_parameter_fails_naming_the_declared_ones(scra
     ({"PHRASE_SHARE": 0.0}, r"PHRASE_SHARE = 0.0 .*\(0, 1\]"),
     ({"LABEL_SHARES": [0.5, 1.5]}, r"LABEL_SHARES .*shares in \(0, 1\]"),
     ({"WORKERS": 0}, r"WORKERS = 0"),
-    ({"VARIANT": "../x"}, r"VARIANT = '../x' .*no path separator or '\.\.'"),
+    ({"VARIANT": "../x"}, r"VARIANT = '../x' .*ASCII letters, digits, '-', '_' and '\.' only, not '\.' alone, no '\.\.'"),
     ({"VARIANT": "a/b"}, r"VARIANT = 'a/b'"),
 ])
 def test_a_parameter_out_of_range_is_named_with_its_value_and_range(given, match):
@@ -123,6 +123,25 @@ def test_folder_names_and_output_paths_stay_under_their_root(tmp_path, monkeypat
     with pytest.raises(paths.UnsafeName, match="leaves its output folder"):
         paths.results_dir("/etc/passwd")
     assert paths.models_dir("pearl-minilm-seed0") == tmp_path / "models" / "pearl-minilm-seed0"
+
+
+def test_a_folder_name_accepts_exactly_the_characters_its_message_promises():
+    """The message says "ASCII letters, digits, '-', '_' and '.' only"; the check used to accept a space,
+    a quote, 'é' or a control character as well. Each other character is now refused, named."""
+    import string
+
+    allowed = set(string.ascii_letters + string.digits + "-_.")
+    for c in string.printable + "éß€\u200b\x7f\x00":
+        name = f"a{c}b"
+        if c in allowed:
+            assert paths.safe_name(name) == name
+        else:
+            with pytest.raises(paths.UnsafeName, match=r"cannot name a folder: it holds .*; use ASCII letters, digits, "
+                                                       r"'-', '_' and '\.' only \(not '\.' alone, no '\.\.'\)"):
+                paths.safe_name(name, "VARIANT")
+    for bad, said in (("", "it is empty"), (".", "it is '.'"), ("a..b", "it holds '..'"), ("new york", "it holds ' '")):
+        with pytest.raises(paths.UnsafeName, match=said):
+            paths.safe_name(bad)
 
 
 def test_a_relative_pearl_output_is_taken_from_the_repository_root(monkeypatch, tmp_path):

@@ -257,6 +257,32 @@ def test_save_table_writes_booktabs_latex_and_smoke_labels(scratch_output):
     assert "knn\\_accuracy" in text and "1.234" in text, "LaTeX-escaped names, three decimals"
 
 
+@pytest.mark.parametrize("smoke", [False, True])
+def test_a_table_whose_tex_fails_to_write_leaves_all_three_files_old(tmp_path, monkeypatch, smoke):
+    """A table's .csv, .md and .tex are one unit: a write error on the .tex (the last written)
+    used to leave the .csv and .md new beside an old .tex; now all three stay old, sidecars too."""
+    from pearl import atomic
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    provenance.save_table(pd.DataFrame({"model": ["old"], "score": [1.0]}), "unit_unit", smoke=smoke)
+    folder = tmp_path / "results"
+    before = {p.name: p.read_bytes() for p in folder.iterdir()}
+    stage = atomic._stage
+
+    def fail_on_tex(path, raw):
+        if path.suffix == ".tex":
+            raise OSError(28, "No space left on device")
+        return stage(path, raw)
+
+    monkeypatch.setattr(atomic, "_stage", fail_on_tex)
+    with pytest.raises(OSError, match="No space left"):
+        provenance.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # no new file, no temporary file left
+    monkeypatch.setattr(atomic, "_stage", stage)
+    csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
+    assert all("new" in p.read_text() for p in (csv, md, tex))
+
+
 def test_a_figure_saved_twice_has_the_same_bytes(scratch_output):
     """No creation date in the PDF: re-running a notebook leaves an unchanged figure unchanged in git."""
     import time

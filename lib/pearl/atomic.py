@@ -6,7 +6,8 @@ its temporary file; the next write of the same target (or :func:`remove_debris` 
 which every notebook run does for ``results/`` and ``figures/``) deletes those whose process is
 gone, never one another live process is still writing. Files get the mode a plain ``open()``
 would give them, ``0666`` less the umask (``0644`` under the usual ``022``), not ``mkstemp``'s
-``0600``.
+``0600``. :func:`write_atomic_all` writes several files as one unit (a table's ``.csv``, ``.md``
+and ``.tex``): all are written to temporary files before any is renamed.
 
 What it leaves out: folders written as a whole (a model export writes file by file; see
 :mod:`pearl.training.export`), and file systems shared between machines, where a process id
@@ -66,12 +67,34 @@ def remove_debris(folder: str | os.PathLike, name: str | None = None) -> list[Pa
 def write_atomic(path: str | Path, data: str | bytes) -> Path:
     """Write ``data`` to ``path`` so that readers see the old file or the new one, never a part
     (see the module docstring: temporary file, fsync, rename; debris of killed writes removed)."""
+    return write_atomic_all({path: data})[0]
+
+
+def write_atomic_all(files: dict) -> list[Path]:
+    """Write several files as one unit (``{path: data}``): every one is written to its temporary
+    file first, and only when all are written are they renamed over their targets, so a failure
+    while writing any of them leaves every target as it was. Returns the paths, in order.
+    (A crash between two renames, which do no I/O of their own, can still leave some renamed.)"""
+    staged: list[tuple[str, Path]] = []
+    try:
+        for path, data in files.items():
+            path = Path(path)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            remove_debris(path.parent, path.name)
+            staged.append((_stage(path, data.encode("utf8") if isinstance(data, str) else data), path))
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    return [path for _, path in staged]
+
+
+def _stage(path: Path, raw: bytes) -> str:
+    """``raw`` in a temporary file beside ``path``, flushed and fsync'ed; its name (removed on failure)."""
     import tempfile
 
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    remove_debris(path.parent, path.name)
-    raw = data.encode("utf8") if isinstance(data, str) else data
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}.", suffix=".tmp")
     try:
         os.fchmod(fd, 0o666 & ~umask())
@@ -79,8 +102,7 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
             fh.write(raw)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return path
+    return tmp

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 
 from . import paths
-from .atomic import write_atomic
+from .atomic import write_atomic_all
 
 #: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``
 #: beside it, strict JSON ``{"scale": "smoke", "sha256": <the file's digest>}``. Full-size
@@ -69,6 +69,26 @@ def scale_of(path: str | Path) -> str | None:
     return "full"
 
 
+def read_record(path: str | Path):
+    """A results file (``results/<notebook>.json`` and the like) parsed; a damaged one (not JSON)
+    raises ``ValueError`` naming the file, what writes it, and the fix."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        stem = path.stem
+        writer = (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
+                  if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
+        raise ValueError(f"{path} is damaged: not JSON ({err}). Rerun {writer} to write it again, or restore "
+                         f"the committed copy with `git checkout -- {_in_repo(path)}`") from err
+
+
+def _in_repo(path: Path) -> str:
+    """``path`` relative to its output root's parent folder when it is under a ``results/`` folder."""
+    parts = path.parts
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(path)
+
+
 def refuse_full(path: str | Path, smoke: bool) -> None:
     """In a SMOKE run (``smoke``: the caller's :class:`pearl.scale.Scale` says), refuse to replace the
     full-size output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
@@ -81,15 +101,25 @@ def refuse_full(path: str | Path, smoke: bool) -> None:
 def write_output(path: str | Path, data: str | bytes, smoke: bool) -> Path:
     """Write a result, table or figure atomically, keeping its scale readable (:func:`scale_of`):
     a SMOKE write refuses to replace a full-size file (:func:`refuse_full`) and leaves a
-    :func:`sidecar` vouching for the bytes it wrote; a full-size write removes a stale sidecar first."""
-    path = Path(path)
-    refuse_full(path, smoke)
-    mark = sidecar(path)
-    if not smoke:
-        mark.unlink(missing_ok=True)
-        return write_atomic(path, data)
-    write_atomic(path, data)
-    raw = data.encode("utf8") if isinstance(data, str) else data
-    said = {"scale": "smoke", "sha256": hashlib.sha256(raw).hexdigest()}
-    write_atomic(mark, json.dumps(said, allow_nan=False) + "\n")  # strict JSON, as pearl.provenance.dumps_strict writes it
-    return path
+    :func:`sidecar` vouching for the bytes it wrote; a full-size write removes a stale sidecar."""
+    return write_outputs({path: data}, smoke)[0]
+
+
+def write_outputs(files: dict, smoke: bool) -> list[Path]:
+    """:func:`write_output` for several files (``{path: data}``) as one unit
+    (:func:`pearl.atomic.write_atomic_all`, SMOKE sidecars included): a failure while writing any
+    leaves every file, and its scale, as it was. Returns the paths, in order."""
+    files = {Path(path): data for path, data in files.items()}
+    for path in files:  # every file checked before any is written
+        refuse_full(path, smoke)
+    marks = {}
+    if smoke:
+        for path, data in files.items():
+            raw = data.encode("utf8") if isinstance(data, str) else data
+            said = {"scale": "smoke", "sha256": hashlib.sha256(raw).hexdigest()}
+            marks[sidecar(path)] = json.dumps(said, allow_nan=False) + "\n"  # strict JSON, as pearl.provenance.dumps_strict writes it
+    written = write_atomic_all({**files, **marks})[:len(files)]
+    if not smoke:  # after the rename: a sidecar that names the old bytes vouches for nothing, the new file reads as full
+        for path in files:
+            sidecar(path).unlink(missing_ok=True)
+    return written

@@ -145,7 +145,8 @@ RANGES = {
     "LRS": (_each(lambda v: _number(v, 0, low_open=True)), "a non-empty list of finite numbers > 0"),
     "LABEL_SHARES": (_each(lambda v: _number(v, 0, 1, low_open=True)), "a non-empty list of shares in (0, 1]"),
     "HARD_NEGATIVES_LIST": (_each(lambda v: _number(v, 0, integer=True)), "a non-empty list of integers >= 0"),
-    "VARIANT": (_name_part, "empty, or a folder-name part: letters, digits, '-', '_', '.', no path separator or '..'"),
+    "VARIANT": (_name_part, "empty, or a folder-name part: ASCII letters, digits, '-', '_' and '.' only, "
+                            "not '.' alone, no '..'"),
     **{n: (_each(lambda v: isinstance(v, str) and bool(v)), "a non-empty list of names")
        for n in ("METHODS", "BACKBONES", "DATASETS", "PROJECTIONS")},
 }

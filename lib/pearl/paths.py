@@ -12,6 +12,7 @@ Nothing here touches the disk at import time: the functions resolve paths when c
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -61,13 +62,31 @@ def output_root() -> Path:
     ``notebooks/``), so every process finds the same root.
     """
     env = os.environ.get(OUTPUT_ENV)
-    return ROOT if not env else (ROOT / Path(env).expanduser()).resolve()
+    return ROOT if not env else usable((ROOT / Path(env).expanduser()).resolve(), env)
+
+
+def usable(root: Path, said: str | Path) -> Path:
+    """``root`` when a run can write under it: a folder, or none yet under a folder it may write in;
+    else ``NotADirectoryError`` or ``PermissionError`` naming ``$PEARL_OUTPUT`` (set to ``said``) and the fix."""
+    found = next(p for p in (root, *root.parents) if p.exists())  # the root itself, or the nearest folder above
+    if not found.is_dir():
+        problem, error = (("is a file, not a folder" if found == root else f"lies under {found}, which is a file"),
+                          NotADirectoryError)
+    elif not os.access(found, os.W_OK | os.X_OK):
+        problem, error = f"cannot be written: {found} is not writable by this user", PermissionError
+    else:
+        return root
+    raise error(f"${OUTPUT_ENV}={said} ({root}) {problem}. Point ${OUTPUT_ENV} at a folder you can write (it is "
+                f"created when absent), or unset it: full-size runs then write into the repository, SMOKE runs "
+                f"into {SMOKE_ROOT}/")
 
 
 def use_output(root: str | Path) -> Path:
     """Make ``root`` the output root of this process and of the workers it starts (they inherit
-    ``$PEARL_OUTPUT``); returns it. The repository itself unsets the variable."""
+    ``$PEARL_OUTPUT``), once it is :func:`usable`; returns it. The repository itself unsets the variable."""
     root = (ROOT / Path(root).expanduser()).resolve()
+    if root != ROOT:
+        usable(root, root)
     if root == ROOT:
         os.environ.pop(OUTPUT_ENV, None)
     else:
@@ -125,22 +144,30 @@ def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> l
     return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
 
 
+#: what a file or folder name built from a parameter may hold (:func:`safe_name`)
+NAME = re.compile(r"[A-Za-z0-9._-]+")
+
+
 def safe_name(value: str, what: str = "name") -> str:
-    """``value`` when it can name one file or folder: not empty, no path separator, not ``.`` or
-    ``..``, no NUL; else :class:`UnsafeName` naming ``what`` (a parameter, a model name) and the fix.
+    """``value`` when it can name one file or folder: ASCII letters, digits, ``-``, ``_`` and ``.``
+    only, not ``.``, not holding ``..``; else :class:`UnsafeName` naming ``what`` (a parameter, a
+    model name), what is wrong and the fix. The message promises what the check accepts, no more.
 
     >>> safe_name("no-char-encoder")
     'no-char-encoder'
     >>> safe_name("../x", "VARIANT")
     Traceback (most recent call last):
     ...
-    pearl.paths.UnsafeName: VARIANT '../x' cannot name a folder: it holds a path separator or '..'; use letters, digits, '-', '_' and '.' only
+    pearl.paths.UnsafeName: VARIANT '../x' cannot name a folder: it holds '..' and '/'; use ASCII letters, digits, \
+'-', '_' and '.' only (not '.' alone, no '..')
     """
     text = str(value)
-    if not text or text in (".", "..") or ".." in text or any(c in text for c in ("/", "\\", "\0", os.sep)):
-        raise UnsafeName(f"{what} {text!r} cannot name a folder: it holds a path separator or '..'; "
-                         "use letters, digits, '-', '_' and '.' only")
-    return text
+    if NAME.fullmatch(text) and text != "." and ".." not in text:
+        return text
+    found = ["'..'"] * (".." in text) + [repr(c) for c in sorted(set(NAME.sub("", text)))]
+    problem = "it is empty" if not text else "it is '.'" if text == "." else f"it holds {' and '.join(found)}"
+    raise UnsafeName(f"{what} {text!r} cannot name a folder: {problem}; use ASCII letters, digits, '-', '_' and "
+                     "'.' only (not '.' alone, no '..')")
 
 
 def under(base: Path, path: Path) -> Path:

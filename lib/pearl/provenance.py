@@ -28,7 +28,7 @@ from pathlib import Path
 
 from . import paths
 from .atomic import remove_debris, write_atomic
-from .outputs import refuse_full, write_output
+from .outputs import refuse_full, write_output, write_outputs
 from .scale import FULL, Scale
 from .tabular import Table, render, smoke_label
 
@@ -264,7 +264,8 @@ def save_table(df, name: str, markdown: Table | None = None, latex: Table | None
                smoke: bool) -> list[Path]:
     """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
     ``.tex``: the specs ``markdown`` and ``latex`` (default: ``df`` as it is) rendered by
-    :func:`pearl.tabular.render`, the one route of every table. At ``smoke`` size the CSV gets a
+    :func:`pearl.tabular.render`, the one route of every table, and written as one unit
+    (:func:`pearl.outputs.write_outputs`: all or none). At ``smoke`` size the CSV gets a
     ``smoke`` column and the text a SMOKE banner (:func:`pearl.tabular.smoke_label`), so a smoke
     table cannot pass for a result (``smoke`` has no default: every caller says its scale)."""
     if any(isinstance(spec, str) for spec in (markdown, latex)):
@@ -273,12 +274,9 @@ def save_table(df, name: str, markdown: Table | None = None, latex: Table | None
     specs = {"csv": None if df is None else Table(df), "md": markdown or Table(df), "tex": latex or (df is not None and Table(df))}
     texts = {ext: render(spec, ext) for ext, spec in specs.items() if spec}
     texts = {ext: smoke_label(text, ext) if smoke and ext != "csv" else text for ext, text in texts.items()}
-    out = [paths.results_dir(f"{name}.{ext}") for ext in texts]
-    for path in out:  # every file checked before any is written
-        refuse_full(path, smoke)
-    for path, (ext, text) in zip(out, texts.items()):
-        write_output(path, text + "\n" if ext == "md" else text, smoke)
-    return out
+    # one unit: a failure while writing any of the files leaves all of them as they were
+    return write_outputs({paths.results_dir(f"{name}.{ext}"): text + "\n" if ext == "md" else text
+                          for ext, text in texts.items()}, smoke)
 
 
 def save_figure(fig, name: str, formats=("png", "pdf"), *, smoke: bool) -> list[Path]:

@@ -42,3 +42,11 @@ def test_a_character_arm_on_short_texts_is_its_seeds_less_the_full_recipes(tmp_p
     assert out["ours"] == pytest.approx(-11.0) and out["n"] == 3
     with pytest.raises(KeyError):
         ours.short_ablation(res, "no-char-aug")
+
+
+def test_a_damaged_results_file_names_itself_and_the_fix(tmp_path):
+    """A record cut short (a copy that failed, a bad merge) used to raise a bare JSONDecodeError."""
+    (tmp_path / "08_ablations.json").write_text('{"metrics": {"table": [')
+    with pytest.raises(ValueError, match=r"08_ablations\.json is damaged: not JSON .*Rerun notebook "
+                                         r"notebooks/08_ablations\.ipynb.*git checkout -- .*08_ablations\.json"):
+        ours.Results(tmp_path).metrics("08_ablations")

@@ -38,3 +38,21 @@ def test_keep_writes_labelled_stripped_copies_only(tmp_path):
 def test_an_oversized_output_is_replaced_by_a_note():
     out = executed.strip(_nb(), limit=20)["cells"][0]["outputs"][0]
     assert out["text"].startswith("[an output of") and "make reproduce" in out["text"]
+
+
+def test_a_damaged_executed_notebook_names_itself_and_the_fix(tmp_path):
+    """A notebook cut short (a kill while papermill saved it) used to raise a bare JSONDecodeError."""
+    import pytest
+
+    (tmp_path / "results" / "executed").mkdir(parents=True)
+    (tmp_path / "results" / "executed" / "01_a.ipynb").write_text('{"cells": [{"cell_type": "co')
+    with pytest.raises(ValueError, match=r"results/executed/01_a\.ipynb is a damaged notebook \(.*\): run it again "
+                                         r"\(make reproduce, or papermill notebooks/01_a\.ipynb results/executed/01_a\.ipynb\), "
+                                         r"or delete it"):
+        executed.keep(tmp_path)
+    kept = tmp_path / "results" / "notebooks" / "01_a.ipynb"
+    kept.parent.mkdir()
+    kept.write_text('{"metadata": {}}')  # JSON, but no cells
+    with pytest.raises(ValueError, match=r"notebooks/01_a\.ipynb is a damaged notebook \(no list of cells\): restore it "
+                                         r"with `git checkout -- results/notebooks/01_a\.ipynb`"):
+        executed.read_notebook(kept)

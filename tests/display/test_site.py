@@ -117,6 +117,15 @@ def test_sources_use_the_executed_notebooks_when_every_one_ran(tmp_path):
     assert "widgets" not in nb["metadata"] and "Not executed" not in nb["cells"][0]["source"]
 
 
+def test_a_damaged_executed_notebook_stops_the_site_naming_it_and_the_fix(tmp_path):
+    out = tmp_path / "out"
+    (out / "results" / "executed").mkdir(parents=True)
+    (out / "results" / "executed" / "01_data_building.ipynb").write_text('{"cells": [')  # a save cut short
+    with pytest.raises(ValueError, match=r"results/executed/01_data_building\.ipynb is a damaged notebook .*run it "
+                                         r"again .*or delete it and the site shows the kept copy"):
+        site.write_sources(tmp_path / "src", root=bare_root(tmp_path), out=out)
+
+
 def test_a_committed_executed_copy_is_shown_with_its_commit_and_profile(tmp_path):
     root = tmp_path / "root"
     (root / "notebooks").mkdir(parents=True)

@@ -187,6 +187,8 @@ def test_settings_of_another_objective_are_refused():
     dict(temperature=float("nan")), dict(average=2.0), dict(average=-1.0), dict(max_length=0),
     dict(length_buckets=0), dict(checkpoint_every=-1), dict(num_workers=-1),
     dict(use_char="yes"), dict(bf16="no"), dict(backbone=""),
+    dict(seed=2 ** 32), dict(temperature=0.0), dict(temperature=1e-9), dict(temperature=50.0), dict(device="gpu"),
+    dict(device="cuda:x"), dict(device=""),
 ])
 def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
     """Each field out of range fails at creation, not steps into a run (steps=0 used to train two
@@ -194,6 +196,19 @@ def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
     (name, value), = bad.items()
     with pytest.raises(ValueError, match=rf"{name}.*{re.escape(repr(value)) if name != 'temperature' else ''}.*must be"):
         TrainConfig(**bad)
+
+
+@pytest.mark.parametrize("bad, allowed", [
+    (dict(seed=2 ** 32), r"seed = 4294967296 is out of range: it must be an integer in \[0, 2\*\*32 - 1\]"),
+    (dict(temperature=1e-9), r"temperature = 1e-09 is out of range: it must be a number in \[0\.001, 1\]"),
+    (dict(device="gpu"), r"device = 'gpu' is out of range: it must be None .*'cpu', 'mps', 'cuda' or 'cuda:N'"),
+])
+def test_seed_temperature_and_device_name_their_range(bad, allowed):
+    """These passed the check and failed later: a seed past numpy's range in np.random.seed, a tiny
+    temperature as a NaN loss, a misspelt device in torch's .to() steps into the run."""
+    with pytest.raises(ValueError, match=rf"^TrainConfig\.{allowed}"):
+        TrainConfig(**bad)
+    assert TrainConfig(seed=2 ** 32 - 1, temperature=0.001, device="cuda:1").device == "cuda:1"
 
 
 def test_the_defaults_and_every_profile_pass_the_range_checks():

@@ -18,13 +18,13 @@ What it leaves out: scoring (:mod:`pearl.benchmark.scoring`) and the experiment 
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 
 from .. import models, paths
+from ..outputs import read_record
 from ..provenance import save_table
 from ..tabular import Table, cell, render, rows as table_rows
 from . import paper
@@ -246,7 +246,7 @@ def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None 
 
     summary = None
     if suite is TABLE2 and record:
-        summary = json.loads(paths.results_dir(f"{record}.json").read_text())["sets"]
+        summary = read_record(paths.results_dir(f"{record}.json"))["sets"]
     table = pd.read_csv(paths.results_dir(f"{suite.name}.csv"), float_precision="round_trip")
     return write(table, suite, backbone, False, summary)
 

@@ -21,12 +21,12 @@ What it leaves out: the claims (:mod:`.ledger`) and the verdicts (:mod:`.rule`).
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
 from .. import paths
+from ..outputs import read_record
 from ..benchmark.tasks import GROUPS
 from . import rule
 
@@ -47,7 +47,7 @@ class Results:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: the claims are read from the committed results; run "
                                     f"notebook {notebook} (or check out results/ from the repository)")
-        return json.loads(path.read_text())["metrics"]
+        return read_record(path)["metrics"]  # a damaged file: an error naming it and the fix
 
     def csv(self, name: str):
         import pandas as pd

@@ -189,13 +189,13 @@ def whole_corpus() -> dict:
     """The whole corpus's phrase counts from its committed record (:data:`WHOLE_CORPUS`): where
     the record is, its sample, distinct phrases, those kept and their share, and the commit that
     built it; or, when there is none, the record's path and how to make it."""
-    import json
+    from ..outputs import read_record
 
     path = paths.ROOT / WHOLE_CORPUS_RECORD
     about = {"record": WHOLE_CORPUS_RECORD}
     if not path.is_file():
         return {**about, "measured": False, "how": "run scripts/whole_corpus.py (resumable: run it again after a kill)"}
-    record = json.loads(path.read_text(encoding="utf8"))
+    record = read_record(path)
     m = record["metrics"]
     return {**about, "measured": True, "description": m["description"], "tokens": m["tokens"],
             "distinct_phrases": m["distinct_phrases"], "min_freq": m["min_freq"], "kept_phrases": m["kept_phrases"],

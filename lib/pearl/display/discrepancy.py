@@ -190,12 +190,14 @@ def views_section(path) -> tuple[str, object]:
     :func:`plot_views`; a line naming the script, and no figure, when the record is absent."""
     import pandas as pd
 
+    from ..outputs import read_record
+
     from pathlib import Path
 
     path = Path(path)
     if not path.is_file():
         return f"`{path.name}` is not there yet: `.venv/bin/python scripts/views_mechanism.py` writes it.", None
-    record = json.loads(path.read_text())
+    record = read_record(path)
     dev = pd.DataFrame(record["dev"])
     md = Table(views_frame(record).round(3), head="**BC5CDR** (NMI x100; the character part's share of the joined "
                "embedding's variance):", notes=[

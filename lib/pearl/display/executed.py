@@ -18,10 +18,37 @@ from pathlib import Path
 
 from .. import paths
 from ..atomic import write_atomic
+from ..outputs import read_record
 
 KEPT = "notebooks"  # under results/
 MAX_OUTPUT = 400_000  # characters of one output's data; larger ones are left out of the kept copy
 WIDGET = "application/vnd.jupyter.widget-view+json"
+
+
+def read_notebook(path: str | Path) -> dict:
+    """The notebook at ``path`` (an executed copy, a kept one or the committed source) parsed; a
+    damaged one (not JSON, or no list of cells) raises ``ValueError`` naming it and the fix for where it lies."""
+    path = Path(path)
+    try:
+        nb = json.loads(path.read_text(encoding="utf8"))
+        if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+            raise ValueError("no list of cells")
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is a damaged notebook ({err}): {_fix(path)}") from err
+    return nb
+
+
+def _fix(path: Path) -> str:
+    """How to mend a damaged notebook, by the folder it lies in."""
+    name = path.name
+    if path.parent.name == "executed":  # papermill's output of a batch run
+        return (f"run it again (make reproduce, or papermill notebooks/{name} results/executed/{name}), or delete it "
+                f"and the site shows the kept copy results/{KEPT}/{name}")
+    if path.parent.name == KEPT and path.parent.parent.name == "results":
+        return (f"restore it with `git checkout -- results/{KEPT}/{name}`, or keep a new copy from a batch run "
+                "with `python -m pearl.display.executed`")
+    return (f"restore it with `git checkout -- notebooks/{name}`, or regenerate it from notebooks/src/{path.stem}.py "
+            "(make notebooks)")
 
 
 def _time(text: str) -> datetime:
@@ -72,9 +99,9 @@ def keep(root: Path = paths.ROOT) -> dict[str, str]:
     """Keep each labelled notebook of ``root/results/executed``; returns ``{name: why}`` for each one seen."""
     seen = {}
     for src in sorted((root / "results" / "executed").glob("[0-9][0-9]_*.ipynb")):
-        nb = json.loads(src.read_text())
+        nb = read_notebook(src)
         rec = root / "results" / f"{src.stem}.json"
-        tag = label(nb, json.loads(rec.read_text()) if rec.is_file() else None)
+        tag = label(nb, read_record(rec) if rec.is_file() else None)
         if tag is None:
             seen[src.name] = "not kept: SMOKE, or its record is from another run (commit unknown)"
             continue

@@ -73,15 +73,14 @@ def untrained_bird(backbone: str = "minilm") -> float:
 def rewrite_hyperparameters():
     """``figures/figure5.*`` again from the committed ``results/figure5.csv`` and notebook 10's
     BIRD seed std, training and scoring nothing."""
-    import json
-
     import pandas as pd
 
     from .. import paths
+    from ..outputs import read_record
     from ..provenance import save_figure
 
     points = pd.read_csv(paths.results_dir("figure5.csv"))
-    noise = json.loads(paths.results_dir("10_hyperparameters.json").read_text())["metrics"]["bird_seed_std"]
+    noise = read_record(paths.results_dir("10_hyperparameters.json"))["metrics"]["bird_seed_std"]
     fig = plot_hyperparameters(points, noise, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=untrained_bird())
     return save_figure(fig, "figure5", smoke=False)  # the committed results, re-drawn
 

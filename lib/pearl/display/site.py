@@ -27,6 +27,7 @@ from pathlib import Path
 
 from .. import paths
 from ..atomic import write_atomic
+from .executed import read_notebook
 from .site_text import admonition, html_banner, is_smoke, nice, standins, verdict_first
 
 # the paper's sections, in its order; a notebook of ORDER not named here goes under "More notebooks"
@@ -62,7 +63,7 @@ def nav_sections(order: list[str]) -> list[tuple[str, list[str]]]:
 def prepare_notebook(src: Path, dest: Path, banners: list[str]) -> str:
     """Copy ``src`` to ``dest`` with ``banners`` as a first Markdown cell and no saved widget
     state (its renderer would load from a CDN); returns the notebook's title (its first H1)."""
-    nb = json.loads(src.read_text())
+    nb = read_notebook(src)
     nb.get("metadata", {}).pop("widgets", None)
     title = src.stem
     for cell in nb["cells"]:
@@ -112,7 +113,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     nb_titles = {}
     for stem in order:  # each notebook from the run when it ran, else as committed under a banner
         src = sources.get(stem, root / "notebooks" / f"{stem}.ipynb")
-        tag = json.loads(src.read_text()).get("metadata", {}).get("pearl") if stem in ran else None
+        tag = read_notebook(src).get("metadata", {}).get("pearl") if stem in ran else None
         run = [html_banner("note", "Executed", f"Executed at commit <code>{tag['commit']}</code>, profile "
                            f"<code>{tag['profile']}</code>, on {tag['executed'][:10]} (the committed copy of that run)")] \
             if tag else []

@@ -29,13 +29,14 @@ def paper_gains(pearl: str = "PEARL-small", backbone: str = "E5-small") -> dict:
 def gpu_points(path) -> list[dict]:
     """The one GPU run (``results/gpu/table1_gpu_profile_seed0.json``: MiniLM and PEARL seed 0 at
     the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group; [] if absent."""
-    import json
     from pathlib import Path
+
+    from ..outputs import read_record
 
     path = Path(path)
     if not path.is_file():
         return []
-    rows = json.loads(path.read_text())["rows"]
+    rows = read_record(path)["rows"]
     score = {(r["model"], r["dataset"]): r["score"] for r in rows}
     trained = next(m for m, _ in score if m != "minilm")
     diff = {d: score[(trained, d)] - score[("minilm", d)] for names in GROUPS.values() for d in names}

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import paths
-from .common import exists, read_json, results
+from .common import exists, num, read_json, results, strict
 
 PAPER_DATA = paths.ROOT / "lib" / "pearl" / "benchmark"
 
@@ -24,18 +24,22 @@ def probe() -> dict[str, str]:
     ba = {m: {t: (v["before"]["score"], v["after"]["score"]) for t, v in x.items()} for m, x in d["before_after"].items()}
     group = d["paraphrase_group"]["pearl_minus_backbone_mean_over_pearl_seeds"]
     return {
-        "probe.plateau": (f"still rising at epoch 300 ({p20['mean']:.1f} ± {p20['std']:.1f} with patience 20), and the "
-                          f"patience-5 rule stops on an early plateau ({p5['mean']:.1f} ± {p5['std']:.1f})"),
-        "probe.stops": f"it stops by its own rule in {round(chosen['self_stopped_share'] * 40)} of 40 recorded runs",
-        "probe.std": f"Over 5 probe seeds its std is at most {d['summary']['chosen_max_seed_std']:.2f} points",
-        "probe.init": (f"moves the PPDB-filtered mean by {abs(shift['minilm/ppdb_filtered']):.2f} (MiniLM) and "
-                       f"{abs(shift['pearl-minilm-seed0/ppdb_filtered']):.2f} (PEARL seed 0)"),
+        "probe.plateau": (f"still rising at epoch 300 ({num(p20['mean'], '.1f')} ± {num(p20['std'], '.1f')} with "
+                          "patience 20), and the "
+                          f"patience-5 rule stops on an early plateau ({num(p5['mean'], '.1f')} ± "
+                          f"{num(p5['std'], '.1f')})"),
+        "probe.stops": f"it stops by its own rule in {num(round(chosen['self_stopped_share'] * 40))} of 40 recorded "
+                       "runs",
+        "probe.std": f"Over 5 probe seeds its std is at most {num(d['summary']['chosen_max_seed_std'], '.2f')} points",
+        "probe.init": (f"moves the PPDB-filtered mean by {num(abs(shift['minilm/ppdb_filtered']), '.2f')} (MiniLM) and "
+                       f"{num(abs(shift['pearl-minilm-seed0/ppdb_filtered']), '.2f')} (PEARL seed 0)"),
         "probe.before_after": "; ".join(
-            f"{label}: PPDB {ba[m]['ppdb'][0]:.1f} → {ba[m]['ppdb'][1]:.1f}, PPDB-filtered "
-            f"{ba[m]['ppdb_filtered'][0]:.1f} → {ba[m]['ppdb_filtered'][1]:.1f}"
+            f"{label}: PPDB {num(ba[m]['ppdb'][0], '.1f')} → {num(ba[m]['ppdb'][1], '.1f')}, PPDB-filtered "
+            f"{num(ba[m]['ppdb_filtered'][0], '.1f')} → {num(ba[m]['ppdb_filtered'][1], '.1f')}"
             for m, label in (("minilm", "MiniLM"), ("pearl-minilm-seed0", "PEARL seed 0"),
                              ("pearl-minilm-seed1", "PEARL seed 1"))),
-        "probe.group": f"PEARL − MiniLM on the paraphrase group goes from {group['before']:+.2f} to {group['after']:+.2f}",
+        "probe.group": f"PEARL − MiniLM on the paraphrase group goes from {num(group['before'], '+.2f')} to "
+                       f"{num(group['after'], '+.2f')}",
     }
 
 
@@ -44,21 +48,26 @@ def ablations() -> dict[str, str]:
     out = {}
     if exists("08_ablations.json"):
         a = read_json("08_ablations.json")["metrics"]
-        out["table3.average"] = (f"{a['lower_average']} of the {a['ablations']} ablations lower the average, "
-                                 f"{a['lower_average_beyond_noise']} of them beyond the seed noise (pooled seed std of the "
-                                 f"average {a['seed_std_average']:.2f})")
+        out["table3.average"] = (f"{num(a['lower_average'])} of the {num(a['ablations'])} ablations lower the average, "
+                                 f"{num(a['lower_average_beyond_noise'])} of them beyond the seed noise (pooled seed "
+                                 "std of the "
+                                 f"average {num(a['seed_std_average'], '.2f')})")
         cells = [r["arrow"] for r in a["table"] if r["recipe"] and r["column"] != "average"]
-        out["table3.cells"] = (f"Over the {len(cells)} cells of the five groups, {sum(c.startswith('↓') for c in cells)} "
-                               f"point down, {cells.count('↓*')} of them beyond the noise, and {cells.count('↑*')} point "
+        out["table3.cells"] = (f"Over the {len(cells)} cells of the five groups, "
+                               f"{sum(c.startswith('↓') for c in cells)} "
+                               f"point down, {cells.count('↓*')} of them beyond the noise, and {cells.count('↑*')} "
+                               "point "
                                f"up beyond the noise")
         out["table3.beyond"] = beyond_noise(a["table"])
     if exists("10_hyperparameters.json"):
         h = read_json("10_hyperparameters.json")["metrics"]
         pts = pd.DataFrame(h["points"])
         lr, hn = (pts[pts.parameter == k].set_index("value")["score"] for k in ("lr", "hard_negatives"))
-        out["figure5.curves"] = ("BIRD by learning rate: " + ", ".join(f"{v:g} → {s:.1f}" for v, s in lr.items())
-                                 + "; by hard negatives: " + ", ".join(f"{int(v)} → {s:.1f}" for v, s in hn.items())
-                                 + f"; the full recipe's seed std on BIRD is {h['bird_seed_std']:.2f}")
+        out["figure5.curves"] = ("BIRD by learning rate: "
+                                 "" + ", ".join(f"{num(v, 'g')} → {num(s, '.1f')}" for v, s in lr.items())
+                                 + "; by hard negatives: "
+                                   "" + ", ".join(f"{num(v, '.0f')} → {num(s, '.1f')}" for v, s in hn.items())
+                                 + f"; the full recipe's seed std on BIRD is {num(h['bird_seed_std'], '.2f')}")
     return out
 
 
@@ -79,7 +88,8 @@ def beyond_noise(table: list[dict]) -> str:
                          if r["arrow"] == arrow]) for verb, arrow in (("lowers", "↓*"), ("raises", "↑*"))]
         said = [f"{verb} {' and '.join(cols) if len(cols) < 3 else ', '.join(cols[:-1]) + ' and ' + cols[-1]}"
                 for verb, cols in moves if cols]
-        parts.append(f"{ABLATION_LABELS.get(recipe, recipe)} {', '.join(said) if said else 'moves no cell beyond the noise'}")
+        parts.append(f"{ABLATION_LABELS.get(recipe, recipe)} "
+                     f"{', '.join(said) if said else 'moves no cell beyond the noise'}")
     return "; ".join(parts)
 
 
@@ -92,23 +102,26 @@ def methods() -> dict[str, str]:
     names = {"backbone": "the untrained backbone", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
 
     def test(p) -> str:
-        return "one model, no test" if p is None or p != p else "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+        return "one model, no test" if p is None or p != p else "p < 0.001" if p < 0.001 else f"p = {num(p, '.3f')}"
 
     def against(column: str) -> str:
-        return "; ".join(f"{label} {table[(k, column)]['delta']:+.1f} ({test(table[(k, column)]['p'])})"
+        return "; ".join(f"{label} {num(table[(k, column)]['delta'], '+.1f')} ({test(table[(k, column)]['p'])})"
                          for k, label in names.items() if (k, column) in table)
 
     pearl, short = table[("pearl", "average")], table[("pearl", "short-text average")]
     by_share: dict[float, list[float]] = {}
     for (share, _), avg in sorted({(r["share"], r["model"]): r["average"] for r in m["label_efficiency"]}.items()):
         by_share.setdefault(share, []).append(avg)
-    return {"methods.average": (f"PEARL's average over the five groups is {pearl['mean']:.1f} ± {pearl['std']:.1f}; against "
-                                f"it: " + against("average") + f" (pooled seed std {m['seed_std_average']:.2f})"),
-            "methods.short_text": (f"PEARL's mean short-text accuracy is {short['mean']:.1f} ± {short['std']:.1f}; against "
+    return {"methods.average": (f"PEARL's average over the five groups is {num(pearl['mean'], '.1f')} ± "
+                                f"{num(pearl['std'], '.1f')}; against "
+                                f"it: " + against("average") + " (pooled seed std "
+                                                               f"{num(m['seed_std_average'], '.2f')})"),
+            "methods.short_text": (f"PEARL's mean short-text accuracy is {num(short['mean'], '.1f')} ± "
+                                   f"{num(short['std'], '.1f')}; against "
                                    f"it: " + against("short-text average")
-                                   + f" (pooled seed std {m['seed_std_short_text']:.2f})"),
+                                   + f" (pooled seed std {num(m['seed_std_short_text'], '.2f')})"),
             "methods.labels": "PAUSE's average by labelled share: " + ", ".join(
-                f"{share:.0%} → {sum(v) / len(v):.1f}" for share, v in by_share.items())}
+                f"{num(share, '.0%')} → {num(sum(v) / len(v), '.1f')}" for share, v in by_share.items())}
 
 
 def neighbours() -> dict[str, str]:
@@ -121,15 +134,20 @@ def neighbours() -> dict[str, str]:
     nb = rows[("PAUSE", "cpu profile (notebook 11)")]
     nb_base = rows[("untrained backbone (all-MiniLM-L6-v2)", "no training (notebook 11)")]
     out = {"neighbours.pu_only": (
-        f"PAUSE trained on the PU risk alone (seed 0, {pu['steps']} steps) averages {pu['average']:.1f} against "
-        f"{base['average']:.1f} for the untrained backbone scored with it ({pu['vs backbone']:+.1f}), where notebook 11's "
-        f"PAUSE, with the supervised term, averages {nb['average']:.1f} against {nb_base['average']:.1f} "
-        f"({nb['vs backbone']:+.1f})")}
+        f"PAUSE trained on the PU risk alone (seed 0, {num(pu['steps'])} steps) averages {num(pu['average'], '.1f')} "
+        "against "
+        f"{num(base['average'], '.1f')} for the untrained backbone scored with it ({num(pu['vs backbone'], '+.1f')}), "
+        "where notebook 11's "
+        f"PAUSE, with the supervised term, averages {num(nb['average'], '.1f')} against "
+        f"{num(nb_base['average'], '.1f')} "
+        f"({num(nb['vs backbone'], '+.1f')})")}
     pb, pa = rows.get(("Phrase-BERT", "longer run")), rows.get(("PAUSE", "longer run"))
     if pb and pa:
         out["neighbours.longer"] = (
-            f"Trained longer (seed 0, {pb['steps']} steps instead of 150, the trainer's two epochs), Phrase-BERT averages "
-            f"{pb['average']:.1f} ({pb['vs backbone']:+.1f}) and PAUSE {pa['average']:.1f} ({pa['vs backbone']:+.1f}) "
+            f"Trained longer (seed 0, {num(pb['steps'])} steps instead of 150, the trainer's two epochs), Phrase-BERT "
+            "averages "
+            f"{num(pb['average'], '.1f')} ({num(pb['vs backbone'], '+.1f')}) and PAUSE {num(pa['average'], '.1f')} "
+            f"({num(pa['vs backbone'], '+.1f')}) "
             f"against the same backbone")
     return out
 
@@ -140,19 +158,22 @@ def paper_side() -> dict[str, str]:
     bird = t1[(t1["model"] == "minilm") & (t1["dataset"] == "bird")]["score"].iloc[0]
     chosen = pd.read_csv(PAPER_DATA / "paper_figure5.csv").set_index("parameter")["chosen"]
     best = read_json("10_hyperparameters.json")["metrics"]["best"]
-    lr = lambda x: f"{x:.0e}".replace("e-0", "e-")  # noqa: E731  3e-05 -> 3e-5, as the paper writes it
+    lr = lambda x: f"{num(x, '.0e')}".replace("e-0", "e-")  # noqa: E731  3e-05 -> 3e-5, as the paper writes it
     m = {(r["recipe"], r["column"]): r["mean"] for r in read_json("11_methods.json")["metrics"]["table"]}
     slips = pd.read_csv(PAPER_DATA / "paper_slips.csv", dtype=str)
     slips = slips[slips["where"].isin(["Table 1", "§5.1"])]
     return {
-        "paper.bird": f"the untrained backbone's BIRD score, {bird:.1f}",
-        "paper.figure5_chosen": (f"The paper chose a learning rate of {lr(chosen['lr'])} and {chosen['hard_negatives']:g} "
+        "paper.bird": f"the untrained backbone's BIRD score, {num(bird, '.1f')}",
+        "paper.figure5_chosen": (f"The paper chose a learning rate of {lr(chosen['lr'])} and "
+                                 f"{num(chosen['hard_negatives'], 'g')} "
                                  f"hard negatives"),
-        "paper.figure5_best": f"the best are lr {lr(best['lr'])} and {best['hard_negatives']:g} hard negatives",
+        "paper.figure5_best": f"the best are lr {lr(best['lr'])} and {num(best['hard_negatives'], 'g')} hard negatives",
         "paper.methods_below": (f"Phrase-BERT and PAUSE score below the untrained backbone on the average "
-                                f"({m[('phrase_bert', 'average')]:.1f} and {m[('pause', 'average')]:.1f} against "
-                                f"{m[('backbone', 'average')]:.1f})"),
-        "paper.slips": "; ".join(f"{r.quantity} printed {r.printed}, {r.from_rows} from its rows" for r in slips.itertuples()),
+                                f"({num(m[('phrase_bert', 'average')], '.1f')} and "
+                                f"{num(m[('pause', 'average')], '.1f')} against "
+                                f"{num(m[('backbone', 'average')], '.1f')})"),
+        "paper.slips": "; ".join(f"{r.quantity} printed {r.printed}, {r.from_rows} from its "
+                                 "rows" for r in slips.itertuples()),
     }
 
 
@@ -171,9 +192,10 @@ def table1_delta(t1: pd.DataFrame, model: str = "pearl-minilm-seed0", backbone: 
     score = lambda m: t1[t1["model"] == m].set_index("dataset")["score"].astype(float)  # noqa: E731
     delta = (score(model) - score(backbone)).dropna()
     delta = delta[[d for d in TASKS if d in delta.index]]
-    name = lambda ds: ", ".join(f"{TASKS[d].column} ({v:+.1f})" for d, v in ds.items()) or "none"  # noqa: E731
+    name = lambda ds: ", ".join(f"{TASKS[d].column} ({num(v, '+.1f')})" for d, v in ds.items()) or "none"  # noqa: E731
     within = ", ".join(TASKS[d].column for d in delta[delta.abs() < step].index) or "none"
-    return (f"PEARL − the backbone averages {delta.mean():+.1f} over the {len(delta)} datasets; up by a point or more: "
+    return (f"PEARL − the backbone averages {num(delta.mean(), '+.1f')} over the {len(delta)} datasets; up by a point "
+            "or more: "
             f"{name(delta[delta >= step].sort_values(ascending=False))}; down by a point or more: "
             f"{name(delta[delta <= -step].sort_values())}; within a point: {within}")
 
@@ -194,15 +216,23 @@ def table4_gains(t4: pd.DataFrame) -> str:
     parts = []
     for r in t4.itertuples():
         low, high = interval(r.gain, r.pearl_std / r.n ** 0.5, r.n - 1)
-        simcse = f"; SimCSE {r.control_gain:+.1f}" if r.control_n > 0 else ""  # 0 seeds: no SimCSE arm
-        parts.append(f"{r.backbone} {r.gain:+.1f} (95 % CI {low:+.1f} to {high:+.1f}, {_pv(r.p)}{simcse})")
+        simcse = f"; SimCSE {num(r.control_gain, '+.1f')}" if r.control_n > 0 else ""  # 0 seeds: no SimCSE arm
+        parts.append(f"{r.backbone} {num(r.gain, '+.1f')} (95 % CI {num(low, '+.1f')} to {num(high, '+.1f')}, "
+                     f"{_pv(r.p)}{simcse})")
     return "; ".join(parts)
 
 
 def all_sentences() -> dict[str, str]:
-    out = {**probe(), **ablations(), **methods(), **neighbours(), **paper_side()}
+    """Every sentence above; those of a function whose results file lacks a number are *no result* (:func:`strict`)."""
+    out = {**strict(probe, "probe.", sources=("probe_convergence.json",)),
+           **strict(ablations, "table3.", "figure5.", sources=("08_ablations.json", "10_hyperparameters.json")),
+           **strict(methods, "methods.", sources=("11_methods.json",)),
+           **strict(neighbours, "neighbours.", sources=("neighbours_check.json",)),
+           **strict(paper_side, "paper.", sources=("table1.csv", "10_hyperparameters.json", "11_methods.json"))}
     if exists("table1.csv"):
-        out["table1.delta"] = table1_delta(pd.read_csv(results() / "table1.csv"))
+        out.update(strict(lambda: {"table1.delta": table1_delta(pd.read_csv(results() / "table1.csv"))}, "table1.",
+                          sources=("table1.csv",)))
     if exists("table4.csv"):
-        out["table4.gains"] = table4_gains(pd.read_csv(results() / "table4.csv"))
+        out.update(strict(lambda: {"table4.gains": table4_gains(pd.read_csv(results() / "table4.csv"))}, "table4.",
+                          sources=("table4.csv",)))
     return out

@@ -4,9 +4,10 @@ p, what the seeds detect), and what more seeds would cost. Returns ``{key: sente
 """
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from .common import exists, read_json, results
+from .common import exists, no_result, num, read_json, results, strict
 
 VERDICTS = ("reproduced", "direction only", "direction only, smaller", "not reproduced", "inconclusive",
             "not testable here")
@@ -30,31 +31,33 @@ def _pv(p: float) -> str:
     >>> _pv(0.0004), _pv(0.0812)
     ('p < 0.001', 'p = 0.081')
     """
-    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+    return "p < 0.001" if p < 0.001 else f"p = {num(p, '.3f')}"
 
 
 def line(r) -> str:
     """One claim's line: who says what, ours with its noise model, the verdict and what would decide it."""
-    paper = ("a direction (" + ("up" if r.direction > 0 else "down") + ")") if r.paper != r.paper else f"{r.paper:g}"
+    paper = ("a direction "
+             "(" + ("up" if r.direction > 0 else "down") + ")") if r.paper != r.paper else f"{num(r.paper, 'g')}"
     like = r.paper_like_for_like
     if like == like and (r.paper != r.paper or abs(like - r.paper) > 1e-9):
-        paper += f" ({like:.2f} like for like)"
+        paper += f" ({num(like, '.2f')} like for like)"
     head = f"**{r.id}** ({r.backbone}) {r.quantity}: {WHO[r.source]} {paper}"
     if r.verdict == "not testable here":
         return f"{head}; not testable here"
-    ours = f"{r.ours:.2f}" if r.kind == "value" else f"{r.ours:+.2f}"
+    ours = f"{num(r.ours, '.2f')}" if r.kind == "value" else f"{num(r.ours, '+.2f')}"
     if r.ci_low != r.ci_low:
         noise = "no noise model: this one comparison only"
     else:
-        test = f"TOST within ±{r.margin:g} {_pv(r.p_tost)}" if r.kind == "no difference" else _pv(r.p)
+        test = f"TOST within ±{num(r.margin, 'g')} {_pv(r.p_tost)}" if r.kind == "no difference" else _pv(r.p)
         if r.p_vs_paper == r.p_vs_paper:
             test += f", against the paper's value {_pv(r.p_vs_paper)}"
-        noise = f"95 % CI [{r.ci_low:+.2f}, {r.ci_high:+.2f}], {test}, Holm {_pv(r.p_holm)}, detectable {r.mde:.2f}"
+        noise = (f"95 % CI [{num(r.ci_low, '+.2f')}, {num(r.ci_high, '+.2f')}], {test}, Holm {_pv(r.p_holm)}, "
+                 f"detectable {num(r.mde, '.2f')}")
     plan = ""
     if r.verdict == "inconclusive" and r.n_power == r.n_power:  # NaN: no size to reach (a direction)
-        plan = "; more than 100 seeds" if r.n_power == float("inf") else f"; {r.n_power:.0f} seeds"
+        plan = "; more than 100 seeds" if r.n_power == float("inf") else f"; {num(r.n_power, '.0f')} seeds"
         plan += " per arm would detect the paper's size"
-    return f"{head}, ours {ours} (n = {r.n}; {noise}): **{r.verdict}**{plan}"
+    return f"{head}, ours {ours} (n = {num(r.n)}; {noise}): **{r.verdict}**{plan}"
 
 
 def sentences() -> dict[str, str]:
@@ -65,24 +68,36 @@ def sentences() -> dict[str, str]:
     out = {"ledger.counts": f"Of the {len(t)} claims: {count(t)}",
            "ledger.by_backbone": "Per backbone: " + " — ".join(f"{b}: {count(t[t['backbone'] == b])}"
                                                                for b in dict.fromkeys(t["backbone"])),
-           "ledger.lines": "\n".join(f"- {line(r)}" for r in t.itertuples())}
-    return {**out, **power(t.set_index("id"))}
+           "ledger.lines": "\n".join(f"- {line_or_note(r)}" for r in t.itertuples())}
+    return {**out, **strict(lambda: power(t.set_index("id")), "ledger.power",
+                            sources=("claims.csv", "08_ablations.json", "benchmarks/reproduce_projection.json"))}
+
+
+def line_or_note(r) -> str:
+    """:func:`line`, or the claim's *no result* note when a number its line needs is missing from the ledger."""
+    got = strict(lambda: {"line": line(r)}, "line", sources=("claims.csv",))
+    return got.get("line") or no_result(f"{r.id}", got["line*"])
 
 
 def power(t: pd.DataFrame) -> dict[str, str]:
     """How many seeds each group of claims uses, what the inconclusive ablation claims would need,
     and what more seeds for Table 3 would cost (notebook 08's stage in the batch's projection)."""
     out = {"ledger.power_seeds": (f"Claims C10 and C11 (Table 2's sets against the untrained backbone) use the "
-                                  f"{t.loc['C10', 'n']} seeds notebook 03 trains, C08 and C09 (against the other methods) "
-                                  f"the {t.loc['C08', 'n']} of notebook 11")}
+                                  f"{num(t.loc['C10', 'n'])} seeds notebook 03 trains, C08 and C09 (against the other "
+                                  "methods) "
+                                  f"the {num(t.loc['C08', 'n'])} of notebook 11")}
     abl = t.loc[[f"C{i}" for i in range(12, 22)]]
     need = abl[abl["verdict"] == "inconclusive"]["n_power"]
-    finite, inf = need[need != float("inf")], list(need[need == float("inf")].index)
-    text = f"The ablation claims (C12–C21) use {abl['n'].max()} seeds per arm"
+    # NaN: the ledger computed no seed count for that claim (nothing of the paper's size to reach)
+    finite, inf, none = need[np.isfinite(need)], list(need[need == float("inf")].index), list(need[need.isna()].index)
+    text = f"The ablation claims (C12–C21) use {num(abl['n'].max())} seeds per arm"
     if len(finite):
-        text += f"; the inconclusive ones would need {finite.min():.0f} to {finite.max():.0f}"
+        text += f"; the inconclusive ones would need {num(finite.min(), '.0f')} to {num(finite.max(), '.0f')}"
     if inf:
         text += f", and {', '.join(inf)} more than 100"
+    if none:
+        text += (f"; for the inconclusive {', '.join(none)} the ledger gives no number of seeds that would decide it "
+                 f"(`results/claims.csv` leaves n_power empty)")
     out["ledger.power_ablations"] = text
     if exists("benchmarks/reproduce_projection.json") and exists("08_ablations.json"):
         stage = next(r for r in read_json("benchmarks/reproduce_projection.json")["stages"]
@@ -90,9 +105,11 @@ def power(t: pd.DataFrame) -> dict[str, str]:
         rec = read_json("08_ablations.json")
         models, arms = len(rec["metrics"]["models"]), len(rec["parameters"]["ABLATIONS"]) + 1
         per = stage["seconds"] / models
-        out["ledger.power_cost"] = (f"notebook 08 took {stage['seconds'] / 60:.0f} minutes on 2 cores for its {models} "
-                                    f"models (at `{stage['commit'][:7]}`), so 2 more seeds for its {arms} arms would add "
-                                    f"about {2 * arms * per / 60:.0f} minutes")
+        out["ledger.power_cost"] = (f"notebook 08 took {num(stage['seconds'] / 60, '.0f')} minutes on 2 cores for its "
+                                    f"{models} "
+                                    f"models (at `{stage['commit'][:7]}`), so 2 more seeds for its {arms} arms would "
+                                    "add "
+                                    f"about {num(2 * arms * per / 60, '.0f')} minutes")
     return out
 
 

@@ -6,13 +6,14 @@ results file is.
 """
 from __future__ import annotations
 
-from .common import exists, read_json
+from .common import exists, num, read_json, strict
 
 
 def _interval(r: dict) -> str:
     if r["seeds"] < 2:
         return "one seed: no interval"
-    return f"difference {r['difference']:+.1f}, 95 % interval {r['ci_low']:+.1f} to {r['ci_high']:+.1f}"
+    return (f"difference {num(r['difference'], '+.1f')}, 95 % interval {num(r['ci_low'], '+.1f')} to "
+            f"{num(r['ci_high'], '+.1f')}")
 
 
 def views() -> dict[str, str]:
@@ -22,9 +23,10 @@ def views() -> dict[str, str]:
     rows = read_json("views_mechanism.json").get("seeds") or []
     if not rows:
         return {}
-    parts = [f"{r['backbone']} on {r['set'].upper()} ({r['corpus']}, {r['seeds']} seed{'s' if r['seeds'] != 1 else ''}): "
-             f"{r['mean']:.1f}" + (f" ± {r['std']:.1f}" if r["seeds"] > 1 else "") + f" against {r['untrained']:.1f} "
-             f"untrained ({_interval(r)})" for r in rows]
+    parts = [f"{r['backbone']} on {r['set'].upper()} ({r['corpus']}, {num(r['seeds'])} "
+             f"seed{'s' if r['seeds'] != 1 else ''}): "
+             f"{num(r['mean'], '.1f')}" + (f" ± {num(r['std'], '.1f')}" if r["seeds"] > 1 else "")
+             + f" against {num(r['untrained'], '.1f')} untrained ({_interval(r)})" for r in rows]
     return {"views.seeds": "; ".join(parts)}
 
 
@@ -37,17 +39,23 @@ def budget() -> dict[str, str]:
     series: dict[str, set] = {}
     for p in points:
         series.setdefault(f"{p['backbone']} ({p['series']})", set()).add(p["budget"])
-    out = {"budget.series": "; ".join(f"{k}: {len(v)} budget{'s' if len(v) != 1 else ''} "
-                                      f"({', '.join(f'{b:g}x' for b in sorted(v))})" for k, v in series.items())}
+    out = {"budget.series": "; ".join(f"{k}: {len(v)} budget{'s' if len(v) != 1 else ''} ("
+                                      + ", ".join(num(b, "g") + "x" for b in sorted(v)) + ")"
+                                      for k, v in series.items())}
     fits = rec.get("fits") or {}
     if fits:
         out["budget.fits"] = "; ".join(
-            f"{k.split('/')[1]} ({k.split('/')[0]}): {v['fit']['slope']:+.2f} per tenfold budget (se "
-            f"{v['fit']['se_slope']:.2f}), {v['paper_budget']['gain']:+.2f} projected at the paper's budget (95 % "
-            f"prediction interval {v['paper_budget']['pi_low']:+.2f} to {v['paper_budget']['pi_high']:+.2f}, "
-            f"{v['paper_budget']['extrapolation']:.0f}x beyond the largest budget trained)" for k, v in fits.items())
+            f"{k.split('/')[1]} ({k.split('/')[0]}): {num(v['fit']['slope'], '+.2f')} per tenfold budget (se "
+            f"{num(v['fit']['se_slope'], '.2f')}), {num(v['paper_budget']['gain'], '+.2f')} projected at the paper's "
+            "budget (95 % "
+            f"prediction interval {num(v['paper_budget']['pi_low'], '+.2f')} to "
+            f"{num(v['paper_budget']['pi_high'], '+.2f')}, "
+            f"{num(v['paper_budget']['extrapolation'], '.0f')}x beyond the largest budget "
+            "trained)" for k, v in fits.items())
     return out
 
 
 def sentences() -> dict[str, str]:
-    return {**views(), **budget()}
+    """Both; those of a record that lacks a number are *no result* (:func:`strict`)."""
+    return {**strict(views, "views.", sources=("views_mechanism.json",)),
+            **strict(budget, "budget.", sources=("budget_curve.json",))}

@@ -7,8 +7,13 @@ not steps into a run. What it leaves out: which objective a setting belongs to (
 """
 from __future__ import annotations
 
+import re
+
 from ..ranges import bad, check_fields, integer, real, switch  # noqa: F401 (re-exported)
 
+
+#: a device the trainer can run on, as torch names it
+DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
 
 #: TrainConfig field -> (check, the allowed range in words); every numeric and switch field
 RANGES = {
@@ -18,7 +23,7 @@ RANGES = {
     "lr": (lambda v: real(v) and v > 0, "a finite number > 0"),
     "gamma": (lambda v: real(v) and 0 < v <= 1, "a learning-rate decay factor in (0, 1]"),
     "decay_every": (lambda v: integer(v) and v >= 1, "an integer >= 1 (steps between decays)"),
-    "seed": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
+    "seed": (lambda v: integer(v) and 0 <= v < 2 ** 32, "an integer in [0, 2**32 - 1] (numpy's seed range)"),
     "hard_negatives": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
     "char_dim": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "char_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
@@ -26,7 +31,8 @@ RANGES = {
     "char_distill_vocab": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "type_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
     "head_lr": (lambda v: v is None or (real(v) and v > 0), "None (the lr) or a finite number > 0"),
-    "temperature": (lambda v: real(v) and v > 0, "a finite number > 0"),
+    "temperature": (lambda v: real(v) and 1e-3 <= v <= 1, "a number in [0.001, 1] (the range SimCSE tried; below it "
+                                                         "the scores cos/τ pass ±1000 and the gradients scale by 1/τ)"),
     "average": (lambda v: real(v) and 0 <= v <= 1, "a weight in [0, 1] (1 switches averaging off; outside it "
                                                     "would extrapolate the weights)"),
     "max_length": (lambda v: integer(v) and v >= 3, "an integer >= 3 (the special tokens and one more)"),
@@ -36,6 +42,7 @@ RANGES = {
     **{name: (switch, "True or False") for name in ("use_char", "use_type_head", "compile", "centre")},
     "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
     "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
-    "device": (lambda v: v is None or (isinstance(v, str) and bool(v)), "None or a device name such as 'cpu'"),
+    "device": (lambda v: v is None or (isinstance(v, str) and DEVICE.fullmatch(v) is not None),
+               "None (CUDA, else MPS, else CPU: pearl.encode.pick_device), 'cpu', 'mps', 'cuda' or 'cuda:N'"),
     "objective": (lambda v: isinstance(v, str) and bool(v), "an objective's name (pearl.training.objectives.OBJECTIVES)"),
 }
