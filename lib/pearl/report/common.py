@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .. import paths
+from .. import outputs, paths
 
 
 def results() -> Path:
@@ -13,8 +13,12 @@ def results() -> Path:
 
 
 def read_json(name: str) -> dict:
-    """``results/<name>`` parsed."""
-    return json.loads((results() / name).read_text())
+    """``results/<name>`` parsed. A SMOKE record is refused, naming it (:func:`pearl.outputs.refuse_smoke`):
+    the report quotes full-size results only."""
+    path = results() / name
+    outputs.refuse_smoke(path, smoke=False, fix="the report quotes full-size results only: rerun the notebook that "
+                         "wrote it at full size (make reproduce), or restore the committed file (git checkout -- results/)")
+    return json.loads(path.read_text())
 
 
 def exists(name: str) -> bool:
