@@ -97,7 +97,7 @@ def run(args, lines: Path) -> None:
             over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
             cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
                                    **over, **({"anchors_only": False} if args.all_phrases else {}))
-            corpus, negs, tables = load_training_data(seed=seed, **data)
+            corpus, negs, tables = load_training_data(seed=seed, **data, smoke=profile == "smoke")
             corpus, augmenter = inputs_for(cfg, corpus, tables)
             # a budget past 2 passes over the phrases takes more passes, not fewer steps
             cfg = dataclasses.replace(cfg, epochs=epochs_for(cfg.steps, cfg.batch_size, len(corpus), cfg.epochs))

@@ -143,7 +143,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 
             variants.prepare(corpus)
             data = {**data, "corpus": corpus}
-        corpus, negs, tables = load_training_data(seed=seed, **data)
+        corpus, negs, tables = load_training_data(seed=seed, **data, smoke=profile == "smoke")
         corpus, augmenter = inputs_for(cfg, corpus, tables)
         start = train(cfg, corpus, negs, augmenter, labels=list(LABELS), stop_at=0, progress=False)
         views = {MOMENTS[0]: measure(start.model, start.tokenizer, sets, cfg)}

@@ -254,3 +254,31 @@ def test_smoke_notebooks_never_replace_full_size_outputs_in_pearl_output(monkeyp
     assert {p: p.read_bytes() for p in before} == before
     assert not [p for p in out.rglob("*.smoke") if p.parent.name in ("results", "figures")
                 and p.with_name(p.name[1:-len(".smoke")]) in before]
+
+
+@pytest.mark.notebooks
+def test_smoke_data_notebooks_leave_a_full_size_root_byte_identical(monkeypatch, tmp_path):
+    """A $PEARL_OUTPUT holding full-size derived data (corpus.json says "smoke": false; augmentation
+    tables, hard negatives, a Wikipedia build) beside the committed results and figures. Before:
+    notebook 01 at SMOKE size rewrote phrases.tsv, corpus.json and the build's runs.json, and only
+    then stopped, on Figure A1; 02 rewrote augment/meta.json. Now 01 and 02 stop before writing,
+    naming the derived file, 03 on its figure; every file under data/, results/ and figures/ is
+    byte-identical and none is added (about 20 s: each notebook stops in its first cells)."""
+    import shutil
+
+    import papermill as pm
+    from test_outputs import _derived
+
+    out = tmp_path / "output"
+    for folder in ("results", "figures"):
+        shutil.copytree(ROOT / folder, out / folder)
+    monkeypatch.setenv("PEARL_OUTPUT", str(out))
+    _derived(smoke=False)
+    before = {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    stops = {"01_data_building.ipynb": r"data/derived/phrases\.tsv", "02_augmentation.ipynb": r"data/derived/augment/\w+\.json",
+             "03_training.ipynb": r"figures/figure2\.png"}
+    for name, file in stops.items():
+        with pytest.raises(pm.PapermillExecutionError, match=rf"{file} holds a full-size output"):
+            pm.execute_notebook(str(ROOT / "notebooks" / name), str(tmp_path / name), parameters={"SMOKE": True},
+                                kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
+        assert {p: p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} == before, name

@@ -1,13 +1,22 @@
-"""The scale of a result, table or figure on disk: a SMOKE run never replaces a full-size output.
+"""The scale of an output on disk: a SMOKE run never replaces a full-size one, and a full-size
+run never reads a SMOKE one as evidence or input.
 
 Every table, figure and notebook record is written through :func:`write_output` (by
 :func:`pearl.provenance.save_table`, :func:`pearl.provenance.save_figure` and
-:meth:`pearl.provenance.Run.save`). The scale is read from structured data, never from a text
-prefix (:func:`scale_of`): a record's parameters, or a hidden :func:`sidecar` beside a SMOKE
-table or figure that names the sha256 of the bytes it vouches for. A SMOKE write refuses to
-replace a full-size file (:func:`refuse_full`), naming the file and the fix; a full-size write
-removes a stale sidecar. What it leaves out: model folders, whose scale their ``pearl.json`` says
-(:func:`pearl.training.export.refuse_full`).
+:meth:`pearl.provenance.Run.save`); the derived data under ``data/derived/`` (the corpus, the
+augmentation tables, the hard negatives, the Wikipedia builds) and the model folders are checked
+by the same :func:`refuse_full` before their writers write. The scale is read from structured
+data, never from a text prefix (:func:`scale_of`): a record's parameters, the metadata that
+derived data and model folders carry (:func:`said_by`), or a hidden :func:`sidecar` beside a
+SMOKE file that has no metadata of its own (a table, a figure, the hard negatives), naming the
+sha256 of the bytes it vouches for. A SMOKE write refuses to replace a full-size file
+(:func:`refuse_full`; a stage checks all its targets first, :func:`refuse_full_all`), naming the
+file and the fix; a full-size write removes a stale sidecar. A full-size reader refuses a SMOKE
+input (:func:`refuse_smoke`).
+
+What it leaves out: content-addressed caches (the embedding cache, stand-in dictionaries, pools,
+the chunks of a build), whose key is a digest of everything that decides their bytes, so a SMOKE
+run adds entries of its own and never rewrites a full-size one.
 """
 from __future__ import annotations
 
@@ -23,6 +32,20 @@ from .atomic import write_atomic_all
 #: outputs have none (the committed ones included), so a file without a sidecar that vouches
 #: for its current bytes counts as full size.
 SIDECAR = ".{}.smoke"
+#: the corpus files whose scale ``corpus.json`` beside them says (:mod:`pearl.corpus.store`)
+CORPUS_FILES = ("phrases.tsv", "labels.json", "corpus.json")
+#: the folder of augmentation tables whose scale its ``meta.json`` says (:mod:`pearl.corpus.augment`)
+AUGMENT = ("augment", "meta.json")
+#: the folder of Wikipedia builds; each build's ``settings.json`` says its scale (:mod:`pearl.corpus.build`)
+BUILDS = ("wikipedia_builds", "settings.json")
+#: the file that says a model folder's scale (:mod:`pearl.training.export`)
+MODEL_INFO = "pearl.json"
+FIX = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or point it at a "
+       "scratch folder")
+
+
+class SmokeInput(ValueError):
+    """A full-size run was handed a SMOKE output to read as evidence or input."""
 
 
 def sidecar(path: str | Path) -> Path:
@@ -34,30 +57,79 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def scale_of(path: str | Path) -> str | None:
-    """The scale of the output at ``path``: ``"smoke"``, ``"full"`` or None (no such file), read
-    from structured data, never from a text prefix:
+def said_by(path: str | Path) -> Path | None:
+    """The metadata file that says the scale of ``path``, for outputs that carry it in metadata of
+    their own (``"smoke": true``, or a ``"SMOKE"`` key, at SMOKE size): a corpus file's
+    ``corpus.json`` beside it; a file of ``augment/`` (or the folder): its ``meta.json``; a
+    Wikipedia build's folder or any file in it: its ``settings.json``; a model folder: its
+    ``pearl.json``. None for anything else, or when that metadata file is absent."""
+    path = Path(path)
+    if path.name in CORPUS_FILES:
+        found = path.parent / "corpus.json"
+    elif path.name == AUGMENT[0] or path.parent.name == AUGMENT[0]:
+        found = (path if path.name == AUGMENT[0] else path.parent) / AUGMENT[1]
+    elif BUILDS[0] in path.parts[:-1]:
+        found = Path(*path.parts[:path.parts.index(BUILDS[0]) + 2]) / BUILDS[1]
+    else:
+        found = path / MODEL_INFO
+    return found if found.is_file() else None
 
+
+def _json(path: Path):
+    try:
+        return json.loads(path.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        raise ValueError(f"{path} is not valid JSON ({err}), so whether it holds a full-size result cannot "
+                         "be told: delete it if it is debris, or point $PEARL_OUTPUT at a scratch folder") from err
+
+
+def _says_smoke(data) -> bool:
+    """Whether parsed metadata or a record says SMOKE: a top-level ``"SMOKE"`` key, ``"smoke": true``,
+    or a record's ``parameters["SMOKE"]`` true."""
+    if not isinstance(data, dict):
+        return False
+    params = data.get("parameters")
+    return "SMOKE" in data or data.get("smoke") is True or (isinstance(params, dict) and params.get("SMOKE") is True)
+
+
+def _csv_says_smoke(path: Path) -> bool:
+    """A SMOKE table's CSV has a ``smoke`` column (:func:`pearl.provenance.save_table`)."""
+    import csv
+
+    with path.open(encoding="utf8", newline="") as fh:
+        return "smoke" in next(csv.reader(fh), [])
+
+
+def scale_of(path: str | Path) -> str | None:
+    """The scale of the output at ``path``: ``"smoke"``, ``"full"`` or None (nothing there, or a
+    folder that says no scale), read from structured data, never from a text prefix:
+
+    - anything under the default SMOKE root ``smoke-output/``, which only SMOKE runs write: smoke;
+    - derived data and model folders: what their metadata says (:func:`said_by`);
     - a notebook record (``results/<name>.json`` holding ``"parameters"``): smoke when it has a
       top-level ``"SMOKE"`` key or ``parameters["SMOKE"]`` is true;
-    - anything else (tables, figures): smoke when its :func:`sidecar` names the file's current
-      sha256, or when it lies under the default SMOKE root ``smoke-output/``, which only SMOKE
-      runs write; otherwise full (a full-size output has no sidecar).
+    - a table's CSV with a ``smoke`` column: smoke;
+    - any other file: smoke when its :func:`sidecar` names the file's current sha256; otherwise
+      full (a full-size output has neither).
 
-    A record that is not JSON raises ``ValueError`` naming the file (its scale cannot be told)."""
+    A record or metadata file that is not JSON raises ``ValueError`` naming the file (its scale
+    cannot be told)."""
     path = Path(path)
-    if not path.is_file():
+    if not path.exists():
         return None
     if path.resolve().is_relative_to((paths.ROOT / paths.SMOKE_ROOT).resolve()):
         return "smoke"
+    meta = said_by(path)
+    if meta is not None:
+        return "smoke" if _says_smoke(_json(meta)) else "full"
+    if not path.is_file():
+        return None
     if path.suffix == ".json":
-        try:
-            record = json.loads(path.read_text(encoding="utf8"))
-        except (ValueError, UnicodeDecodeError) as err:
-            raise ValueError(f"{path} is not valid JSON ({err}), so whether it holds a full-size result cannot "
-                             "be told: delete it if it is debris, or point $PEARL_OUTPUT at a scratch folder") from err
+        record = _json(path)
         if isinstance(record, dict) and isinstance(record.get("parameters"), dict):
-            return "smoke" if "SMOKE" in record or record["parameters"].get("SMOKE") is True else "full"
+            return "smoke" if _says_smoke(record) else "full"
+    if path.suffix == ".csv" and _csv_says_smoke(path):
+        return "smoke"
     mark = sidecar(path)
     if mark.is_file():
         try:
@@ -89,13 +161,44 @@ def _in_repo(path: Path) -> str:
     return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(path)
 
 
+def _how(path: Path) -> str:
+    meta = said_by(path)
+    return f" ({meta} says its scale)" if meta is not None and meta != path else ""
+
+
 def refuse_full(path: str | Path, smoke: bool) -> None:
     """In a SMOKE run (``smoke``: the caller's :class:`pearl.scale.Scale` says), refuse to replace the
     full-size output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
     if smoke and scale_of(path) == "full":
-        raise FileExistsError(f"{path} holds a full-size output and this is a SMOKE run, which never replaces one: "
-                              f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or "
-                              "point it at a scratch folder")
+        raise FileExistsError(f"{path} holds a full-size output{_how(Path(path))} and this is a SMOKE run, which "
+                              f"never replaces one: {FIX}")
+
+
+def refuse_full_all(targets, smoke: bool) -> None:
+    """:func:`refuse_full` over every one of ``targets`` (files or folders), all checked before the
+    caller writes any: a stage stops before its first write, not halfway through."""
+    for path in targets:
+        refuse_full(path, smoke)
+
+
+def refuse_full_stage(run, *targets, figures=(), own: bool = True) -> None:
+    """A notebook stage's check before its first write: in a SMOKE run (``run.scale``, a
+    :class:`pearl.provenance.Run`), refuse when any of ``targets`` (derived files and folders), the
+    figures named in ``figures`` (``figures/<name>.png`` and ``.pdf``) or, with ``own``, the run's
+    record ``results/<run.name>.json`` holds a full-size output, in that order
+    (:func:`refuse_full_all`). A stage that writes derived data and then fails on a figure would
+    otherwise have replaced the data already."""
+    figure_files = [paths.figures_dir(f"{name}.{ext}") for name in figures for ext in ("png", "pdf")]
+    record = [paths.results_dir(f"{run.name}.json")] if own else []
+    refuse_full_all([*targets, *figure_files, *record], run.scale.smoke)
+
+
+def refuse_smoke(path: str | Path, smoke: bool, fix: str) -> None:
+    """In a full-size run (``smoke`` false), refuse to read the SMOKE output at ``path`` as evidence
+    or input: :class:`SmokeInput` naming the file and ``fix`` (what makes a full-size one)."""
+    if not smoke and scale_of(path) == "smoke":
+        raise SmokeInput(f"{path} holds a SMOKE output{_how(Path(path))}, tiny and not a result, and this is a "
+                         f"full-size run, which never reads one: {fix}")
 
 
 def write_output(path: str | Path, data: str | bytes, smoke: bool) -> Path:

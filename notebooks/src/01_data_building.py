@@ -55,6 +55,7 @@ from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_fi
 from pearl.display.data_tables import filter_table
 from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
+from pearl.outputs import refuse_full_stage
 from pearl.provenance import save_figure
 
 scale = run.scale
@@ -64,6 +65,8 @@ MAX_LINES, WORDNET, CHUNK_ARTICLES = run.resolve(MAX_LINES=scale.smoke_or(MAX_LI
 N_PROCESS = run.resolve(N_PROCESS=summary.build_processes(PROFILE, N_PROCESS, scale))  # 1 in a SMOKE run, 2 in a rehearsal
 sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES, scale)  # the profile's ("smoke" in a SMOKE run) unless given
 print("Wikipedia sample:", sample.describe())
+# a SMOKE run stops here, before parsing anything, when a file it would write is full-size
+refuse_full_stage(run, *summary.targets(sample, CHUNK_ARTICLES, MAX_TOKENS, SPACY_MODEL, scale), figures=["figureA1"])
 
 # %% [markdown]
 # ## Parse WikiText-2 and count typed phrases
@@ -103,7 +106,7 @@ filter_table(by_min_freq)
 # %%
 with run.timer("wikipedia_build"):
     build_dir = build.build(sample, chunk_articles=CHUNK_ARTICLES, max_tokens=MAX_TOKENS, n_process=N_PROCESS,
-                            batch_size=BATCH_SIZE, spacy_model=SPACY_MODEL)
+                            batch_size=BATCH_SIZE, spacy_model=SPACY_MODEL, smoke=scale.smoke)
 with run.timer("wikipedia_merge"):
     wiki_rows, wiki = build.merge(build_dir, min_freq=WIKI_MIN_FREQ)
 build_s = run.timings["wikipedia_build"]
@@ -159,7 +162,7 @@ corpus_rows = summary.training_rows(CORPUS, counts, MIN_FREQ, wiki_rows)
 wordnet_rows = summary.wordnet_rows(WORDNET, WORDNET_COMMON_NOUNS, run.timer)  # none without WORDNET
 rows = merge_sources(corpus_rows, wordnet_rows, corpus=CORPUS)
 corpus_about = summary.corpus_about(CORPUS, WORDNET, SMOKE, MIN_FREQ, WIKI_MIN_FREQ, sample)
-path = write_corpus(rows, about=corpus_about)
+path = write_corpus(rows, about=corpus_about, smoke=scale.smoke)
 sources = summary.source_counts(rows)
 print(f"wrote {len(rows):,} phrases to {path}")
 sources

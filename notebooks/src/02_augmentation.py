@@ -52,15 +52,18 @@ from pearl.corpus.augment import Augmenter, coverage, op_summary
 from pearl.corpus.hard_negatives import profile_anchors
 from pearl.corpus.store import read_about, read_phrases
 from pearl.corpus.synonyms import vocabulary
-from pearl.corpus.training_tables import TableSettings, build_training_tables
+from pearl.corpus.training_tables import TableSettings, build_training_tables, targets
 from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
+from pearl.outputs import refuse_full_stage
 from pearl.provenance import save_figure
 
 # SMOKE: the first 300 phrases; a rehearsal of the gpu profile takes its whole (tiny) corpus, every phrase an anchor
 scale = run.scale
 MAX_PHRASES = run.resolve(MAX_PHRASES=scale.smoke_or(MAX_PHRASES, scale.rehearsal_or(300, 0)))
 HN_ANCHORS = run.resolve(HN_ANCHORS=scale.smoke_or(profile_anchors(PROFILE, HN_ANCHORS), scale.rehearsal_or(300, 0)))  # 0 (all) on a GPU: it encodes the corpus in seconds
+# a SMOKE run stops here, before building anything, when a file it would write is full-size
+refuse_full_stage(run, *targets(), figures=["figure3"])
 phrases = read_phrases(MAX_PHRASES)  # most frequent first
 words = vocabulary(phrases)
 print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
@@ -75,7 +78,8 @@ print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 # %%
 settings = TableSettings(glove_threshold=GLOVE_THRESHOLD, glove_vocab=GLOVE_VOCAB, paraphraser=PARAPHRASER,
                          model=MODEL, k=K_NEGATIVES, max_distance=MAX_DISTANCE, anchors=HN_ANCHORS)
-tables, negatives, hn_stats = build_training_tables(phrases, settings=settings, timer=run.timer, progress=not SMOKE)
+tables, negatives, hn_stats = build_training_tables(phrases, settings=settings, timer=run.timer, progress=not SMOKE,
+                                                   smoke=scale.smoke)
 wn_table, glove_table, paraphrases = tables.wordnet, tables.glove, tables.paraphrases
 print("tables in", paths.derived_dir("augment"), "and", paths.derived_dir("hard_negatives.json"))
 pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},

@@ -70,6 +70,7 @@ import pandas as pd
 from pearl.display.data_figures import plot_training_loss
 from pearl.experiments import runs
 from pearl.experiments.runner import Recipe, train_models
+from pearl.outputs import refuse_full_stage
 from pearl.provenance import save_figure
 from pearl.training.profiles import config_for, data_summary, given, load_training_data
 
@@ -83,6 +84,8 @@ settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_
 recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
 cfg, data_options = config_for(profile, scale, backbone=BACKBONE, **recipe.config)
 run.resolve(data=data_options, config=cfg.record())
+# a SMOKE run stops here when a figure or record it would write is full-size (train_models checks the model folders)
+refuse_full_stage(run, figures=["figure2", "training_loss"])
 cfg
 
 # %% [markdown]
@@ -90,7 +93,7 @@ cfg
 
 # %%
 with run.timer("load_data"):
-    corpus, hard_negatives, tables = load_training_data(**data_options)
+    corpus, hard_negatives, tables = load_training_data(**data_options, smoke=scale.smoke)  # full size: never a SMOKE corpus
 pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %% [markdown]

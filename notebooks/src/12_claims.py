@@ -49,7 +49,8 @@ from pearl.benchmark import paper
 from pearl.claims import ours, report
 from pearl.provenance import save_figure
 
-results = ours.Results(RESULTS_FROM or None)
+# at full size a SMOKE results file is refused as evidence, naming it; each file read is listed with its commit and scale
+results = ours.Results(RESULTS_FROM or None, smoke=run.scale.smoke)
 
 # %% [markdown]
 # ## The ledger
@@ -78,7 +79,7 @@ print(report.reasons(ledger))
 # only show an arrow at zero.
 
 # %%
-report.save(ledger, smoke=run.scale.smoke)
+report.save(ledger, smoke=run.scale.smoke, sources=results.sources())
 fig = report.plot(ledger)
 save_figure(fig, "claims", smoke=run.scale.smoke)
 fig
@@ -94,5 +95,5 @@ paper.slips()
 
 # %%
 path = run.save(metrics={"counts": report.counts(ledger), "by_backbone": report.by_backbone(ledger), "claims": len(ledger),
-                         "verdicts": dict(zip(ledger["id"], ledger["verdict"]))})
+                         "verdicts": dict(zip(ledger["id"], ledger["verdict"]))}, sources=results.sources())
 print("wrote", path)

@@ -50,3 +50,63 @@ def test_a_damaged_results_file_names_itself_and_the_fix(tmp_path):
     with pytest.raises(ValueError, match=r"08_ablations\.json is damaged: not JSON .*Rerun notebook "
                                          r"notebooks/08_ablations\.ipynb.*git checkout -- .*08_ablations\.json"):
         ours.Results(tmp_path).metrics("08_ablations")
+
+
+def _copy_results(tmp_path):
+    """The committed results files (the ledger's evidence) in a folder of their own."""
+    import shutil
+
+    from pearl import paths
+
+    return shutil.copytree(paths.ROOT / "results", tmp_path / "results")
+
+
+def test_a_full_size_ledger_refuses_a_smoke_record_naming_it(tmp_path):
+    """Before: notebook 12 at full size, given results whose 08_ablations.json is a SMOKE record, read
+    it as evidence, exited 0 and changed the verdict counts without saying SMOKE. Now the ledger stops,
+    naming the file and the fix; a SMOKE ledger reads it and says its scale."""
+    from pearl import outputs
+    from pearl.claims import report
+
+    folder = _copy_results(tmp_path)
+    record = json.loads((folder / "08_ablations.json").read_text())
+    record["parameters"]["SMOKE"] = True
+    (folder / "08_ablations.json").write_text(json.dumps(record))
+    with pytest.raises(outputs.SmokeInput, match=rf"{folder}/08_ablations\.json holds a SMOKE output.*RESULTS_FROM"):
+        report.build(ours.Results(folder))
+    smoke = ours.Results(folder, smoke=True)
+    ours.ablation(smoke, "no-char-aug", "average")
+    assert [s["scale"] for s in smoke.sources()] == ["smoke"]
+
+
+def test_a_smoke_table_is_refused_too(tmp_path):
+    from pearl import outputs
+
+    folder = _copy_results(tmp_path)
+    import pandas as pd
+
+    table = folder / "table1.csv"
+    pd.read_csv(table).assign(smoke=True).to_csv(table, index=False)  # as save_table writes a SMOKE table
+    with pytest.raises(outputs.SmokeInput, match=rf"{table} holds a SMOKE output"):
+        ours.value(ours.Results(folder), "glove", "ppdb")
+
+
+def test_the_ledger_lists_every_file_it_read_with_its_commit_and_scale():
+    """A record names its own commit; a table the commit of the record of the notebook that wrote it;
+    a text log none. Paths are from the repository root (no machine path in claims.json)."""
+    from pearl import paths
+
+    res = ours.Results()
+    ours.ablation(res, "no-char-aug", "average")
+    ours.value(res, "glove", "ppdb")
+    ours.hard_negative_cost(res)
+    ours.ablation(res, "no-token-aug", "average")  # read twice, listed once
+    sources = {s["file"]: s for s in res.sources()}
+    assert list(sources) == ["results/08_ablations.json", "results/benchmarks/experiment_models.txt", "results/table1.csv"]
+    record = json.loads((paths.ROOT / "results" / "08_ablations.json").read_text())
+    assert sources["results/08_ablations.json"]["commit"] == record["provenance"]["git_sha"]
+    bench = json.loads((paths.ROOT / "results" / "04_benchmark.json").read_text())
+    assert sources["results/table1.csv"] == {"file": "results/table1.csv", "commit": bench["provenance"]["git_sha"],
+                                             "scale": "full", "commit_from": "results/04_benchmark.json"}
+    assert sources["results/benchmarks/experiment_models.txt"]["commit"] is None
+    assert {s["scale"] for s in sources.values()} == {"full"}

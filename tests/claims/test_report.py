@@ -20,3 +20,19 @@ def test_saved_json_is_strict_with_unreachable_power(tmp_path, monkeypatch):
     report.save(table)
     body = json.loads((tmp_path / "results" / "claims.json").read_text(), parse_constant=lambda c: 1 / 0)
     assert [c["n_power"] for c in body["claims"][:2]] == ["> 100", None]
+
+
+def test_claims_json_keeps_the_file_commit_and_scale_of_every_source(tmp_path, monkeypatch):
+    import json
+
+    from pearl.claims import ours
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    results = ours.Results()
+    table = report.build(results)
+    report.save(table, sources=results.sources())
+    body = json.loads((tmp_path / "results" / "claims.json").read_text())
+    files = [s["file"] for s in body["sources"]]
+    assert "results/08_ablations.json" in files and "results/table1.csv" in files and files == sorted(files)
+    assert all(s["scale"] == "full" and set(s) == {"file", "commit", "scale", "commit_from"} for s in body["sources"])
+    assert all(s["commit"] for s in body["sources"] if s["file"].endswith(".json"))

@@ -6,8 +6,8 @@ from pearl.corpus import store
 def test_corpus_says_where_it_comes_from(tmp_path):
     path = store.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
                            about={"corpus": "wikipedia", "description": "every 30th article"})
-    assert store.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
-    assert store.read_about(store.write_corpus([], tmp_path / "other" / "phrases.tsv")) == {}
+    assert store.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article", "smoke": False}
+    assert store.read_about(store.write_corpus([], tmp_path / "other" / "phrases.tsv", smoke=True)) == {"smoke": True}
 
 
 def test_corpus_round_trip_and_missing_file(tmp_path):

@@ -58,7 +58,7 @@ def test_a_changed_recipe_or_corpus_retrains(fake_training):
     paths.derived_dir("phrases.tsv").write_text("phrase\tlabel\nnew\tNP\n")
     train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="gpu", log=lambda _: None)
     assert len(fake_training) == 4  # a rebuilt corpus
-    with pytest.raises(FileExistsError, match="holds a full-size model and this is a SMOKE run"):
+    with pytest.raises(FileExistsError, match=r"pearl-minilm-x-seed0 holds a full-size output .*pearl.json says its scale\) and this is a SMOKE run"):
         train_models([Recipe(name="x")], [0], profile="smoke", log=lambda _: None)  # never over a full model
     assert len(fake_training) == 4
 

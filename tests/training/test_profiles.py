@@ -58,3 +58,25 @@ def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its
     assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
     assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
     assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins
+
+
+@pytest.mark.parametrize("smoke_part", ["corpus", "augment", "hard_negatives"])
+def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part):
+    """Before: a full-size run trained on a SMOKE corpus (117 phrases) without a word. Now each
+    SMOKE part of the training data stops it, naming the file and how to make full-size data; a
+    SMOKE run still reads them."""
+    from pearl import outputs, paths
+    from pearl.corpus import augment, hard_negatives, store
+    from pearl.corpus.phrases import LABELS
+    from pearl.training.profiles import load_training_data
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], smoke=smoke_part == "corpus")
+    augment.save_tables(augment.AugmentTables(), smoke=smoke_part == "augment")
+    hard_negatives.write_hard_negatives({"the war": ["the way"]}, smoke=smoke_part == "hard_negatives")
+    named = {"corpus": "phrases.tsv", "augment": "augment/meta.json", "hard_negatives": "hard_negatives.json"}[smoke_part]
+    with pytest.raises(outputs.SmokeInput, match=rf"{paths.derived_dir(named)} holds a SMOKE output.*full-size run.*"
+                                                 r"01_data_building\.ipynb and 02_augmentation\.ipynb at full size"):
+        load_training_data()
+    corpus, negs, _ = load_training_data(smoke=True)
+    assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}

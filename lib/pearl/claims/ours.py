@@ -25,8 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paths
-from ..outputs import read_record
+from .. import outputs, paths
 from ..benchmark.tasks import GROUPS
 from . import rule
 
@@ -36,28 +35,71 @@ SHORT_TEXT = "short-text average"  # its column (pearl.experiments.tables.SHORT_
 BIRD_SEED_DOF = 2  # the full recipe's BIRD std comes from its 3 seeds
 
 
-class Results:
-    """The committed results files of ``folder`` (default: the repository's ``results/``), read on demand."""
+#: the notebook whose run wrote each table the claims read (its record names the commit)
+WRITTEN_BY = {"table1": "04_benchmark", "table2": "07_short_text", "figure1": "05_figures"}
 
-    def __init__(self, folder: str | Path | None = None):
+
+class Results:
+    """The committed results files of ``folder`` (default: the repository's ``results/``), read on
+    demand. A full-size reader (``smoke`` false: the caller's scale) refuses a SMOKE file as
+    evidence (:func:`pearl.outputs.refuse_smoke`, naming the file and the fix); every file read is
+    listed by :meth:`sources` with its commit and scale."""
+
+    def __init__(self, folder: str | Path | None = None, smoke: bool = False):
         self.folder = Path(folder) if folder else paths.ROOT / "results"
+        self.smoke = smoke
+        self._read: dict[str, dict] = {}
+
+    def _evidence(self, path: Path, commit: str | None, commit_from: Path | None) -> Path:
+        """``path``, refused when SMOKE and this is a full-size reader, and noted as a source."""
+        fix = (f"the ledger reads full-size results only: point RESULTS_FROM at a full-size results folder (or "
+               f"leave it empty for the repository's results/), or rerun the notebook that wrote {path.name} at full size")
+        outputs.refuse_smoke(path, self.smoke, fix)
+        if path.is_file():  # a missing one raises when read: its claim is not testable here
+            self._read.setdefault(_shown(path), {"file": _shown(path), "commit": commit, "scale": outputs.scale_of(path),
+                                                 "commit_from": _shown(commit_from) if commit_from else None})
+        return path
 
     def metrics(self, notebook: str) -> dict:
         path = self.folder / f"{notebook}.json"
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: the claims are read from the committed results; run "
                                     f"notebook {notebook} (or check out results/ from the repository)")
-        return read_record(path)["metrics"]  # a damaged file: an error naming it and the fix
+        record = outputs.read_record(path)  # a damaged file: an error naming it and the fix
+        self._evidence(path, _commit(record), path)
+        return record["metrics"]
 
     def csv(self, name: str):
         import pandas as pd
 
-        return pd.read_csv(self.folder / f"{name}.csv")
+        path, writer = self.folder / f"{name}.csv", WRITTEN_BY.get(name)
+        record = self.folder / f"{writer}.json" if writer else None
+        commit = _commit(outputs.read_record(record)) if record is not None and record.is_file() else None
+        return pd.read_csv(self._evidence(path, commit, record if commit else None))
+
+    def text(self, name: str) -> str:
+        """A text file of the results folder (no commit of its own: ``commit`` None)."""
+        return self._evidence(self.folder / name, None, None).read_text()
 
     def seeds(self, notebook: str, key: str = "models"):
         import pandas as pd
 
         return pd.DataFrame(self.metrics(notebook)[key])
+
+    def sources(self) -> list[dict]:
+        """Every file read so far, in name order: ``file`` (from the repository root when under it),
+        ``commit`` (the ``git_sha`` of the run that wrote it: a record's own, a table's from the record
+        of :data:`WRITTEN_BY`, ``commit_from``; None for a file that records none) and ``scale``."""
+        return [self._read[k] for k in sorted(self._read)]
+
+
+def _commit(record: dict) -> str | None:
+    return (record.get("provenance") or {}).get("git_sha") if isinstance(record, dict) else None
+
+
+def _shown(path: Path) -> str:
+    """``path`` from the repository root when it lies under it (no machine path in a committed file)."""
+    return str(path.relative_to(paths.ROOT)) if path.is_relative_to(paths.ROOT) else str(path)
 
 
 def _col(frame, recipe: str, column: str) -> np.ndarray:
@@ -197,7 +239,7 @@ def hard_negative_cost(res: Results) -> dict:
     08's run, two jobs at a time; a reused model, which took no training time, is left out)."""
     import pandas as pd
 
-    text = (res.folder / "benchmarks" / "experiment_models.txt").read_text().splitlines()
+    text = res.text("benchmarks/experiment_models.txt").splitlines()
     start = next(i for i, line in enumerate(text) if line.split()[:2] == ["elapsed_s", "folder"])
     head = text[start].split()
     body = [f for f in (line.split() for line in text[start + 1:]) if len(f) == len(head) and f[0].isdigit()]

@@ -206,13 +206,15 @@ def latex(table, smoke: bool = False) -> Table:
     return Table(out, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims")
 
 
-def save(table, smoke: bool = False) -> list:
+def save(table, smoke: bool = False, sources: list | None = None) -> list:
     """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`); labelled
-    SMOKE when ``smoke`` (the caller's :class:`pearl.scale.Scale` says)."""
+    SMOKE when ``smoke`` (the caller's :class:`pearl.scale.Scale` says). ``sources``: every results
+    file the ledger read, with its commit and scale (:meth:`pearl.claims.ours.Results.sources`),
+    kept in ``claims.json``."""
     out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
     body = {"counts": counts(table), "by_backbone": by_backbone(table), "holm_family": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
-            **({"SMOKE": "smoke-size run"} if smoke else {})}
+            "sources": sources or [], **({"SMOKE": "smoke-size run"} if smoke else {})}
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
+from ..outputs import refuse_full_all
 from ..provenance import write_json
 from .lexicon import synonyms
 from .paraphrase import OfflineParaphraser
@@ -61,12 +62,23 @@ class AugmentTables:
     meta: dict = field(default_factory=dict)
 
 
-def save_tables(tables: AugmentTables, folder: Path | None = None) -> Path:
+def table_files(folder: Path | None = None) -> list[Path]:
+    """The files :func:`save_tables` writes in ``folder`` (default ``data/derived/augment/``): the three
+    tables and ``meta.json``, whose ``"smoke"`` says the scale of all four."""
     folder = Path(folder) if folder else paths.derived_dir("augment")
+    return [folder / name for name in TABLE_FILES.values()] + [folder / "meta.json"]
+
+
+def save_tables(tables: AugmentTables, folder: Path | None = None, smoke: bool = False) -> Path:
+    """Write the tables to ``folder`` with their ``meta.json`` (``"smoke"``: the caller's scale), each
+    atomically; a SMOKE set never replaces a full-size one (every file checked before any is written)."""
+    files = table_files(folder)
+    refuse_full_all(files, smoke)
+    folder = files[0].parent
     folder.mkdir(parents=True, exist_ok=True)
     for attr, name in TABLE_FILES.items():
         write_json(folder / name, getattr(tables, attr), indent=None, ensure_ascii=False, sort_keys=True)
-    write_json(folder / "meta.json", tables.meta, indent=1, sort_keys=True)  # last: it marks a complete set
+    write_json(folder / "meta.json", {**tables.meta, "smoke": bool(smoke)}, indent=1, sort_keys=True)  # last: it marks a complete set
     return folder
 
 

@@ -44,6 +44,7 @@ from typing import Iterator, Sequence
 
 from .. import paths, wikipedia
 from ..atomic import write_atomic
+from ..outputs import refuse_full
 from ..provenance import dumps_strict
 from . import phrases
 
@@ -90,12 +91,15 @@ def add_extractor(nlp, max_tokens: int = 6):
 
 @dataclass(frozen=True)
 class Settings:
-    """What decides the built corpus (the folder name is their digest)."""
+    """What decides the built corpus (the folder name is their digest). ``smoke``: a SMOKE run's
+    build, which its ``settings.json`` says (``"smoke": true``; absent at full size, so a full-size
+    folder keeps its name): a SMOKE build never shares a folder with a full-size one."""
 
     sample: wikipedia.Sample
     chunk_articles: int = 100
     max_tokens: int = 6
     spacy_model: str = phrases.SPACY_MODEL
+    smoke: bool = False
 
     def record(self, folder=None) -> dict:
         import spacy
@@ -104,7 +108,8 @@ class Settings:
                                + repr(phrases.EXTRACTION_CONSTANTS).encode()).hexdigest()[:16]
         return {"sample": self.sample.as_dict(), "chunk_articles": self.chunk_articles,
                 "max_tokens": self.max_tokens, "spacy_model": self.spacy_model, "spacy": spacy.__version__,
-                "rules_sha256": rules, "source": str(folder) if folder else wikipedia.SOURCE}
+                "rules_sha256": rules, "source": str(folder) if folder else wikipedia.SOURCE,
+                **({"smoke": True} if self.smoke else {})}
 
     def folder(self, folder=None) -> Path:
         digest = hashlib.sha256(dumps_strict(self.record(folder), sort_keys=True).encode()).hexdigest()[:12]
@@ -145,17 +150,19 @@ def peak_rss_mb() -> dict:
 
 def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: int = 6, n_process: int = 1,
           batch_size: int = 64, spacy_model: str = phrases.SPACY_MODEL, folder=None,
-          build_dir: Path | None = None, progress: bool = True) -> Path:
+          build_dir: Path | None = None, progress: bool = True, smoke: bool = False) -> Path:
     """Parse the sample into chunk files under ``build_dir`` (default: from :class:`Settings`),
     skipping chunks already there; returns ``build_dir``. ``folder``: another corpus folder
-    (see :func:`pearl.wikipedia.corpus_files`)."""
+    (see :func:`pearl.wikipedia.corpus_files`). ``smoke``: the caller's scale; a SMOKE
+    build refuses a full-size folder before writing anything (:func:`pearl.outputs.refuse_full`)."""
     from tqdm.auto import tqdm
 
     start = time.perf_counter()
     if chunk_articles < 1 or n_process < 1 or batch_size < 1:
         raise ValueError("chunk_articles, n_process and batch_size must be >= 1")
-    settings = Settings(sample, chunk_articles, max_tokens, spacy_model)
+    settings = Settings(sample, chunk_articles, max_tokens, spacy_model, smoke)
     build_dir = Path(build_dir) if build_dir else settings.folder(folder)
+    refuse_full(build_dir, smoke)
     write_atomic(build_dir / "settings.json", dumps_strict(settings.record(folder), indent=1) + "\n")
     for stale in (build_dir / "chunks").glob(".*.tmp"):
         stale.unlink()  # the temporary file of a chunk whose writer was killed

@@ -38,7 +38,8 @@ import numpy as np
 
 from .. import paths
 from ..encode import encode
-from ..provenance import write_json
+from ..outputs import write_output
+from ..provenance import dumps_strict
 
 NOTEBOOK = "notebooks/02_augmentation.ipynb"
 #: decimals of the cosines that rank candidates (see :func:`select`)
@@ -260,9 +261,12 @@ def select(phrases: list[str], anchors: list[int], cands: list[list[int]], vecto
     return negatives, cosines
 
 
-def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None) -> Path:
+def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None, smoke: bool = False) -> Path:
+    """Write ``{phrase: [hard negative, ...]}`` atomically; at SMOKE size (``smoke``, the caller's)
+    with a sidecar saying so (:func:`pearl.outputs.write_output`: the file has no metadata of its
+    own), and never in place of a full-size file."""
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")
-    return write_json(path, negatives, indent=None, ensure_ascii=False)
+    return write_output(path, dumps_strict(negatives, indent=None, ensure_ascii=False) + "\n", smoke)
 
 
 def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:

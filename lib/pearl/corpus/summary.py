@@ -71,6 +71,15 @@ def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, scale
     return sample
 
 
+def targets(sample: wikipedia.Sample, chunk_articles: int, max_tokens: int, spacy_model: str, scale: Scale = FULL) -> list:
+    """What notebook 01 writes under ``data/derived/``, for :func:`pearl.outputs.refuse_full_stage` to
+    check before anything is built: the corpus files (:func:`pearl.corpus.store.corpus_files`) and the
+    sample's build folder (:class:`pearl.corpus.build.Settings`, at ``scale``)."""
+    from .store import corpus_files
+
+    return [*corpus_files(), build.Settings(sample, chunk_articles, max_tokens, spacy_model, scale.smoke).folder()]
+
+
 def first(lines: list[str], n: int) -> list[str]:
     """The first ``n`` of ``lines``; all of them for ``n`` = 0."""
     return lines[:n] if n else lines

@@ -43,9 +43,10 @@ def _untimed(_name: str):
     return contextlib.nullcontext()
 
 
-def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None):
+def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None, smoke: bool = False):
     """The augmentation tables of ``phrases``: WordNet synonyms and GloVe neighbours of their
-    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`)."""
+    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`); their
+    metadata says the scale (``smoke``)."""
     from .augment import AugmentTables
     from .rewrite import paraphraser
     from .synonyms import glove_neighbours, vocabulary, wordnet_table
@@ -60,31 +61,44 @@ def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=N
         paraphrases = paraphraser(settings.paraphraser).paraphrase_many(phrases)
     return AugmentTables(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
                          meta={"glove_threshold": settings.glove_threshold, "glove_vocab": settings.glove_vocab,
-                               "paraphraser": settings.paraphraser, "phrases": len(phrases)})
+                               "paraphraser": settings.paraphraser, "phrases": len(phrases), "smoke": smoke})
+
+
+def targets(out_dir: str | Path | None = None) -> list[Path]:
+    """Every file :func:`build_training_tables` writes under ``out_dir`` (``data/derived/`` by
+    default): the augmentation tables and their ``meta.json``, then ``hard_negatives.json``."""
+    from .. import paths
+    from .augment import table_files
+
+    out = Path(out_dir) if out_dir else paths.derived_dir()
+    return table_files(out / "augment") + [out / "hard_negatives.json"]
 
 
 def build_training_tables(phrases: list[str], out_dir: str | Path | None = None, settings: TableSettings = DEFAULTS,
-                          timer=None, progress: bool = False):
+                          timer=None, progress: bool = False, smoke: bool = False):
     """Build the augmentation tables of ``phrases`` (most frequent first) and mine their hard
     negatives; write ``augment/`` and then ``hard_negatives.json`` (each atomically, the hard
-    negatives last) under ``out_dir`` (``data/derived/`` by default).
+    negatives last) under ``out_dir`` (``data/derived/`` by default). At SMOKE size (``smoke``, the
+    caller's) every target (:func:`targets`) is checked before anything is built: a SMOKE run never
+    replaces a full-size file (:func:`pearl.outputs.refuse_full_all`).
 
     ``timer(name)``: a context manager timing each step (``Run.timer``: ``wordnet_table``,
     ``glove_table``, ``paraphrases``, ``hard_negatives``). Returns ``(tables, negatives, mining
     stats)``.
     """
-    from .. import paths
     from ..models import load_model
+    from ..outputs import refuse_full_all
     from .augment import save_tables
     from .hard_negatives import mine, write_hard_negatives
 
-    out = Path(out_dir) if out_dir else paths.derived_dir()
+    files = targets(out_dir)
+    refuse_full_all(files, smoke)
     timer = timer or _untimed
-    tables = build_tables(phrases, settings, timer)
-    save_tables(tables, out / "augment")
+    tables = build_tables(phrases, settings, timer, smoke)
+    save_tables(tables, files[0].parent, smoke)
     model = load_model(settings.model)
     with timer("hard_negatives"):
         negatives, stats = mine(phrases, model, k=settings.k, tables=tables, max_distance=settings.max_distance,
                                 anchors=settings.anchors or None, progress=progress)
-    write_hard_negatives(negatives, out / "hard_negatives.json")
+    write_hard_negatives(negatives, files[-1], smoke)
     return tables, negatives, stats

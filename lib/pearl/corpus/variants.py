@@ -131,7 +131,7 @@ def _rows(name: str, corpus: Corpus, n_process: int, log, scale: Scale) -> tuple
     for sample in samples:  # each build resumes from its chunks (notebook 01's is reused)
         log(f"{name}: parse {sample.describe()}")
         dirs.append(build.build(sample, chunk_articles=1 if smoke else 50, n_process=n_process, batch_size=32,
-                                progress=False))
+                                progress=False, smoke=smoke))
     first = _same_size_chunks(dirs[0], wikitext2_tokens()) if corpus.same_size_as_wikitext2 and not smoke else 0
     rows, stats = build.merge(dirs, min_freq=1 if smoke else 2, first_chunks=first)
     about = {"corpus": name, "wordnet": True, "smoke": smoke, "description": corpus.description,
@@ -142,9 +142,11 @@ def _rows(name: str, corpus: Corpus, n_process: int, log, scale: Scale) -> tuple
 
 def prepare(name: str, n_process: int = 2, log=print, scale: Scale = FULL) -> dict:
     """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``. At SMOKE
-    ``scale`` it builds from notebook 01's tiny sample, without the lexicon."""
-    from .store import read_about, read_rows, write_corpus
-    from .training_tables import DEFAULTS, build_training_tables
+    ``scale`` it builds from notebook 01's tiny sample, without the lexicon, after checking that no
+    file it would write is full-size (:func:`pearl.outputs.refuse_full_all`)."""
+    from ..outputs import refuse_full_all
+    from .store import corpus_files, read_about, read_rows, write_corpus
+    from .training_tables import DEFAULTS, build_training_tables, targets
 
     corpus, out = _check(name), files(name)
     if name == "wikitext2" and shares_wikitext2():
@@ -157,15 +159,16 @@ def prepare(name: str, n_process: int = 2, log=print, scale: Scale = FULL) -> di
         return out
     if out["hard_negatives"].is_file():  # written last: the folder is whole
         return out
+    refuse_full_all(corpus_files(out["corpus"]) + targets(folder(name)), scale.smoke)
     t0 = time.perf_counter()
     if not out["corpus"].is_file():
         rows, about = _rows(name, corpus, n_process, log, scale)
-        write_corpus(rows, out["corpus"], about=about)
+        write_corpus(rows, out["corpus"], about=about, smoke=scale.smoke)
     phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
     settings = replace(DEFAULTS, anchors=scale.smoke_or(DEFAULTS.anchors, 300))  # notebook 02's SMOKE size
     log(f"{name}: {len(phrases):,} phrases; augmentation tables, hard negatives for the {settings.anchors:,} most "
         "frequent phrases")
-    build_training_tables(phrases, folder(name), settings)
+    build_training_tables(phrases, folder(name), settings, smoke=scale.smoke)
     log(f"{name}: ready in {time.perf_counter() - t0:.0f} s ({read_about(out['corpus']).get('tokens', '?')} tokens)")
     return out
 

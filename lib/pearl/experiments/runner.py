@@ -223,6 +223,8 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     workers = scale.workers(workers)
     plan = [(r, s, *_keyed(r, s, profile, overrides, scale)) for r in recipes for s in seeds]
     pending = [(r, s, profile, overrides, scale) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
+    for recipe, seed, *_ in pending:  # every folder before any is trained: a SMOKE run never replaces a full-size model
+        refuse_full(recipe.folder(seed), scale.smoke)
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
         workers_.each(_train_one, _worker_order(pending), workers, log,
                       done=lambda _, name: f"trained {name} ({profile} profile, in a worker process)")
@@ -233,7 +235,6 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         if _stored_key(folder) == key:
             log(f"reuse {folder.name}")
             continue
-        refuse_full(folder, scale.smoke)  # a SMOKE run never replaces a full-size model, nor its checkpoints
         run_dir = paths.models_dir("runs", folder.name)
         marker = run_dir / "recipe.json"
         if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
@@ -242,7 +243,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         write_json(marker, key)
         data_key = json.dumps(data, sort_keys=True)
         if data_key not in loaded:
-            loaded[data_key] = load_training_data(**data)
+            loaded[data_key] = load_training_data(**data, smoke=scale.smoke)
         corpus, negs, tables = loaded[data_key]
         # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
         rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)

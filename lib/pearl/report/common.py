@@ -15,8 +15,7 @@ import numbers
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import paths
-from ..outputs import read_record
+from .. import outputs, paths
 
 
 def results() -> Path:
@@ -25,8 +24,14 @@ def results() -> Path:
 
 
 def read_json(name: str) -> dict:
-    """``results/<name>`` parsed; a damaged file raises ``ValueError`` naming it and the fix."""
-    return read_record(results() / name)
+    """``results/<name>`` parsed; a damaged file raises ``ValueError`` naming it and the fix, and a
+    SMOKE record is refused, naming it (:func:`pearl.outputs.refuse_smoke`): the report quotes
+    full-size results only."""
+    path = results() / name
+    record = outputs.read_record(path)  # first: a damaged file names itself and the fix
+    outputs.refuse_smoke(path, smoke=False, fix="the report quotes full-size results only: rerun the notebook that "
+                         "wrote it at full size (make reproduce), or restore the committed file (git checkout -- results/)")
+    return record
 
 
 class NoResult(ValueError):

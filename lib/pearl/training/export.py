@@ -22,7 +22,7 @@ import json
 import os
 from pathlib import Path
 
-from .. import paths, weights
+from .. import outputs, weights
 from ..encode import load_hf_model
 from ..atomic import write_atomic
 from ..provenance import write_json
@@ -89,22 +89,11 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
 
 
 def refuse_full(path: str | os.PathLike, smoke: bool) -> None:
-    """In a SMOKE run (``smoke``), refuse to write into ``path`` when it holds a full-size model: its
-    ``pearl.json`` (read as JSON, :func:`pearl.weights.read_info`) has no ``"SMOKE"`` key. A
-    ``pearl.json`` that does not parse is refused too (its scale cannot be told), naming the file.
-    A smoke run never replaces a real model."""
-    if not smoke or not Path(path).is_dir():
-        return
-    fix = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) "
-           "or point it at a scratch folder")
-    try:
-        info = weights.read_info(path)
-    except weights.WeightsError as err:
-        raise FileExistsError(f"{err}; this SMOKE run cannot tell whether {path} holds a full-size model, "
-                              f"and never replaces one: {fix}") from err
-    if info is not None and "SMOKE" not in info:
-        raise FileExistsError(f"{path} holds a full-size model and this is a SMOKE run, which never replaces one "
-                              f"({Path(path) / 'pearl.json'} has no \"SMOKE\" key): {fix}")
+    """In a SMOKE run (``smoke``), refuse to write into ``path`` when it holds a full-size model: the
+    one guard of every output (:func:`pearl.outputs.refuse_full`), which reads the folder's
+    ``pearl.json`` (no ``"SMOKE"`` key: full size). A ``pearl.json`` that does not parse is refused
+    too (its scale cannot be told), naming the file. A smoke run never replaces a real model."""
+    outputs.refuse_full(path, smoke)
 
 
 #: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)

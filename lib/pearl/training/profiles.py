@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import checkpoint, models, paths
+from .. import checkpoint, models, outputs, paths
 from ..corpus import variants
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
@@ -121,16 +121,34 @@ def config_for(profile: str, scale: Scale = FULL, **overrides) -> tuple[TrainCon
     return TrainConfig.of(objective, **values), data
 
 
-def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = ""):
+#: what makes full-size training data, said when a full-size run finds SMOKE data
+FULL_DATA_FIX = ("run notebooks/01_data_building.ipynb and 02_augmentation.ipynb at full size (SMOKE=False) into "
+                 "this output root (make reproduce does), or point $PEARL_OUTPUT at the root holding full-size data")
+
+
+def refuse_smoke_data(where: dict, smoke: bool) -> None:
+    """In a full-size run (``smoke`` false), refuse SMOKE training data: the corpus (its
+    ``corpus.json`` says ``"smoke": true``), the augmentation tables (their ``meta.json``) or the hard
+    negatives (their sidecar), naming the file and :data:`FULL_DATA_FIX` (:func:`pearl.outputs.refuse_smoke`)."""
+    for path in (where.get("corpus") or paths.derived_dir("phrases.tsv"),
+                 Path(where.get("augment") or paths.derived_dir("augment")) / "meta.json",
+                 where.get("hard_negatives") or paths.derived_dir("hard_negatives.json")):
+        outputs.refuse_smoke(path, smoke, FULL_DATA_FIX)
+
+
+def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = "",
+                       smoke: bool = False):
     """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs, or from the
     named corpus ``corpus`` of :data:`pearl.corpus.variants.CORPORA` (built by its ``prepare``).
     Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
+    A full-size run (``smoke`` false, the caller's scale) refuses SMOKE data (:func:`refuse_smoke_data`).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
     that many phrases (same seed, same subset).
     """
     where = variants.files(corpus) if corpus else {}
+    refuse_smoke_data(where, smoke)
     tables = load_tables(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
@@ -191,7 +209,7 @@ def main(argv=None) -> None:
 
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
-    corpus, negs, tables = load_training_data(**data)
+    corpus, negs, tables = load_training_data(**data, smoke=scale.smoke)
 
     name = models.folder_name(cfg.objective, args.backbone, args.seed, variant_for(cfg))
     corpus, augmenter = inputs_for(cfg, corpus, tables)
