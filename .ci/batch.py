@@ -35,6 +35,7 @@ import argparse
 import hashlib
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
@@ -216,6 +217,16 @@ def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=e
     return done
 
 
+def _terminated(signum, frame):
+    raise KeyboardInterrupt(f"batch: stopped by signal {signum}")
+
+
+def stop_on_sigterm() -> None:
+    """Take SIGTERM as Ctrl-C: the running notebook's writes are recorded as its own before the
+    batch ends (:func:`run`'s ``finally``), so the resume does not take them for outside changes."""
+    signal.signal(signal.SIGTERM, _terminated)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Run the notebooks in order; a restarted batch skips the finished ones")
     ap.add_argument("notebooks", nargs="*", help="notebooks/ names (default: notebooks/ORDER less notebooks/SEPARATE)")
@@ -237,6 +248,7 @@ def main(argv=None) -> int:
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
         names = names or paths.batch_notebooks(separate=True)
     t0, load_start = time.perf_counter(), list(os.getloadavg())
+    stop_on_sigterm()
     try:
         outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
     except StateError as err:

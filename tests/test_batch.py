@@ -3,6 +3,10 @@ records, and runs again from the first one not finished (or changed). A stand-in
 each notebook's record, so no kernel starts here; tests/test_rehearsal.py runs the real batch."""
 import importlib.util
 import json
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -172,3 +176,40 @@ def test_a_damaged_state_file_names_itself_and_the_fix(root):
     state.write_text("{")
     with pytest.raises(SystemExit, match="batch_state.json is damaged"):
         batch.main(["00_template.ipynb"])
+
+
+def test_a_sigterm_records_the_running_notebooks_writes_as_its_own(root):
+    """SIGTERM (a kill of the batch's group) is taken as Ctrl-C: what notebook 02 wrote before it
+    is recorded as 02's, not as a change made outside the batch (which would rerun its readers)."""
+    started = root / "started"
+    driver = f"""
+import importlib.util, json, pathlib, time
+spec = importlib.util.spec_from_file_location("batch", {str(_spec.origin)!r})
+batch = importlib.util.module_from_spec(spec); spec.loader.exec_module(batch)
+from pearl import paths
+
+def runner(notebook, out, params):
+    if notebook.name == "01_data_building.ipynb":
+        paths.derived_dir("phrases.tsv").write_text("new york\\tGPE\\n")
+    else:
+        paths.derived_dir("phrases.tsv").write_text("rewritten by 02\\tO\\n")
+        pathlib.Path({str(started)!r}).write_text("")
+        time.sleep(600)
+    paths.results_dir(notebook.stem + ".json").write_text("{{}}")
+
+batch.stop_on_sigterm()
+batch.run({NAMES[1:]!r}, {{}}, runner=runner, log=print)
+"""
+    proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not started.is_file() and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        proc.send_signal(signal.SIGTERM)
+        out = proc.communicate(timeout=120)[0]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert "stopped by signal" in out, out[-2000:]
+    state = json.loads((root / "results" / "executed" / "batch_state.json").read_text())
+    assert state["files"]["data/derived/phrases.tsv"]["by"] == "02_augmentation.ipynb"

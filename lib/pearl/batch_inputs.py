@@ -53,7 +53,10 @@ def files(root: Path) -> dict[str, os.stat_result]:
             for name in names:
                 rel = f"{base}/{name}"
                 if _tracked(rel):
-                    out[rel] = os.stat(Path(root) / rel)
+                    try:
+                        out[rel] = os.stat(Path(root) / rel)
+                    except FileNotFoundError:  # a dangling link, or deleted since the listing: not there
+                        continue
     return out
 
 
