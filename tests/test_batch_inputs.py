@@ -71,3 +71,8 @@ def test_a_change_is_stale_unless_a_later_notebook_made_it(root):
     (root / "data" / "derived" / "phrases.tsv").unlink()
     assert batch_inputs.changed("02_augmentation.ipynb", read, batch_inputs.scan(root, start), ORDER) == \
         ["data/derived/phrases.tsv"]
+
+
+def test_a_dangling_link_is_not_a_file(root):
+    (root / "data" / "derived" / "gone.tsv").symlink_to(root / "nowhere.tsv")
+    assert list(batch_inputs.files(root)) == ["data/derived/phrases.tsv"]
