@@ -9,7 +9,8 @@ rehearsal; ``EXTRAS`` in ``make extras``). After each one finishes it records, i
 the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw
 data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
 Beside it the state keeps the digests of the files the notebook read under ``data/derived/`` and
-``models/`` (those there when it started that it did not write: :mod:`pearl.batch_inputs`), and
+``models/`` (those there when it started that neither it nor a notebook after it wrote:
+:mod:`pearl.batch_inputs`), and
 of every file there as the batch last saw it, so a resume reads only the files changed since.
 
 Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
@@ -165,11 +166,11 @@ def order(names: list[str]) -> list[str]:
     return every + [n for n in names if n not in every]
 
 
-def _known_files(fresh: bool) -> dict:
-    """The tracked files as the batch last saw them; a fresh run takes them from a readable state
-    file only (it ignores a damaged one), to hash again only what changed."""
+def _last_state(fresh: bool) -> dict:
+    """The state file's contents; a fresh run, which ignores them but for the tracked files (not to
+    hash again what has not changed), takes a damaged one for none."""
     try:
-        return read_state().get(FILES, {})
+        return read_state()
     except StateError:
         if fresh:
             return {}
@@ -180,10 +181,10 @@ def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=e
     """Run ``names`` in order with the ``offered`` parameters, skipping those finished on the same
     inputs (unless ``fresh``); ``{notebook: "ran" | "skipped"}``. ``runner(notebook, out, params)``
     executes one (papermill; tests pass their own)."""
-    known = _known_files(fresh)
-    state = {} if fresh else read_state()
+    last = _last_state(fresh)
+    state = {} if fresh else last
     root, sequence = paths.output_root(), order(names)
-    state[FILES] = batch_inputs.scan(root, known)  # what changed outside since the batch last looked
+    state[FILES] = batch_inputs.scan(root, last.get(FILES, {}))  # what changed outside since the batch last looked
     code, previous, done = code_digest(), "", {}
     for name in names:
         notebook = NOTEBOOKS / name
