@@ -8,10 +8,16 @@ rehearsal; ``EXTRAS`` in ``make extras``). After each one finishes it records, i
 ``results/executed/batch_state.json`` under the output root, the notebook's **input fingerprint**:
 the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw
 data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
+Beside it the state keeps the digests of the files the notebook read under ``data/derived/`` and
+``models/`` (those there when it started that neither it nor a notebook after it wrote:
+:mod:`pearl.batch_inputs`), and
+of every file there as the batch last saw it, so a resume reads only the files changed since.
 
 Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
 (``results/<notebook>.json``) is the one that run wrote is skipped, and its record says so
-(``batch_resume``: when, and why). The first notebook not finished runs again: what it had done
+(``batch_resume``: when, and why). A notebook one of whose inputs changed since it finished (a row
+appended to ``phrases.tsv``, a model replaced) runs again, and so do the notebooks that read what it
+rewrites. The first notebook not finished runs again: what it had done
 before the kill is reused by the notebook itself (trained models by their recipe key, training
 from its last checkpoint, the Wikipedia build from its chunks, scores from the cache).
 
@@ -19,6 +25,8 @@ A rehearsal (``make rehearse``) is this batch with ``SMOKE=True`` and ``PROFILE=
 output root, every notebook of ``notebooks/ORDER``; it asks for one by ``$PEARL_REHEARSAL``
 (:data:`pearl.preamble.REHEARSAL_ENV`), which each notebook's preamble reads once into its
 :class:`pearl.scale.Scale`.
+
+A damaged state file stops the batch naming the file and the fix (delete it, or ``FRESH=1``).
 
 What it leaves out: the HTML and the site (``make html site``).
 """
@@ -28,18 +36,22 @@ import argparse
 import hashlib
 import json
 import os
+import signal
 import sys
 import time
 from pathlib import Path
 
-from pearl import paths
+from pearl import batch_inputs, paths
 from pearl.preamble import REHEARSAL_ENV
 
 NOTEBOOKS = paths.ROOT / "notebooks"
 STATE = "batch_state.json"
+#: the state's key for every tracked file as the batch last saw it (notebooks' keys end in .ipynb)
+FILES = "files"
 #: what a skipped notebook's record says (``batch_resume.why``)
 WHY = ("finished by an earlier run of this batch on the same inputs (notebook, parameters, lib/pearl code, "
-       "raw data folder, earlier notebooks' inputs): skipped, this record is that run's")
+       "raw data folder, earlier notebooks' inputs, the files it read under data/derived/ and models/): "
+       "skipped, this record is that run's")
 
 
 def declared(notebook: Path) -> set[str]:
@@ -78,9 +90,29 @@ def state_path() -> Path:
     return paths.results_dir("executed", STATE)
 
 
+class StateError(RuntimeError):
+    """The batch's state file cannot be read; the message names it and the fix."""
+
+
 def read_state() -> dict:
+    """The state file's contents (``{}`` when there is none); a damaged one raises :class:`StateError`."""
     path = state_path()
-    return json.loads(path.read_text()) if path.is_file() else {}
+    if not path.is_file():
+        return {}
+    try:
+        state = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        raise StateError(_damaged(path, f"it is not JSON ({err})")) from err
+    bad = [k for k, v in state.items() if not isinstance(v, dict)] if isinstance(state, dict) else ["the whole file"]
+    if bad:
+        raise StateError(_damaged(path, f"{', '.join(map(str, bad))} is not a JSON object"))
+    return state
+
+
+def _damaged(path: Path, why: str) -> str:
+    return (f"the batch's state file {path} is damaged: {why}. Delete it to run every notebook again "
+            "(what they saved is reused: trained models, the corpus build's chunks, cached scores), "
+            "or run the batch with --fresh (make reproduce FRESH=1), which ignores and rewrites it")
 
 
 def _sha(path: Path) -> str | None:
@@ -127,33 +159,73 @@ def _say(line: str) -> None:
     print(line, flush=True)  # a pipe (perf/reproduce_walltime.py) sees each stage as it starts
 
 
+def order(names: list[str]) -> list[str]:
+    """The batch's order: ``notebooks/ORDER``, then any of ``names`` it lacks (which notebooks come
+    after which, for :mod:`pearl.batch_inputs`, also when a make target runs one alone)."""
+    every = paths.batch_notebooks(separate=True)
+    return every + [n for n in names if n not in every]
+
+
+def _last_state(fresh: bool) -> dict:
+    """The state file's contents; a fresh run, which ignores them but for the tracked files (not to
+    hash again what has not changed), takes a damaged one for none."""
+    try:
+        return read_state()
+    except StateError:
+        if fresh:
+            return {}
+        raise
+
+
 def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=execute) -> dict:
     """Run ``names`` in order with the ``offered`` parameters, skipping those finished on the same
     inputs (unless ``fresh``); ``{notebook: "ran" | "skipped"}``. ``runner(notebook, out, params)``
     executes one (papermill; tests pass their own)."""
-    state = {} if fresh else read_state()
+    last = _last_state(fresh)
+    state = {} if fresh else last
+    root, sequence = paths.output_root(), order(names)
+    state[FILES] = batch_inputs.scan(root, last.get(FILES, {}))  # what changed outside since the batch last looked
     code, previous, done = code_digest(), "", {}
     for name in names:
         notebook = NOTEBOOKS / name
         params = parameters(notebook, offered)
         fp = fingerprint(notebook, params, code, previous)
         previous = fp
-        if finished(name, fp, state):
+        stale = batch_inputs.changed(name, (state.get(name) or {}).get("inputs", {}), state[FILES], sequence)
+        if finished(name, fp, state) and not stale:
             mark_skipped(name, state)
             _save_state(state)
             log(f"-- {name} skipped: finished on the same inputs at {state[name].get('finished_at')}")
             done[name] = "skipped"
             continue
+        if stale:
+            log(f"-- {name} runs again: {len(stale)} of the files it read changed since it finished "
+                f"({', '.join(stale[:3])}{', ...' if len(stale) > 3 else ''})")
         state.pop(name, None)
         _save_state(state)
         log(f"== {name} " + " ".join(f"-p {k} {v}" for k, v in params.items()))
-        t0 = time.perf_counter()
-        runner(notebook, paths.results_dir("executed", name), params)
+        t0, before = time.perf_counter(), state[FILES]
+        try:
+            runner(notebook, paths.results_dir("executed", name), params)
+        finally:  # a notebook stopped midway wrote too: its writes are its own, not an outside change
+            state[FILES] = batch_inputs.scan(root, before, writer=name)
+            _save_state(state)
         state[name] = {"fingerprint": fp, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                       "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name))}
+                       "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name)),
+                       "inputs": batch_inputs.inputs(name, before, state[FILES], sequence)}
         _save_state(state)
         done[name] = "ran"
     return done
+
+
+def _terminated(signum, frame):
+    raise KeyboardInterrupt(f"batch: stopped by signal {signum}")
+
+
+def stop_on_sigterm() -> None:
+    """Take SIGTERM as Ctrl-C: the running notebook's writes are recorded as its own before the
+    batch ends (:func:`run`'s ``finally``), so the resume does not take them for outside changes."""
+    signal.signal(signal.SIGTERM, _terminated)
 
 
 def main(argv=None) -> int:
@@ -177,7 +249,11 @@ def main(argv=None) -> int:
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
         names = names or paths.batch_notebooks(separate=True)
     t0, load_start = time.perf_counter(), list(os.getloadavg())
-    outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
+    stop_on_sigterm()
+    try:
+        outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
+    except StateError as err:
+        sys.exit(f"batch: {err}")
     seconds = time.perf_counter() - t0
     ran = sum(v == "ran" for v in outcome.values())
     print(f"batch: {ran} notebooks ran, {len(outcome) - ran} skipped, in {seconds:.0f} s "

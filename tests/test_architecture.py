@@ -15,7 +15,7 @@ LIB = ROOT / "lib" / "pearl"
 LAYERS = (
     ("ground", {"atomic", "paths", "tabular", "workers", "e5s1", "encode", "scale", "params", "data", "outputs",
                 "provenance", "resources", "weights", "preamble", "fingerprint", "cache", "baselines", "checkpoint",
-                "wikipedia", "method_names", "ranges"}),
+                "wikipedia", "method_names", "ranges", "batch_inputs"}),
     ("backbones", {"me5", "mlm_config", "mlm_pretrain", "mlm"}),  # converted or pretrained here from the ground's files
     ("registry", {"models"}),  # every model by name
     ("corpus", {"corpus"}),  # training data, ranked and filtered with a backbone

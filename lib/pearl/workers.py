@@ -5,16 +5,78 @@ On 2 cores two one-thread jobs do more than one two-thread job, for training and
 phrase's few tokens the matrices are small and two threads spend their time waiting on each other. Used by the experiment
 runner (training and scoring) and by Table 1's notebook (one exact pass per model).
 
+Worker processes end with the process that started them, however it ends (a batch killed with
+its process group ends the notebook's kernel, which ends its workers): each asks Linux for a
+SIGKILL when its parent goes (:func:`die_with_parent`), this pool's workers as they start and
+those multiprocessing forks inside :func:`tied` (spaCy's ``nlp.pipe(n_process=...)``, whose
+workers otherwise wait forever on a pipe that their own copy keeps open). The signal comes when
+the *thread* that started the worker ends: start them from a thread that outlives them.
+
 What it leaves out: GPUs. With CUDA present :func:`usable` returns 1: one process owns the device
-(a rehearsal of the gpu profile asks for 1 itself: :meth:`pearl.scale.Scale.workers`).
+(a rehearsal of the gpu profile asks for 1 itself: :meth:`pearl.scale.Scale.workers`). Systems
+other than Linux, and multiprocessing's ``spawn`` and ``forkserver`` start methods inside
+:func:`tied` (spaCy uses the default one, ``fork`` on Linux up to Python 3.13): their workers
+outlive a killed parent as before.
 """
 from __future__ import annotations
+
+from contextlib import contextmanager
+
+#: Linux's prctl option: the signal a process gets when its parent (thread) ends
+PR_SET_PDEATHSIG = 1
 
 
 def one_thread() -> None:
     import torch
 
     torch.set_num_threads(1)
+
+
+def die_with_parent() -> bool:
+    """In a worker process: have Linux SIGKILL it when its parent ends, and end it now if the parent
+    has already gone (it could have, before the request); False where there is no ``prctl``."""
+    import ctypes
+    import multiprocessing
+    import os
+    import signal
+
+    try:
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL) != 0:
+            return False
+    except (OSError, AttributeError):  # not Linux
+        return False
+    parent = multiprocessing.parent_process()
+    if parent is not None and os.getppid() != parent.pid:
+        os._exit(1)
+    return True
+
+
+class _Anchor:
+    """What multiprocessing's after-fork registry holds (weakly) while :func:`tied` is open."""
+
+
+def _after_fork(_anchor) -> None:
+    die_with_parent()
+
+
+@contextmanager
+def tied():
+    """Inside the block, each process that multiprocessing forks from this one runs
+    :func:`die_with_parent` first; the registration ends with the block (the registry holds its
+    anchor weakly)."""
+    import multiprocessing.util
+
+    anchor = _Anchor()
+    multiprocessing.util.register_after_fork(anchor, _after_fork)
+    try:
+        yield
+    finally:
+        del anchor
+
+
+def _start_worker() -> None:
+    die_with_parent()
+    one_thread()
 
 
 def usable(workers: int) -> int:
@@ -25,11 +87,12 @@ def usable(workers: int) -> int:
 
 
 def executor(workers: int):
-    """Worker processes (spawned: a fresh interpreter, safe inside a Jupyter kernel), one torch thread each."""
+    """Worker processes (spawned: a fresh interpreter, safe inside a Jupyter kernel), one torch thread
+    each, that end with this process (:func:`die_with_parent`)."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=one_thread)
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker)
 
 
 def _logged(fn, threads: int, *job) -> tuple:

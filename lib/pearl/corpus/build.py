@@ -21,9 +21,8 @@ one line per chunk and the counters of one phrase, plus the selected rows it ret
 output depends on the sample only: not on ``n_process``, ``batch_size`` or on interruptions.
 
 Left out: sharing work between machines, and freeing spaCy's string store in long-running
-workers (it grows with the vocabulary seen: the peak RSS reported covers it). A parent killed
-with ``n_process > 1`` leaves spaCy's workers behind, asleep (seen once with SIGTERM): end
-them by their process ids before the next run.
+workers (it grows with the vocabulary seen: the peak RSS reported covers it). spaCy's workers
+end with the parent, however it is killed (:func:`pearl.workers.tied`; Linux, ``fork``).
 """
 from __future__ import annotations
 
@@ -46,6 +45,7 @@ from .. import paths, wikipedia
 from ..atomic import write_atomic
 from ..outputs import refuse_full
 from ..provenance import dumps_strict
+from ..workers import tied
 from . import phrases
 
 #: the sample each profile builds: cpu, every 30th article (1,025 articles, about 2.2M tokens:
@@ -185,20 +185,21 @@ def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: in
     initial = min(len(done) * chunk_articles, total) if total else len(done) * chunk_articles
     bar = tqdm(total=total, initial=initial, disable=not progress, desc="articles", unit="art")
     counts, header, current, parsed = Counter(), _new_header(), None, []
-    for doc in nlp.pipe(texts(), n_process=n_process, batch_size=batch_size):
-        k, article = pending.popleft()
-        if current is not None and k != current:
-            _write_chunk(chunk_path(build_dir, current), counts, header)
-            parsed.append(header["tokens"])
-            counts, header = Counter(), _new_header()
-        current = k
-        counts.update(map(tuple, doc.user_data[KEY]))
-        if article is None:
-            header["paragraphs"] += 1
-        else:
-            header["articles"].append([article.id, article.title, article.url])
-            header["tokens"] += article.n_tokens()
-            bar.update(1)
+    with tied():  # a killed build leaves no spaCy worker behind
+        for doc in nlp.pipe(texts(), n_process=n_process, batch_size=batch_size):
+            k, article = pending.popleft()
+            if current is not None and k != current:
+                _write_chunk(chunk_path(build_dir, current), counts, header)
+                parsed.append(header["tokens"])
+                counts, header = Counter(), _new_header()
+            current = k
+            counts.update(map(tuple, doc.user_data[KEY]))
+            if article is None:
+                header["paragraphs"] += 1
+            else:
+                header["articles"].append([article.id, article.title, article.url])
+                header["tokens"] += article.n_tokens()
+                bar.update(1)
     if current is not None:
         _write_chunk(chunk_path(build_dir, current), counts, header)
         parsed.append(header["tokens"])

@@ -48,6 +48,8 @@ import re
 from collections import Counter
 from typing import Iterable, Iterator
 
+from ..workers import tied
+
 CLASSES = ("NP", "VP", "PP", "ADVP", "ADJP")
 ENTITY_TYPES = (
     "CARDINAL", "DATE", "PERSON", "NORP", "GPE", "LAW", "PERCENT", "ORDINAL", "MONEY",
@@ -208,9 +210,10 @@ def count_phrases(texts: Iterable[str], nlp, max_tokens: int = 6, n_process: int
     from tqdm.auto import tqdm
 
     counts: Counter = Counter()
-    docs = nlp.pipe(texts, n_process=n_process, batch_size=batch_size)
-    for doc in tqdm(docs, total=total, disable=not progress, desc="parse", unit="line"):
-        counts.update(phrase_spans(doc, max_tokens))
+    with tied():  # spaCy's workers end with this process, however it is killed
+        docs = nlp.pipe(texts, n_process=n_process, batch_size=batch_size)
+        for doc in tqdm(docs, total=total, disable=not progress, desc="parse", unit="line"):
+            counts.update(phrase_spans(doc, max_tokens))
     return counts
 
 
