@@ -94,7 +94,7 @@ reproduce: $(STAMP) sysdeps
 # on the gpu profile's code paths (Wikipedia corpus on a few articles, every phrase's hard
 # negatives, epochs-based schedule, DataLoader workers, three seeds, every table and the claims)
 # at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/). Its wall time is
-# in results/benchmarks/rehearsal.json (with the load average it ran under);
+# in results/perf/rehearsal.json (with the load average it ran under);
 # RECORD=1 writes that record anew. RESUME=1 continues a killed one.
 REHEARSAL_OUT ?= $(CURDIR)/.cache/rehearsal
 rehearse: $(STAMP) sysdeps
@@ -102,7 +102,7 @@ rehearse: $(STAMP) sysdeps
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/benchmarks/rehearsal.json)
+	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/perf/rehearsal.json)
 
 # The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
 # DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the

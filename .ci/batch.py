@@ -124,7 +124,7 @@ def execute(notebook: Path, out: Path, params: dict) -> None:
 
 
 def _say(line: str) -> None:
-    print(line, flush=True)  # a pipe (perf/reproduce_walltime.py) sees each stage as it starts
+    print(line, flush=True)  # a pipe sees each stage as it starts
 
 
 def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=execute) -> dict:

@@ -106,7 +106,6 @@ def test_a_crash_while_writing_leaves_the_old_file(tmp_path, monkeypatch, which)
 OWN_WRITERS = {
     "lib/pearl/provenance.py": "the writers themselves",
     "lib/pearl/atomic.py": "write_atomic itself",
-    "perf/reproduce_walltime.py": "runs before make has built the venv that holds pearl: its own temp file + rename",
     ".ci/lock.py": "make lock: writes requirements.lock and environment.yml from pip freeze, outside pearl's venv logic",
 }
 

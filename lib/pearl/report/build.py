@@ -126,23 +126,15 @@ def table1_averages() -> str:
 def headline() -> str:
     """The README's generated block: Table 1's averages, the claims' verdict counts, the batch's time."""
     verdicts = ledger_lines.headline().get("headline.verdicts", missing("headline.verdicts"))
-    # one measured run of the batch as it is now, when there is one; else the stages' latest timings added up
-    measured = timings.reproduce_time().get("reproduce.measured")
-    if measured:  # a wall time is the machine's as much as the batch's: the same batch on the older timings' machines
-        measured += timings.reproduce_projection().get("reproduce.on_machines", "")
-    minutes = measured or (timings.reproduce_projection().get("reproduce.minutes", missing("reproduce.minutes")) +
-                           " (`results/benchmarks/reproduce_projection.json`, the latest timing of each stage added up)")
-    # the stages' latest timings can predate a change that made a notebook dearer: the records' own sum beside them
-    notebooks = timings.notebook_times().get("time.notebooks", missing("time.notebooks"))
+    minutes = timings.batch_time().get("reproduce.time", missing("reproduce.time"))
     gpu = timings.gpu_projection().get("gpu.projection", missing("gpu.projection"))
     rehearsal = timings.rehearsal_time().get("rehearsal.time", missing("rehearsal.time"))
     return (f"{HEADLINE_START}\n"
             f"- **Table 1, average over the nine datasets** (`results/table1.md`; our YAGO and UMLS dictionaries are "
             f"rebuilt and easier, so the averages do not compare with the paper's): {table1_averages()}.\n"
             f"- **The paper's claims against our runs** (`results/claims.md`): {verdicts}.\n"
-            f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}; the notebooks' latest own "
-            f"records (`results/NN_*.json`, cells only, from the runs listed in the report) add up to {notebooks}.\n"
-            f"- **Projected** for `make reproduce PROFILE=gpu` (`results/benchmarks/gpu_projection.md`, a projection from "
+            f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}.\n"
+            f"- **Projected** for `make reproduce PROFILE=gpu` (`results/perf/gpu_projection.md`, a projection from "
             f"measured throughputs, never run end to end; what still differs from the paper: "
             f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`, {rehearsal}): {gpu}.\n"
             f"{HEADLINE_END}")
