@@ -37,7 +37,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text extras html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text extras html site report lab explorer lock sysdeps
 
 setup: $(STAMP)
 
@@ -107,14 +107,14 @@ rehearse: $(STAMP) sysdeps
 # The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
 # DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the
 # corpus and tables of notebooks 01 and 02 (a make reproduce first); models already trained are reused.
+# Through the batch runner like make reproduce (same provenance); it always runs, and its executed copy
+# is results/executed/13_discrepancy_$(DESIGN).ipynb, apart from the batch's (.ci/batch.py --param).
 DESIGN ?= reduced
 study: $(STAMP) sysdeps
-	@mkdir -p results/executed
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	$(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/13_discrepancy.ipynb \
-	  results/executed/13_discrepancy_$(DESIGN).ipynb -p PROFILE $(PROFILE) -p DESIGN $(DESIGN)
+	$(PY) .ci/batch.py --profile $(PROFILE) --param DESIGN=$(DESIGN) 13_discrepancy.ipynb
 
 # The two views of the PEARL embedding (scripts/views_mechanism.py: one cpu-profile training per
 # backbone and join, read at three moments, and the development subset; about 2 hours on 2 cores)
@@ -169,7 +169,6 @@ site: $(STAMP)
 	$(PY) -m pearl.display.site
 
 # results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
-.PHONY: report
 report: $(STAMP)
 	$(PY) -m pearl.report.build
 
