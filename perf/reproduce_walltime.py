@@ -24,14 +24,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pearl.report.timings import batch_records, batch_total  # noqa: E402  (lib on the path first)
 
 
 def table(rows: list[dict], missing: list[str], gflops: float | None) -> str:
     """The records as a table: notebook, minutes, commit; the total; the machine's rate."""
     lines = [f"{'notebook':<28}{'minutes':>9}  commit"]
     lines += [f"{r['notebook']:<28}{r['seconds'] / 60:>9.1f}  {r['commit']}" for r in rows]
-    total = sum(r["seconds"] for r in rows) / 60
-    cores = "/".join(str(c) for c in sorted({r["cores"] for r in rows if r["cores"]}))
+    total, cores = batch_total(rows)
     lines += ["", f"batch: {'at least ' if missing else ''}{total:.1f} minutes on {cores} cores (records' cells only)"]
     if missing:
         lines.append(f"no record with a wall time: {', '.join(missing)}")
@@ -44,12 +44,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--no-rate", action="store_true", help="leave out the matmul measurement")
     args = ap.parse_args(argv)
-    from pearl.report.timings import batch_records
-
     rows, missing = batch_records()
     gflops = None
     if not args.no_rate:
-        from scoring_floor import matmul_rate
+        from scoring_floor import matmul_rate  # torch and the scorers: loaded only to measure
 
         gflops = matmul_rate() / 1e9
     print(table(rows, missing, gflops))

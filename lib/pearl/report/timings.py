@@ -32,6 +32,11 @@ def batch_records() -> tuple[list[dict], list[str]]:
     return rows, missing
 
 
+def batch_total(rows: list[dict]) -> tuple[float, str]:
+    """Minutes of :func:`batch_records`' rows added up, and their records' core counts (``"2"``, ``"2/16"``)."""
+    return sum(r["seconds"] for r in rows) / 60, "/".join(str(c) for c in sorted({r["cores"] for r in rows if r["cores"]}))
+
+
 def batch_time() -> dict[str, str]:
     """``reproduce.time``: the batch's time in one sentence, the wall times of its notebooks'
     latest records added up (:func:`batch_records`), with the cores and commits they ran at.
@@ -40,8 +45,7 @@ def batch_time() -> dict[str, str]:
     rows, missing = batch_records()
     if not rows:
         return {}
-    total = sum(r["seconds"] for r in rows) / 60
-    cores = "/".join(str(c) for c in sorted({r["cores"] for r in rows if r["cores"]}))
+    total, cores = batch_total(rows)
     commits = ", ".join(f"`{c}`" for c in dict.fromkeys(r["commit"] for r in rows))
     lacking = f"; no record yet for {', '.join(stage_label(n) for n in missing)}" if missing else ""
     return {"reproduce.time": (f"{'at least ' if missing else ''}{total:.0f} minutes on {cores} cores, the wall times "
