@@ -18,11 +18,10 @@ def batch_records() -> tuple[list[dict], list[str]]:
     as ``{"notebook", "seconds", "commit", "cores"}`` in the batch's order, and the notebooks with
     no record or no ``wall_time_s`` in it. A record's wall time is its cells' alone: the venv
     build, the kernels' starts and the HTML rendering are in no record."""
-    folder = results()
     rows, missing = [], []
-    for nb in paths.batch_notebooks(folder.parent):
-        path = folder / nb.replace(".ipynb", ".json")
-        rec = json.loads(path.read_text()) if path.is_file() else {}
+    for nb in paths.batch_notebooks(results().parent):
+        name = nb.replace(".ipynb", ".json")
+        rec = read_json(name) if exists(name) else {}
         if rec.get("wall_time_s") is None:
             missing.append(nb)
             continue
