@@ -37,7 +37,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text extras html site lab explorer lock sysdeps clean-results
+.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text extras html site report lab explorer lock sysdeps
 
 setup: $(STAMP)
 
@@ -94,7 +94,7 @@ reproduce: $(STAMP) sysdeps
 # on the gpu profile's code paths (Wikipedia corpus on a few articles, every phrase's hard
 # negatives, epochs-based schedule, DataLoader workers, three seeds, every table and the claims)
 # at SMOKE size, in the scratch root REHEARSAL_OUT (never results/ or models/). Its wall time is
-# in results/benchmarks/rehearsal.json (with the load average it ran under);
+# in results/perf/rehearsal.json (with the load average it ran under);
 # RECORD=1 writes that record anew. RESUME=1 continues a killed one.
 REHEARSAL_OUT ?= $(CURDIR)/.cache/rehearsal
 rehearse: $(STAMP) sysdeps
@@ -102,19 +102,19 @@ rehearse: $(STAMP) sysdeps
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/benchmarks/rehearsal.json)
+	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/perf/rehearsal.json)
 
 # The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
 # DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the
 # corpus and tables of notebooks 01 and 02 (a make reproduce first); models already trained are reused.
+# Through the batch runner like make reproduce (same provenance); it always runs, and its executed copy
+# is results/executed/13_discrepancy_$(DESIGN).ipynb, apart from the batch's (.ci/batch.py --param).
 DESIGN ?= reduced
 study: $(STAMP) sysdeps
-	@mkdir -p results/executed
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	$(VENV)/bin/papermill -k $(KERNEL) --cwd notebooks notebooks/13_discrepancy.ipynb \
-	  results/executed/13_discrepancy_$(DESIGN).ipynb -p PROFILE $(PROFILE) -p DESIGN $(DESIGN)
+	$(PY) .ci/batch.py --profile $(PROFILE) --param DESIGN=$(DESIGN) 13_discrepancy.ipynb
 
 # The two views of the PEARL embedding (scripts/views_mechanism.py: one cpu-profile training per
 # backbone and join, read at three moments, and the development subset; about 2 hours on 2 cores)
@@ -169,7 +169,6 @@ site: $(STAMP)
 	$(PY) -m pearl.display.site
 
 # results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
-.PHONY: report
 report: $(STAMP)
 	$(PY) -m pearl.report.build
 

@@ -1,10 +1,11 @@
 """The batch run of the notebooks (``make reproduce``, ``make rehearse``), resumable notebook by notebook.
 
-Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [--extras] [NOTEBOOK ...]   (the Makefile calls it)
+Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [--extras] [--param NAME=VALUE ...] [NOTEBOOK ...]
+(the Makefile calls it)
 
 :func:`run` executes the notebooks in order through papermill, each with the parameters of the
 batch that its ``parameters`` cell declares (``PROFILE``, ``INTERACTIVE``; ``SMOKE`` in a
-rehearsal; ``EXTRAS`` in ``make extras``). After each one finishes it records, in
+rehearsal; ``EXTRAS`` in ``make extras``; any ``--param NAME=VALUE``, as ``DESIGN`` in ``make study``). After each one finishes it records, in
 ``results/executed/batch_state.json`` under the output root, the notebook's **input fingerprint**:
 the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw
 data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
@@ -20,6 +21,12 @@ appended to ``phrases.tsv``, a model replaced) runs again, and so do the noteboo
 rewrites. The first notebook not finished runs again: what it had done
 before the kill is reused by the notebook itself (trained models by their recipe key, training
 from its last checkpoint, the Wikipedia build from its chunks, scores from the cache).
+
+A run with ``--param`` (``make study``: notebook 13 at another design) always runs, as ``--fresh``
+does; its executed copy and its state are named with the values
+(``results/executed/13_discrepancy_reduced.ipynb``), apart from the batch's (notebook 13 writes its
+own record only at the batch's design). ``--fresh`` runs the named notebooks again and keeps the
+state of the others, so a later batch still resumes.
 
 A rehearsal (``make rehearse``) is this batch with ``SMOKE=True`` and ``PROFILE=gpu`` in a scratch
 output root, every notebook of ``notebooks/ORDER``; it asks for one by ``$PEARL_REHEARSAL``
@@ -156,7 +163,7 @@ def execute(notebook: Path, out: Path, params: dict) -> None:
 
 
 def _say(line: str) -> None:
-    print(line, flush=True)  # a pipe (perf/reproduce_walltime.py) sees each stage as it starts
+    print(line, flush=True)  # a pipe sees each stage as it starts
 
 
 def order(names: list[str]) -> list[str]:
@@ -177,42 +184,43 @@ def _last_state(fresh: bool) -> dict:
         raise
 
 
-def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=execute) -> dict:
+def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=execute, tag: str = "") -> dict:
     """Run ``names`` in order with the ``offered`` parameters, skipping those finished on the same
     inputs (unless ``fresh``); ``{notebook: "ran" | "skipped"}``. ``runner(notebook, out, params)``
-    executes one (papermill; tests pass their own)."""
-    last = _last_state(fresh)
-    state = {} if fresh else last
+    executes one (papermill; tests pass their own). ``tag`` goes into the executed copy's name and
+    the state's key (``NN_name<tag>.ipynb``): a run with other parameters beside the batch's own."""
+    state = _last_state(fresh)  # fresh: the named notebooks run again; the others' state stays for a later batch
     root, sequence = paths.output_root(), order(names)
-    state[FILES] = batch_inputs.scan(root, last.get(FILES, {}))  # what changed outside since the batch last looked
+    state[FILES] = batch_inputs.scan(root, state.get(FILES, {}))  # what changed outside since the batch last looked
     code, previous, done = code_digest(), "", {}
     for name in names:
         notebook = NOTEBOOKS / name
         params = parameters(notebook, offered)
         fp = fingerprint(notebook, params, code, previous)
         previous = fp
-        stale = batch_inputs.changed(name, (state.get(name) or {}).get("inputs", {}), state[FILES], sequence)
-        if finished(name, fp, state) and not stale:
+        key = f"{notebook.stem}{tag}.ipynb"
+        stale = batch_inputs.changed(name, (state.get(key) or {}).get("inputs", {}), state[FILES], sequence)
+        if not fresh and not tag and finished(name, fp, state) and not stale:
             mark_skipped(name, state)
             _save_state(state)
             log(f"-- {name} skipped: finished on the same inputs at {state[name].get('finished_at')}")
             done[name] = "skipped"
             continue
-        if stale:
+        if stale and not fresh:
             log(f"-- {name} runs again: {len(stale)} of the files it read changed since it finished "
                 f"({', '.join(stale[:3])}{', ...' if len(stale) > 3 else ''})")
-        state.pop(name, None)
+        state.pop(key, None)
         _save_state(state)
         log(f"== {name} " + " ".join(f"-p {k} {v}" for k, v in params.items()))
         t0, before = time.perf_counter(), state[FILES]
         try:
-            runner(notebook, paths.results_dir("executed", name), params)
+            runner(notebook, paths.results_dir("executed", key), params)
         finally:  # a notebook stopped midway wrote too: its writes are its own, not an outside change
             state[FILES] = batch_inputs.scan(root, before, writer=name)
             _save_state(state)
-        state[name] = {"fingerprint": fp, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-                       "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name)),
-                       "inputs": batch_inputs.inputs(name, before, state[FILES], sequence)}
+        state[key] = {"fingerprint": fp, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+                      "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name)),
+                      "inputs": batch_inputs.inputs(name, before, state[FILES], sequence)}
         _save_state(state)
         done[name] = "ran"
     return done
@@ -228,6 +236,14 @@ def stop_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, _terminated)
 
 
+def _param(text: str) -> tuple[str, str]:
+    """``"DESIGN=reduced"`` -> ``("DESIGN", "reduced")``; a clear error for anything else."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.isidentifier() or not value:
+        sys.exit(f"batch: --param {text!r}: write NAME=VALUE, e.g. --param DESIGN=reduced")
+    return name, value
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="Run the notebooks in order; a restarted batch skips the finished ones")
     ap.add_argument("notebooks", nargs="*", help="notebooks/ names (default: notebooks/ORDER less notebooks/SEPARATE)")
@@ -238,10 +254,21 @@ def main(argv=None) -> int:
     ap.add_argument("--fresh", action="store_true", help="run every notebook, whatever the state file says")
     ap.add_argument("--extras", action="store_true",
                     help="EXTRAS=True to the notebooks that declare it: the arms beyond the paper's tables (make extras)")
+    ap.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                    help="a parameter beyond the batch's, to the notebooks that declare it (make study: DESIGN=reduced); "
+                         "the run always runs, its executed copy named with the values")
     ap.add_argument("--record", help="write the batch's wall time, notebook by notebook, to this JSON file")
     args = ap.parse_args(argv)
     offered = {"PROFILE": args.profile, "INTERACTIVE": False, **({"EXTRAS": True} if args.extras else {})}
     names = args.notebooks
+    extra = dict(_param(p) for p in args.param)
+    if extra:
+        names = names or paths.batch_notebooks()
+        for k in extra:
+            if not any(k in declared(NOTEBOOKS / n) for n in names):
+                sys.exit(f"batch: --param {k}: no notebook of this run ({', '.join(names)}) declares {k} in its "
+                         f"parameters cell; name a notebook that does (make study runs 13_discrepancy.ipynb)")
+        offered = {**offered, **extra}
     if args.rehearse:
         if not os.environ.get("PEARL_OUTPUT"):
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
@@ -251,7 +278,8 @@ def main(argv=None) -> int:
     t0, load_start = time.perf_counter(), list(os.getloadavg())
     stop_on_sigterm()
     try:
-        outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh)
+        outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh,
+                      tag="".join(f"_{v}" for v in extra.values()))
     except StateError as err:
         sys.exit(f"batch: {err}")
     seconds = time.perf_counter() - t0

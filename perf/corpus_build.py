@@ -2,7 +2,7 @@
 ``nlp.pipe`` on the same text, in one run; peak memory of each.
 
     .venv/bin/python perf/corpus_build.py [--articles 60] [--n-process 2] [--batch-size 64]
-                                                [--out results/benchmarks/corpus_build.json]
+                                                [--out results/perf/corpus_build.json]
 
 The text is the first ``--articles`` articles of the offline Wikipedia copy (their paragraphs).
 Each method runs in its own fresh process, so its peak RSS (``ru_maxrss`` of the process and,

@@ -1,7 +1,7 @@
 """Exact top-1 search for entity retrieval: ``pearl.benchmark.evaluate.top1`` against faiss's
 ``IndexFlatIP`` and against the FLOP floor, in one run.
 
-    .venv/bin/python perf/exact_search.py [--repeats 3] [--out results/benchmarks/exact_search.json]
+    .venv/bin/python perf/exact_search.py [--repeats 3] [--out results/perf/exact_search.json]
 
 The shapes are Table 1's: 10,000 YAGO mentions against the 235,270-name stand-in dictionary,
 and the UMLS mentions against its 85,949 names, in 384 dimensions (MiniLM). The vectors are

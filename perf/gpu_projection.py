@@ -2,7 +2,7 @@
 
     .venv/bin/python perf/gpu_projection.py
 
-Writes ``results/benchmarks/gpu_projection.json`` and ``.md``: per notebook of the batch and in
+Writes ``results/perf/gpu_projection.json`` and ``.md``: per notebook of the batch and in
 total, on a box with one H100 80 GB (16 CPU cores, the lent machine's) and one with an A100 40 GB
 (12 CPU cores, a common cloud shape), from what was measured:
 
@@ -18,7 +18,7 @@ total, on a box with one H100 80 GB (16 CPU cores, the lent machine's) and one w
 - CPU-bound stages at the rates measured on this repository's 2-core machine: the whole-corpus
   build (``results/wikipedia_whole_corpus.json``: tokens per second per spaCy process; it runs one
   process per core), the augmentation tables and the exact hard-negative mining
-  (``results/hard_negatives_scale.json``, single-process: not scaled by cores), scoring
+  (``results/perf/hard_negatives_scale.json``, single-process: not scaled by cores), scoring
   (``results/04_benchmark.json`` ... ``13_discrepancy.json``: Table 1's scoring took 109 s a model on
   the H100 box and 107 s on 2 CPU cores at today's code, so scoring is projected at the CPU times).
 
@@ -101,7 +101,7 @@ def project() -> dict:
     whole = _json("wikipedia_whole_corpus.json")["metrics"]
     nb01 = _json("01_data_building.json")
     phrases = whole["kept_phrases"] + nb01["metrics"]["wordnet_phrases"]
-    scale = _json("hard_negatives_scale.json")
+    scale = _json("perf/hard_negatives_scale.json")
     exact = scale["scale"]["by_method"]["exact"]
     per_anchor_s = (exact["candidates_s"] + exact["exclusions_s"] + exact["select_s"]) / scale["scale"]["anchors"]
     tables_s = scale["pool"]["tables_s"]
@@ -181,7 +181,7 @@ def project() -> dict:
             "boxes": out, "assumptions": {**ASSUMED, "boxes": BOXES},
             "sources": ["results/gpu/gpu_profile_seed0_pearl.json", "results/gpu/train_throughput_80steps_4workers.json",
                         "results/gpu/table1_gpu_profile_seed0.json", "results/wikipedia_whole_corpus.json",
-                        "results/hard_negatives_scale.json", "results/01_data_building.json",
+                        "results/perf/hard_negatives_scale.json", "results/01_data_building.json",
                         "results/04_benchmark.json ... results/13_discrepancy.json (cpu-profile records)"]}
 
 
@@ -219,8 +219,8 @@ def main() -> None:
     from pearl.provenance import stamp, write_json
 
     p = project()
-    write_json(RESULTS / "benchmarks" / "gpu_projection.json", {**stamp(ROOT), **p})
-    write_atomic(RESULTS / "benchmarks" / "gpu_projection.md", markdown(p))
+    write_json(RESULTS / "perf" / "gpu_projection.json", {**stamp(ROOT), **p})
+    write_atomic(RESULTS / "perf" / "gpu_projection.md", markdown(p))
     print(markdown(p))
 
 

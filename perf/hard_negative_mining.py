@@ -3,7 +3,7 @@ the Levenshtein kernel's floor and the faiss n-gram search; then a million ancho
 
     .venv/bin/python perf/hard_negative_mining.py [--corpus whole --min-freq 2] [--sample 5000]
         [--encode-sample 500] [--scale 1000000 --scale-method both] [--index ivf --nlist 2048 --nprobe 16
-        --probe 256 --dim 256] [--out results/hard_negatives_scale.json]
+        --probe 256 --dim 256] [--out results/perf/hard_negatives_scale.json]
 
 The pool is the training corpus at the paper's scale: every phrase of the whole offline Wikipedia
 copy seen at least twice (``--corpus whole``: the gpu profile's sample, 1.9 million phrases, built
@@ -45,7 +45,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-RECORD = Path(__file__).resolve().parents[1] / "results" / "hard_negatives_scale.json"
+RECORD = Path(__file__).resolve().parents[1] / "results" / "perf" / "hard_negatives_scale.json"
 
 
 def pool_phrases(corpus: str, min_freq: int) -> tuple[list[str], str]:

@@ -32,7 +32,7 @@ def main() -> None:
     parser.add_argument("--ours-json", default="results/04_benchmark.json")
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: default)")
-    parser.add_argument("--save", default="results/independent_check.json", help="where its own scores go")
+    parser.add_argument("--save", default="results/perf/independent_check.json", help="where its own scores go")
     parser.add_argument("--compare-only", action="store_true", help="reuse the scores saved by an earlier run")
     parser.add_argument("--only", nargs="+", help="run only these checks (e.g. turney bird)")
     parser.add_argument("--skip-autofj", action="store_true", help="skip AutoFJ (183K titles to encode)")

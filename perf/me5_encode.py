@@ -1,7 +1,7 @@
 """me5-small against its FLOP floors and against MiniLM: encoding and one training step, in one run.
 
     .venv/bin/python perf/me5_encode.py [--n 4000] [--repeats 3] [--steps 4] [--threads 1] \
-        [--out results/benchmarks/me5_encode.json]
+        [--out results/perf/me5_encode.json]
 
 me5-small (multilingual-E5-small, 4-bit weights dequantised, stand-in for E5-small;
 :mod:`pearl.me5`) has 12 layers to MiniLM's 6 at the same width (384, feed-forward 1,536), so

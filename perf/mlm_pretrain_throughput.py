@@ -8,7 +8,7 @@ not depend on which ids it holds), after one warm-up step, for each thread count
 tokens/s (all positions of the sequences) and the achieved GFLOPS from
 :func:`pearl.mlm_pretrain.step_flops`, against the machine's fp32 floor (``--peak-gflops``, about 240
 here: the matrix-multiply peak measured on this CPU), and the projected time of the default
-run. Writes results/benchmarks/mlm_pretrain_throughput.json (or ``--out``).
+run. Writes results/perf/mlm_pretrain_throughput.json (or ``--out``).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def main() -> None:
                      "floor_step_s": round(flops / (args.peak_gflops * 1e9), 4),
                      "projected_run_min": round(step_s * config.steps / 60, 1)})
         print(rows[-1], flush=True)
-    out = args.out or paths.results_dir("benchmarks") / "mlm_pretrain_throughput.json"
+    out = args.out or paths.results_dir("perf") / "mlm_pretrain_throughput.json"
     write_json(out, {"benchmark": "mlm_pretrain_throughput", "config": dataclasses.asdict(config),
                      "step_gflop": round(flops / 1e9, 2), "peak_gflops": args.peak_gflops, "steps_timed": args.steps,
                      "rows": rows, "provenance": {**git_state(), "hardware": hardware()}})

@@ -114,8 +114,8 @@ def main() -> None:
     ap.add_argument("--paper-epochs", type=int, default=300,
                     help="epochs of the first model's 'paper' curves on PPDB-filtered")
     ap.add_argument("--paper-epochs-rest", type=int, default=100, help="epochs of every other 'paper' curve")
-    ap.add_argument("--out", default="results/probe_convergence.json")
-    ap.add_argument("--curves", default="results/probe_convergence_curves.csv")
+    ap.add_argument("--out", default="results/perf/probe_convergence.json")
+    ap.add_argument("--curves", default="results/perf/probe_convergence_curves.csv")
     ap.add_argument("--figure", default="figures/probe_convergence")
     ap.add_argument("--scratch", default="data/derived/probe_convergence")
     ap.add_argument("--stage", choices=("curves", "all"), default="all",

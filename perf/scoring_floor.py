@@ -24,7 +24,7 @@ In one run, on this machine:
    seconds, and the Table-1 average and each task group against the exact pass (the pools are
    built before the clock starts: they are data, built once per checkout).
 
-    python perf/scoring_floor.py --pearl models/pearl-minilm-seed0 --out results/benchmarks/scoring_floor.json
+    python perf/scoring_floor.py --pearl models/pearl-minilm-seed0 --out results/perf/scoring_floor.json
 """
 from __future__ import annotations
 
@@ -255,7 +255,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--model", default="minilm")
     ap.add_argument("--pearl", help="a trained PEARL folder to score exact and sweep as well")
-    ap.add_argument("--out", default="results/benchmarks/scoring_floor.json")
+    ap.add_argument("--out", default="results/perf/scoring_floor.json")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--only", choices=("all", "exact", "compare"), default="all",
                     help="'exact': only the cold and warm exact passes, merged into --out; "

@@ -6,7 +6,7 @@ rows of ``results/08_ablations.json`` and MiniLM's of ``results/09_backbones.jso
 per model, the five task groups and their average exact vs sweep, and whether PEARL − MiniLM
 (mean over seeds) has the same sign on the sweep suite as on the exact pass, per group.
 
-    python perf/sweep_agreement.py     # writes results/benchmarks/sweep_agreement.{json,txt}
+    python perf/sweep_agreement.py     # writes results/perf/sweep_agreement.{json,txt}
 """
 from __future__ import annotations
 
@@ -70,8 +70,8 @@ def main() -> dict:
     print(text)
     record = {"design": design, "models": rows, "pearl_minus_minilm": gap, "same_sign": same, "largest_average_difference": round(largest, 2),
               "sources": ["results/table1.csv", "results/08_ablations.json", "results/09_backbones.json"], "git_sha": git_sha()}
-    write_json(R / "benchmarks" / "sweep_agreement.json", record, indent=1)
-    write_atomic(R / "benchmarks" / "sweep_agreement.txt", text + "\n")
+    write_json(R / "perf" / "sweep_agreement.json", record, indent=1)
+    write_atomic(R / "perf" / "sweep_agreement.txt", text + "\n")
     return record
 
 

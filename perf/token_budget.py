@@ -1,7 +1,7 @@
 """The encoder's batch size on the CPU: ``encode()`` at several token budgets against the FLOP
 floor, in one run.
 
-    .venv/bin/python perf/token_budget.py [--pearl models/pearl-minilm-seed0] [--out results/benchmarks/token_budget.json]
+    .venv/bin/python perf/token_budget.py [--pearl models/pearl-minilm-seed0] [--out results/perf/token_budget.json]
 
 ``encode()`` sorts phrases by token length and fills each batch up to a budget of tokens
 (:data:`pearl.encode.TOKENS_PER_BATCH`). A large budget makes large matrix products, but its

@@ -15,7 +15,7 @@ fused Adam step, in two settings:
 The floor is ``6 x (non-embedding parameters) x (tokens in the step)`` FLOPs (forward 2, backward
 4; attention's own products are small at these lengths and left out) at ``--gflops`` (the machine's
 sustained fp32 rate: 240 on this 2-core CPU, see the README's notes). Writes
-``results/benchmarks/train_step_floor.json``. Timings drift with the machine's load: compare ratios
+``results/perf/train_step_floor.json``. Timings drift with the machine's load: compare ratios
 within one run, never across runs.
 """
 from __future__ import annotations
@@ -96,7 +96,7 @@ def main(argv=None) -> dict:
             "frozen_over_floor": round(frozen["step"] / floor, 2),
             "frozen_speedup": round(trained["step"] / frozen["step"], 2)}
         print(name, json.dumps(record["backbones"][name]), flush=True)
-    out = results_dir("benchmarks", "train_step_floor.json") if args.out is None else args.out
+    out = results_dir("perf", "train_step_floor.json") if args.out is None else args.out
     write_json(out, record, indent=1)
     return record
 

@@ -16,7 +16,7 @@ It also times one Adam step alone on the same model's parameters: torch's CPU de
 over the tensors), ``foreach`` and ``fused``.
 
 Phrases/s counts the training phrases (not copies or negatives) per second, after one
-warm-up step. Writes results/train_throughput.json (or ``--out``). On a GPU (``--device cuda``) "ours"
+warm-up step. Writes results/perf/train_throughput.json (or ``--out``). On a GPU (``--device cuda``) "ours"
 also uses bf16 autocast, as in training.
 """
 from __future__ import annotations
@@ -81,7 +81,7 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--compile", action="store_true", help="CUDA: also time ours with torch.compile (after 3 warm-up steps)")
-    ap.add_argument("--out", default=None, help="where the JSON record goes (default: results/train_throughput.json)")
+    ap.add_argument("--out", default=None, help="where the JSON record goes (default: results/perf/train_throughput.json)")
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
 
@@ -161,7 +161,7 @@ def main(argv=None):
               "batch_size": args.batch_size, "threads": args.threads, "device": args.device,
               "workers": args.workers, "data": source}
     print(json.dumps(record, indent=1))
-    out = results_dir("train_throughput.json") if args.out is None else Path(args.out)
+    out = results_dir("perf", "train_throughput.json") if args.out is None else Path(args.out)
     write_json(out, record, indent=1)
     return record
 

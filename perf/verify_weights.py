@@ -3,7 +3,7 @@ folder (every file its package's RECORD lists, 90.9 MB of weights), against read
 bytes without hashing (the floor: hashing cannot be faster than reading) and against the
 model load it guards, in one run.
 
-    .venv/bin/python perf/verify_weights.py [--repeats 5] [--out results/benchmarks/verify_weights.json]
+    .venv/bin/python perf/verify_weights.py [--repeats 5] [--out results/perf/verify_weights.json]
 
 Cold: the per-process digest cache emptied before each round (the page cache stays warm, as it
 is for a model loaded again). Warm: the cache kept, so a second load of the same folder costs a

@@ -9,7 +9,7 @@ Writes ``results/gpu_profile_deviations.md`` (a table the README or the report c
 (:data:`pearl.training.profiles.PROFILES`, :class:`pearl.training.train.TrainConfig`,
 :data:`pearl.corpus.training_tables.DEFAULTS`, the notebooks' seeds) and the measured counts
 from the committed records (``results/wikipedia_whole_corpus.json``,
-``results/hard_negatives_scale.json``); the paper's values are quoted from its §3-§4
+``results/perf/hard_negatives_scale.json``); the paper's values are quoted from its §3-§4
 (``shared/papers/pearl_eacl2024_arxiv.txt``). A row is "same" only when the two agree.
 """
 from __future__ import annotations
@@ -39,7 +39,7 @@ def rows() -> list[dict]:
     cfg, data = config_for("gpu")
     gpu = PROFILES["gpu"]
     whole = _record("wikipedia_whole_corpus.json").get("metrics", {})
-    scale = _record("hard_negatives_scale.json")
+    scale = _record("perf/hard_negatives_scale.json")
     ann = scale.get("scale", {})
     kept = whole.get("kept_phrases")
     out = []
@@ -74,7 +74,7 @@ def rows() -> list[dict]:
               f"{ann.get('by_method', {}).get('exact', {}).get('total_s', '?')} s exact on 2 cores, peak "
               f"{ann.get('peak_rss_mb', 0) / 1024:.0f} GB), so exact mining fits and is used") if ann else "exact"
     row("hard-negative mining", "edit-distance candidates, lowest E5 cosine", mining, False,
-        f"cosine of {DEFAULTS.model} (the backbone), {DEFAULTS.k} kept per phrase (results/hard_negatives_scale.json)")
+        f"cosine of {DEFAULTS.model} (the backbone), {DEFAULTS.k} kept per phrase (results/perf/hard_negatives_scale.json)")
     row("token synonyms", "WordNet + FastText neighbours", f"WordNet + GloVe 6B 50-d neighbours (cosine ≥ "
         f"{DEFAULTS.glove_threshold})", False, "FastText vectors are not offline")
     row("phrase paraphrases", "Parrot (T5 paraphraser)", f"{DEFAULTS.paraphraser} rules + WordNet phrase synonyms",
@@ -86,7 +86,7 @@ def rows() -> list[dict]:
         not cfg.centre, "ours: an anisotropic backbone swamped the character part (results/views_mechanism.md)")
     row("precision", "not stated (V100S: fp32 or fp16)", "bf16 autocast on CUDA", False)
     row("hardware", "3 × V100S 32 GB (batch 512 fits one)", "1 GPU (H100 80 GB / A100 40 GB class)", False,
-        "one device holds batch 512 (results/benchmarks/gpu_projection.json)")
+        "one device holds batch 512 (results/perf/gpu_projection.json)")
     row("Table 1 seeds", "3, averaged", f"{len(TABLE1_SEEDS['gpu'])}, averaged (notebook 03 trains 5: notebook 07 "
         "uses all 5)", len(TABLE1_SEEDS["gpu"]) == 3)
     n08, n09 = notebook_defaults("08_ablations.ipynb"), notebook_defaults("09_backbones.ipynb")

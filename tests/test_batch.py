@@ -87,6 +87,33 @@ def test_other_parameters_or_fresh_run_everything_again(root):
     assert fresh.ran == NAMES[:2]
 
 
+def test_fresh_keeps_the_state_of_the_notebooks_it_does_not_run(root):
+    batch.run(NAMES[:2], {"PROFILE": "cpu"}, runner=Runner(), log=lambda _: None)
+    batch.run(NAMES[1:2], {"PROFILE": "cpu"}, fresh=True, runner=Runner(), log=lambda _: None)
+    again = Runner()
+    assert batch.run(NAMES[:1], {"PROFILE": "cpu"}, runner=again, log=lambda _: None) == {NAMES[0]: "skipped"}
+
+
+def test_a_run_with_other_parameters_always_runs_apart_from_the_batchs_state(root):
+    """make study: notebook 13 at another design through the batch runner (.ci/batch.py --param)."""
+    batch.run(NAMES[:1], {"PROFILE": "cpu"}, runner=Runner(), log=lambda _: None)
+    outs = []
+    for _ in range(2):  # a second study runs again: its record is not the batch's
+        batch.run(NAMES[:1], {"PROFILE": "cpu", "DESIGN": "reduced"}, tag="_reduced", log=lambda _: None,
+                  runner=lambda nb, out, params: outs.append((out.name, params)))
+    assert outs == [("00_template_reduced.ipynb", {})] * 2  # 00 declares neither PROFILE nor DESIGN
+    state = batch.read_state()
+    assert set(state) == {"00_template.ipynb", "00_template_reduced.ipynb", batch.FILES}
+    assert batch.run(NAMES[:1], {"PROFILE": "cpu"}, runner=Runner(), log=lambda _: None) == {NAMES[0]: "skipped"}
+
+
+def test_a_param_no_notebook_declares_or_without_a_value_stops_with_the_fix(root):
+    with pytest.raises(SystemExit, match="declares NOPE in its parameters cell"):
+        batch.main(["--param", "NOPE=1", "13_discrepancy.ipynb"])
+    with pytest.raises(SystemExit, match="write NAME=VALUE, e.g. --param DESIGN=reduced"):
+        batch.main(["--param", "DESIGN", "13_discrepancy.ipynb"])
+
+
 def test_a_rerun_notebook_reruns_those_after_it(root, monkeypatch):
     batch.run(NAMES, {"PROFILE": "gpu"}, runner=Runner(), log=lambda _: None)
     real = batch.fingerprint

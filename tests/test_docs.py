@@ -1,6 +1,7 @@
 """Docs that cannot drift: every ``pearl.…`` dotted name written in the library's docstrings and
 comments, the README, the notebooks' sources, the timing and study scripts (``perf/``,
 ``scripts/``) resolves to a module or an attribute that exists."""
+import fnmatch
 import importlib
 import re
 from pathlib import Path
@@ -12,7 +13,7 @@ NOT_PYTHON = {"pearl.json"}
 
 
 def sources() -> list[Path]:
-    files = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "STANDINS.md", "RELIABILITY.md")]
+    files = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "STANDINS.md", "RELIABILITY.md", "results/README.md")]
     files += [ROOT / "lib" / "pearl" / "report" / "template.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
     for folder in ("notebooks/src", "perf", "scripts"):
         files += sorted((ROOT / folder).rglob("*.py"))
@@ -81,3 +82,47 @@ def test_the_readme_notebook_table_lists_the_batch_order():
     order = [line.strip().removesuffix(".ipynb") for line in (ROOT / "notebooks" / "ORDER").read_text().split() if line.strip()]
     rows = [name for name in _readme_rows("") if name[:2].isdigit()]
     assert rows == order, f"README notebook table {rows} != notebooks/ORDER {order}"
+
+
+def _expand(pattern: str) -> list[str]:
+    """``table1.{csv,md}`` -> ``table1.csv``, ``table1.md``; ``NN`` -> two digits (results/README.md's notation)."""
+    m = re.search(r"\{([^}]*)\}", pattern)
+    if m:
+        return [x for alt in m[1].split(",") for x in _expand(pattern[:m.start()] + alt + pattern[m.end():])]
+    return [pattern.replace("NN", "[0-9][0-9]")]
+
+
+def results_readme_entries(text: str) -> list[str]:
+    """The patterns results/README.md's list items name: the backticked names before an item's colon."""
+    out = []
+    for line in text.splitlines():
+        m = re.match(r"- ((?:`[^`]+`(?:, )?)+):", line)
+        if m:
+            out += [x for name in re.findall(r"`([^`]+)`", m[1]) for x in _expand(name)]
+    return out
+
+
+def uncovered(names: list[str], patterns: list[str]) -> list[str]:
+    """Entries of a folder (folders with a trailing ``/``) that no pattern matches."""
+    return [n for n in names if not any(fnmatch.fnmatchcase(n, p) for p in patterns)]
+
+
+def test_results_readme_says_what_every_entry_of_results_is():
+    """results/README.md names every file or group at the top of results/ (and every file of
+    results/perf/), and no list item names a pattern that matches nothing (git-ignored ones aside)."""
+    text = (ROOT / "results" / "README.md").read_text(encoding="utf8")
+    entries = results_readme_entries(text)
+    top = [p.name + ("/" if p.is_dir() else "") for p in (ROOT / "results").iterdir() if not p.name.startswith(".")]
+    assert uncovered(top, entries) == [], "add these to results/README.md: what each is and what writes it"
+    perf = [p.name for p in (ROOT / "results" / "perf").iterdir()]
+    named = [x for name in re.findall(r"`([^`]+)`", text) for x in _expand(name)]
+    assert uncovered(perf, named) == [], "name these in results/README.md's perf/ item"
+    ignored = results_readme_entries("\n".join(ln for ln in text.splitlines() if "git-ignored" in ln))
+    gone = [p for p in entries if p not in ignored and not any(fnmatch.fnmatchcase(n, p) for n in top)]
+    assert gone == [], "results/README.md names entries that are gone"
+
+
+def test_the_results_readme_check_catches_a_new_file():
+    entries = results_readme_entries("- `NN_*.json`, `table1.{csv,md}`: records\n- `perf/`: timings\n")
+    assert uncovered(["04_x.json", "table1.md", "perf/"], entries) == []
+    assert uncovered(["table1.tex", "new.json", "perf"], entries) == ["table1.tex", "new.json", "perf"]

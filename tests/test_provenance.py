@@ -106,7 +106,6 @@ def test_a_crash_while_writing_leaves_the_old_file(tmp_path, monkeypatch, which)
 OWN_WRITERS = {
     "lib/pearl/provenance.py": "the writers themselves",
     "lib/pearl/atomic.py": "write_atomic itself",
-    "perf/reproduce_walltime.py": "runs before make has built the venv that holds pearl: its own temp file + rename",
     ".ci/lock.py": "make lock: writes requirements.lock and environment.yml from pip freeze, outside pearl's venv logic",
 }
 
@@ -158,6 +157,34 @@ def test_every_committed_json_result_is_strict_and_names_its_commit():
                 bad.append(f"{rel}: names no clean commit ({sha}) and no provenance_note")
                 break
     assert not bad, "\n".join(bad)
+
+
+#: a repository path of a script or notebook as records cite it (``perf/x.py``, ``notebooks/src/NN.py``); a
+#: results path (``results/perf/x.json``) is not one: the look-behind skips a path inside another
+CITED = re.compile(r"(?<![\w/.-])((?:perf|scripts|notebooks|benchmarks|experiments)/[\w./-]*\w\.(?:py|ipynb|sh))\b")
+
+
+def cited_paths(text: str) -> set[str]:
+    """The script and notebook paths ``text`` cites (:data:`CITED`)."""
+    return set(CITED.findall(text))
+
+
+def test_committed_records_cite_scripts_that_exist():
+    """Every script or notebook path that a committed record (results/**/*.json, .md, .txt) cites
+    exists in the repository: a record whose script moved cites its new path (and says so in its
+    provenance_note), so a reader can open what wrote it."""
+    files = [f for ext in ("json", "md", "txt") for f in sorted((ROOT / "results").rglob(f"*.{ext}"))
+             if "executed" not in f.parts]
+    assert len(files) > 50
+    bad = [f"{f.relative_to(ROOT)}: {path}" for f in files for path in sorted(cited_paths(f.read_text()))
+           if not (ROOT / path).exists()]
+    assert not bad, "records cite paths that do not exist (cite the script's current path):\n" + "\n".join(bad)
+
+
+def test_the_cited_path_scan_finds_script_paths_only():
+    text = "written by benchmarks/x.py (now `perf/x.py`), see results/perf/y.json and notebooks/src/04_b.py."
+    assert cited_paths(text) == {"benchmarks/x.py", "perf/x.py", "notebooks/src/04_b.py"}
+    assert cited_paths("results/perf/scoring_floor.py; lib/pearl/x.py") == set()
 
 
 def git(repo: Path, *args: str) -> str:

@@ -98,7 +98,7 @@ def test_the_rehearsal_trains_on_the_gpu_profiles_branches(tmp_path, monkeypatch
 def test_the_whole_rehearsal_and_a_killed_one_resumed_end_alike(tmp_path):
     whole = tmp_path / "whole"
     # with make rehearse RECORD=1's record of its wall time, notebook by notebook (read, not asserted:
-    # a wall time depends on the machine's load; results/benchmarks/rehearsal.json is the measurement)
+    # a wall time depends on the machine's load; results/perf/rehearsal.json is the measurement)
     _finish(_batch(whole, "--record", str(tmp_path / "rehearsal.json")))
     timed = json.loads((tmp_path / "rehearsal.json").read_text())
     print(f"the whole rehearsal: {timed['wall_time_s']:.0f} s")

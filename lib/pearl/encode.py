@@ -187,7 +187,7 @@ def mean_pool(hidden, mask):
 #: feed-forward units is 50 MB) leave the caches, where every step slows down, the products as
 #: well as GELU, bias and attention. perf/token_budget.py times the budgets against each
 #: other and the FLOP floor; 4,096 had the fastest median for MiniLM and PEARL
-#: (results/benchmarks/token_budget.json). The GPU budget is a guess, not measured.
+#: (results/perf/token_budget.json). The GPU budget is a guess, not measured.
 TOKENS_PER_BATCH = {"cpu": 4096, "default": 65536}
 
 

@@ -139,7 +139,7 @@ def built(config: Config = CONFIG) -> bool:
 
 
 def folder(config: Config = CONFIG) -> Path:
-    """``data/derived/mlm-wiki``, pretrained on first use (``results/benchmarks/mlm_pretrain_throughput.json`` holds
+    """``data/derived/mlm-wiki``, pretrained on first use (``results/perf/mlm_pretrain_throughput.json`` holds
     its seconds a step on this CPU); rebuilt when ``mlm.json``'s config, vocabulary or format differs. Under a file lock: the
     runner's workers may all ask at once."""
     from filelock import FileLock

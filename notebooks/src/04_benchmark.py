@@ -27,7 +27,7 @@
 # **The PPDB probe is trained to convergence.** The paper's probe (Adam at lr 1e-4 on the raw
 # embeddings, patience 5, at most 100 epochs) stops long before it has learned what the
 # embeddings hold. `perf/probe_convergence.py` recorded its learning curves
-# (`figures/probe_convergence.png`, `results/probe_convergence.json`). On PPDB-filtered it is
+# (`figures/probe_convergence.png`, `results/perf/probe_convergence.json`). On PPDB-filtered it is
 # still rising at epoch 300, and the patience-5 rule stops on an early plateau, far below what a
 # probe trained to convergence reaches on the same embeddings (mean of 5 probe seeds; both in the
 # record). Under that rule the score measured how fast the probe learns: one PEARL model's three
@@ -38,7 +38,7 @@
 # check gives on PPDB-filtered and on the group (on PPDB both differences are within noise). One
 # criterion is only nearly met: with torch's initialisation instead of Glorot's, the
 # PPDB-filtered mean moves by about the tolerance the criteria allow (`criteria` in
-# `results/probe_convergence.json` lists each criterion, its target and what was measured). The
+# `results/perf/probe_convergence.json` lists each criterion, its target and what was measured). The
 # paper's protocol stays in the table as the *paper probe* columns, after Avg and not in it; the
 # paper's own rows come from that protocol.
 

@@ -102,11 +102,11 @@ def test_the_ledger_lists_every_file_it_read_with_its_commit_and_scale():
     ours.hard_negative_cost(res)
     ours.ablation(res, "no-token-aug", "average")  # read twice, listed once
     sources = {s["file"]: s for s in res.sources()}
-    assert list(sources) == ["results/08_ablations.json", "results/benchmarks/experiment_models.txt", "results/table1.csv"]
+    assert list(sources) == ["results/08_ablations.json", "results/perf/experiment_models.txt", "results/table1.csv"]
     record = json.loads((paths.ROOT / "results" / "08_ablations.json").read_text())
     assert sources["results/08_ablations.json"]["commit"] == record["provenance"]["git_sha"]
     bench = json.loads((paths.ROOT / "results" / "04_benchmark.json").read_text())
     assert sources["results/table1.csv"] == {"file": "results/table1.csv", "commit": bench["provenance"]["git_sha"],
                                              "scale": "full", "commit_from": "results/04_benchmark.json"}
-    assert sources["results/benchmarks/experiment_models.txt"]["commit"] is None
+    assert sources["results/perf/experiment_models.txt"]["commit"] is None
     assert {s["scale"] for s in sources.values()} == {"full"}

@@ -47,7 +47,7 @@ def test_a_missing_results_file_shows_as_no_result_yet(tmp_path, monkeypatch):
     monkeypatch.setattr(common.paths, "ROOT", tmp_path)
     assert "no result yet: `results/table1.md`" in build.render("{{table:table1}}", {})
     assert "no result yet: `study.best`" in build.render("{{study.best}}", {})
-    assert timings.reproduce_projection() == {}
+    assert timings.batch_time() == {}
 
 
 def test_the_report_notes_records_newer_than_its_prose(tmp_path, monkeypatch):
@@ -64,7 +64,7 @@ def test_the_report_notes_records_newer_than_its_prose(tmp_path, monkeypatch):
 
 def test_a_quoted_log_in_another_shape_fails(tmp_path, monkeypatch):
     monkeypatch.setattr(quotes.paths, "ROOT", tmp_path)
-    log = tmp_path / "results" / "benchmarks" / "encode_throughput.txt"
+    log = tmp_path / "results" / "perf" / "encode_throughput.txt"
     log.parent.mkdir(parents=True)
     log.write_text("max |difference| of vectors        : 1.5e-07\n")
     assert quotes.quote("quote.encode_diff") == "The vectors differ by at most 1.5e-07"

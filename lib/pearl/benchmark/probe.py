@@ -14,7 +14,7 @@ mean ± std of test accuracy. Two protocols:
   epochs. Its learning curves are still rising at epoch 300 on PPDB-filtered, and patience 5
   stops on an early plateau far below the converged probe (MiniLM, PEARL seed 0), so
   its score says how fast a probe learns more than what the embeddings hold
-  (``perf/probe_convergence.py``, ``results/probe_convergence.json``).
+  (``perf/probe_convergence.py``, ``results/perf/probe_convergence.json``).
   Table 1 keeps it as labelled extra columns, outside the average.
 
 :func:`stopping_point` replays a stopping rule on a recorded learning curve; :func:`linear_probe`
@@ -85,7 +85,7 @@ def train_probes(features: np.ndarray, labels: np.ndarray, split, seeds=(0, 1, 2
     # The probe runs on the caller's threads. Its first layer (seeds x 200 x 768 @ 768 x 256 a
     # step) is compute-bound: on 2 idle cores two threads train it faster than one, with the
     # same accuracies (perf/scoring_floor.py; "probe_threads" in
-    # results/benchmarks/scoring_floor.json).
+    # results/perf/scoring_floor.json).
     # On cores shared with other jobs waiting threads spin (16 s against 0.1 s an epoch,
     # measured): there, run on one thread, as scoring.run_model(threads=1) does.
     import torch

