@@ -239,17 +239,3 @@ def test_the_converted_folder_is_verified_whole(model):
     finally:
         tokenizer.write_text(text)
     weights.verify(folder)
-
-
-@pytest.mark.parametrize("text,what", [('{"converter_version": ', "is not valid JSON"), ("[1, 2]", "holds a list")])
-def test_a_damaged_me5_json_is_named_with_the_fix(tmp_path, monkeypatch, text, what):
-    """load_model("me5-small") reads the converted folder's record first: a damaged one names itself and the fix."""
-    from pearl.weights import WeightsError
-
-    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    record = tmp_path / "data" / "derived" / "me5-small" / "me5.json"
-    record.parent.mkdir(parents=True)
-    record.write_text(text)
-    with pytest.raises(WeightsError, match=rf"{re.escape(str(record))} {what}.*delete {record.parent} and convert it "
-                                           r"again \(pearl.me5.convert"):
-        models.load_model("me5-small", cache=False)

@@ -21,7 +21,6 @@ from _wiki_tiny import make
 from pearl import checkpoint, mlm, models
 from pearl import mlm_config as cfg
 from pearl import mlm_pretrain as pre
-from pearl.weights import WeightsError
 
 HERE = Path(__file__).resolve().parent
 
@@ -183,18 +182,6 @@ def test_the_range_table_covers_every_setting_and_the_heads_divide_the_width():
     assert pre.CONFIG == cfg.CONFIG and pre.Config is cfg.Config  # the defaults and TINY pass
     with pytest.raises(ValueError, match=r"Config\.hidden = 18 is out of range: it must be a multiple of heads \(4\)"):
         dataclasses.replace(TINY, hidden=18, heads=4)
-
-
-@pytest.mark.parametrize("text,what", [("{\"config\": {", "is not valid JSON"), ("[1, 2]", "holds a list")])
-def test_a_damaged_mlm_json_is_named_with_the_fix(tmp_path, monkeypatch, text, what):
-    """load_model("mlm-wiki") reads the built folder's record first: a damaged one names itself."""
-    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    record = tmp_path / "data" / "derived" / "mlm-wiki" / "mlm.json"
-    record.parent.mkdir(parents=True)
-    record.write_text(text)
-    with pytest.raises(WeightsError, match=rf"{re.escape(str(record))} {what}.*delete {record.parent} and pretrain it "
-                                           r"again \(pearl.mlm.build"):
-        models.load_model("mlm-wiki", cache=False)
 
 
 def test_folder_records_curve_heldout_and_label(built):
