@@ -19,8 +19,10 @@ is only the noise model of the reference (``[ref]`` below), never the test:
   their own: the std is borrowed, on its own dof);
 - :func:`deterministic`: no noise model at all (NaN interval).
 
-:mod:`pearl.experiments.tables` stars Tables 2–4 and the methods table through the same
-:func:`two_sample` / :func:`one_sample`, so a cell starred there is the ledger's test.
+:mod:`pearl.experiments.tables` stars Table 3, Table 4 and the methods table, and
+:mod:`pearl.experiments.discrepancy` tests the study's cells, through the same :func:`two_sample` /
+:func:`one_sample`, so a cell starred there is the ledger's test (unadjusted: a table's star is
+one cell's test, a verdict reads the family's adjustment).
 
 **Multiplicity.** One family for the ledger (:func:`holm`): every row that tests the paper's claim
 with a noise model contributes its test against 0 (TOST within the margin for a claim of no
