@@ -58,15 +58,15 @@ class Claim:
 #: noise and resolution, not from the paper's gaps (a printed gap as margin makes "no difference"
 #: all but automatic when the gap is wider than any effect this budget shows).
 MARGINS = {
-    "average": (1.0, "points on the mean of the five task groups (sweep suite): about three times the pooled seed std "
-                "of that average in notebook 08 (0.28) and twice that of notebook 11 (0.47), so a difference "
+    "average": (1.0, "points on the mean of the five task groups (sweep suite): a few times the pooled seed std of that "
+                "average (seed_std_average in results/08_ablations.json and results/11_methods.json), so a difference "
                 "inside it is one a rerun with other seeds can produce; the paper prints averages to one decimal"),
-    "group": (2.0, "points on one task group's mean: a group averages one or two datasets, whose seed noise is "
-              "several times the five-group average's (notebook 08's per-group stds reach 1-3 points)"),
-    "short text": (1.0, "accuracy points on Table 2's sets: about three times one set's spread over the ten "
-                   "classifier seeds (0.2-0.4 in results/table2.csv) and the paper's own printed stds (0.1-0.8)"),
-    "time": (10.0, "per cent of the training time without hard negatives: run-to-run timing spread on a shared "
-             "machine is several per cent, and a cost under a tenth is what the paper calls nearly zero"),
+    "group": (2.0, "points on one task group's mean: a group averages one or two datasets, and its seed spread "
+              "(per recipe in results/08_ablations.json) is several times the five-group average's"),
+    "short text": (1.0, "accuracy points on Table 2's sets: a few times one set's spread over the ten classifier seeds "
+                   "(the std column of results/table2.csv) and of the paper's own printed stds (its Table 2)"),
+    "time": (10.0, "per cent of the training time without hard negatives: timings on a shared two-core machine move "
+             "by several per cent from run to run, and a cost under a tenth is what the paper calls nearly zero"),
 }
 
 

@@ -220,6 +220,8 @@ def markdown(table, smoke: bool = False) -> Table:
             "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
             "for that power at the paper's size, projected from our std with the test's own standard error (> 100: "
             "more than 100). Margins: `pearl.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
+    margins = "Equivalence margins (`pearl.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
+        f"{key} ±{m:g}, {why}" for key, (m, why) in ledger.MARGINS.items()) + "."
     claims = [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
     apart = table[table["apart"].fillna("") != ""]
@@ -228,7 +230,7 @@ def markdown(table, smoke: bool = False) -> Table:
              f"Per backbone (the encoder ours comes from): {per}.",
              f"Shown apart, out of the tally and of Holm's family: {shown_apart}." if len(apart) else "",
              render(RULE, "md")]
-    return rows(columns, body, head="\n\n".join(h for h in head if h), notes=[note, "\n".join(claims)])
+    return rows(columns, body, head="\n\n".join(h for h in head if h), notes=[note, margins, "\n".join(claims)])
 
 
 def _strict(v):

@@ -77,7 +77,15 @@ def retest(models: list[dict], reference: str, columns=None) -> dict:
     """Notebook 08's / 11's comparison recomputed from a record's per-seed scores (``models``) by
     :func:`pearl.experiments.tables.compare`, the test the tables and the ledger share (Welch's t),
     so a sentence never reads a p that an older run computed another way: ``table`` (its rows),
-    and for the ablations the counts of :func:`pearl.experiments.tables.ablation_summary`."""
+    and for the ablations the counts of :func:`pearl.experiments.tables.ablation_summary`.
+
+    >>> seeds = [{"recipe": r, "average": v} for r, vs in (("", (60, 61, 62)), ("-x", (55, 56, 57.0))) for v in vs]
+    >>> out = retest(seeds, "", ["average"])   # Welch: t = 5 / sqrt(1/3 + 1/3), 4 dof
+    >>> [(r["recipe"], r["arrow"], round(r["p"], 4)) for r in out["table"] if r["recipe"]]
+    [('-x', '↓*', 0.0036)]
+    >>> out["lower_average"], out["lower_average_beyond_noise"]
+    (1, 1)
+    """
     from ..experiments import tables
 
     groups = pd.DataFrame(models)
