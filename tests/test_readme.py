@@ -64,3 +64,9 @@ def test_the_two_commands_and_the_quick_start():
     quick = text.split("## Quick start", 1)[1].split("\n## ", 1)[0]
     for needed in ("make lab", "make explorer", "make site", "PEARL companion", "04, 05 or 06 alone"):
         assert needed in quick
+
+
+def test_the_readme_says_how_to_build_the_environment_alone():
+    """`make setup` is named, and is a target of the Makefile (the README promises no number for it)."""
+    makefile = (ROOT / "Makefile").read_text()
+    assert "`make setup`" in README.read_text() and re.search(r"^setup:", makefile, flags=re.M)

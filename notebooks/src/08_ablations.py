@@ -21,7 +21,7 @@
 # numbers, and `perf/sweep_agreement.py` measures how far they sit from them).
 #
 # A difference from the full recipe is marked ↑ / ↓, and starred when it exceeds the seed
-# noise: a two-sample t-test over the seeds (pooled seed std) gives p < 0.05.
+# noise: Welch's t over the seeds (`pearl.claims.rule.two_sample`, the claims ledger's test) gives p < 0.05.
 #
 # The paper's Table 3 (PEARL-small on E5-small, `pearl.benchmark.paper`) stands under each of our
 # rows, with its own arrows: they point down for most removals, but not all (− entity type

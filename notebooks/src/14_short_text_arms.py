@@ -7,7 +7,7 @@
 # - §6: "Adding character-level support to language models appears crucial to success on short
 #   texts." The full recipe and the Table-3 arms without the character encoder or without the
 #   character augmentation (`ARMS`, notebook 08's models) are scored on the four sets and
-#   compared by a two-sample t-test over seeds.
+#   compared by Welch's t over seeds (the claims ledger's test).
 # - §5.1 compares PEARL-small with E5-small on Table 2: "there is no statistical difference
 #   compared to other sentence models like SimCSE (BERT-unsup) and E5", and "our model brings a
 #   benefit on very short texts (Twitter-S and ATIS-S)". Here each backbone of `BACKBONES`

@@ -104,14 +104,48 @@ def test_the_committed_ledger_follows_the_rule():
     assert "smoke" not in table.columns
     for r in table.itertuples():
         testable = not math.isnan(r.ours)
-        again = rule.verdict(r.paper_like_for_like, r.ours, r.ci_low, r.ci_high, testable=testable, kind=r.kind,
-                             direction=int(r.direction), tol=r.tol, p_tost=r.p_tost, margin=r.margin)
+        again = rule.verdict(r.paper_like_for_like, r.ours, r.ci_low_adj, r.ci_high_adj, testable=testable,
+                             kind=r.kind, direction=int(r.direction), tol=r.tol, p_holm=r.p_holm,
+                             p_equiv=r.p_equiv_holm, margin=r.margin)
         assert again == r.verdict, r.id
         if testable and not math.isnan(r.se):
             assert r.ci_low <= r.ours <= r.ci_high or r.kind == "all", r.id
         claim = ledger.by_id()[r.id]
         assert (r.paper == claim.paper) or (math.isnan(r.paper) and math.isnan(claim.paper)), r.id
         assert claim.quote == r.claim
+
+
+def test_no_positive_verdict_in_the_committed_ledger_has_a_holm_p_above_alpha():
+    table = pd.read_csv(ROOT / "results" / "claims.csv")
+    tested = table[table["verdict"].isin(rule.POSITIVE) & table["p_holm"].notna()]
+    assert len(tested) and (tested["p_holm"] <= rule.ALPHA).all(), tested[["id", "verdict", "p_holm"]]
+
+
+def test_margins_are_data_with_a_reason_and_never_the_papers_gap():
+    """Every claim of an effect or of no difference with a measure has a scope in MARGINS, whose
+    margin is set there with its reason; report.margin reads it from there, not from the paper."""
+    for key, (m, why) in ledger.MARGINS.items():
+        assert m > 0 and len(why) > 40, key
+    for c in ledger.CLAIMS:
+        if c.measure and c.kind in ("effect", "no difference"):
+            assert ledger.scope(c) in ledger.MARGINS, c.id
+            assert report.margin(c) == ledger.MARGINS[ledger.scope(c)][0], c.id
+    by = ledger.by_id()
+    assert ledger.scope(by["C09"]) == "short text" and report.margin(by["C09"]) != abs(by["C09"].paper)
+    assert (ledger.scope(by["C13"]), ledger.scope(by["C01"]), ledger.scope(by["C31"])) == ("group", "average", "time")
+
+
+def test_rows_that_do_not_test_the_papers_claim_are_apart_and_out_of_the_tally():
+    table = report.build()
+    apart = set(table.loc[table["apart"] != "", "id"])
+    assert apart == {"C23-enc", "C31"}
+    assert sum(report.counts(table).values()) == len(table) - len(apart)
+    # Holm's family is the counted rows' tests alone: re-adjusting them without the rows apart gives the same p
+    counted = table[table["apart"] == ""]
+    family = [r.p_tost if r.kind == "no difference" else r.p for r in counted.itertuples()] + list(counted["p_equiv"])
+    again = rule.holm(family)[:len(counted)]
+    assert pd.Series(again).fillna(-1).to_numpy() == pytest.approx(counted["p_holm"].fillna(-1).to_numpy())
+    assert report.sentences(table) == report.counted(table)["claim"].nunique() < len(report.counted(table))
 
 
 def test_the_committed_ledger_is_what_the_committed_results_give():

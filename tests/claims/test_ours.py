@@ -7,7 +7,7 @@ from pearl.claims import ours
 
 
 def _results(tmp_path, models, originals):
-    rows = lambda items: [{"group": g, "model": m, "dataset": d, "score": s} for g, m, d, s in items]
+    rows = lambda items: [{"group": g, "model": m, "dataset": d, "score": s, "std": 0.4} for g, m, d, s in items]
     record = {"metrics": {"backbone_models": rows(models), "backbone_originals": rows(originals),
                           "arm_models": [{"recipe": r, "model": f"{r or 'full'}{i}", "short-text average": s}
                                          for r, scores in (("", (80, 82, 84)), ("no-char-encoder", (70, 71, 72)))
@@ -22,10 +22,15 @@ def test_short_sets_on_another_backbone_read_notebook_14(tmp_path):
     models = [("me5-small", m, d, s) for m, scores in seed.items() for d, s in zip(sets, scores)]
     models += [("minilm.l2", "x", d, 0.0) for d in sets]  # another backbone's rows are not read
     res = _results(tmp_path, models, [("me5-small", "me5", d, s) for d, s in zip(sets, (66, 88, 60, 80))])
-    x, ref = ours._short(res, ("twitter_s", "atis_s"), "me5-small")
+    x, ref, se = ours._short(res, ("twitter_s", "atis_s"), "me5-small")
     assert sorted(x) == [80.0, 82.0] and ref == 77.0
+    # the reference's own noise: two sets, each a mean of 10 classifier runs with std 0.4
+    assert se == pytest.approx((2 * 0.4 ** 2 / 10) ** 0.5 / 2)
     # short minus long, per seed: s0 80 − 70 = 10, s1 82 − 71 = 11; the reference 77 − 70 = 7
-    assert ours.short_minus_long(res, "me5-small")["ours"] == pytest.approx(10.5 - 7)
+    diff = ours.short_minus_long(res, "me5-small")
+    assert diff["ours"] == pytest.approx(10.5 - 7)
+    # Welch: the variance of the seeds' mean (var(10, 11) / 2 = 0.25) plus the two reference means' variances
+    assert diff["se"] ** 2 == pytest.approx(0.25 + 2 * se ** 2)
 
 
 def test_a_backbone_without_short_text_scores_is_a_key_error(tmp_path):

@@ -17,6 +17,21 @@ def test_compare_marks_only_differences_beyond_the_noise():
     assert tables.beyond_noise(c.reset_index()) == {"a": (-5.0, pytest.approx(0.0036, abs=1e-4))}
 
 
+def test_compare_stars_with_the_ledgers_welch_test():
+    """Three noisy seeds against six quiet ones: Student's pooled t would star it (p = 0.0015);
+    Welch's, the ledger's test, does not (p = 0.079), and the table's p is the ledger's."""
+    from scipy import stats
+
+    from pearl.claims import rule
+
+    ref, x = [60, 60.2, 59.8, 60.1, 59.9, 60.0], [62, 64.5, 66.5]
+    g = pd.DataFrame({"recipe": ["full"] * 6 + ["a"] * 3, "average": ref + x})
+    row = tables.compare(g, "full", columns=["average"]).set_index("recipe").loc["a"]
+    assert stats.ttest_ind(x, ref, equal_var=True).pvalue < 0.05  # what the tables used to star
+    assert row["arrow"] == "↑" and row["p"] == pytest.approx(rule.two_sample(x, ref)["p"], rel=1e-12)
+    assert row["p"] == pytest.approx(stats.ttest_ind(x, ref, equal_var=False).pvalue, rel=1e-9)
+
+
 def test_pooled_seed_std():
     g = pd.DataFrame({"recipe": ["x"] * 3 + ["y"] * 3, "average": [1, 2, 3, 2, 4, 6.0]})
     # variances 1 and 4, 2 degrees of freedom each: sqrt((2 * 1 + 2 * 4) / 4)

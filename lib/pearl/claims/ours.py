@@ -13,9 +13,11 @@ the notebooks kept them): each function returns :mod:`.rule`'s statistics of one
   Figure 1's ranks;
 - ``results/perf/experiment_models.txt``: training seconds of notebook 08's models.
 
-Where the reference is the untrained backbone scored through a probe or a classifier, its noise
-enters the standard error (:func:`pearl.claims.rule.noisy_reference`); a deterministic score
-(a silhouette in the embedding space) is an exact reference.
+Every comparison is Welch's t (:func:`pearl.claims.rule.welch`) with one noise model per
+reference: the untrained backbone on Table 2's sets with its own measured spread over the ten
+classifier seeds (:func:`pearl.claims.rule.measured_reference`, ``std / sqrt(10)`` per set); the
+untrained backbone on the sweep suite, scored once with seeded probes, and a silhouette in the
+embedding space, both deterministic, as exact numbers (:func:`pearl.claims.rule.one_sample`).
 
 What it leaves out: the claims (:mod:`.ledger`) and the verdicts (:mod:`.rule`).
 """
@@ -26,13 +28,14 @@ from pathlib import Path
 import numpy as np
 
 from .. import outputs, paths
-from ..benchmark.tasks import GROUPS
+from ..benchmark.tasks import GROUPS, SHORT_TEXT_SEEDS
 from . import rule
 
 FULL = ""  # the full recipe's name in notebook 08's and 14's records
 SHORT_TEXT_ARMS = "14_short_text_arms"  # the notebook scoring more models on Table 2's short texts
 SHORT_TEXT = "short-text average"  # its column (pearl.experiments.tables.SHORT_TEXT)
 BIRD_SEED_DOF = 2  # the full recipe's BIRD std comes from its 3 seeds
+CLASSIFIER_RUNS = len(SHORT_TEXT_SEEDS["full"])  # the runs behind each Table-2 score and its std
 
 
 #: the notebook whose run wrote each table the claims read (its record names the commit)
@@ -154,7 +157,8 @@ def strongest(res: Results, recipe: str) -> dict:
 
 def backbone_gain(res: Results, backbone: str, column: str) -> dict:
     models, originals = res.seeds("09_backbones"), res.seeds("09_backbones", "originals")
-    return rule.noisy_reference(_col(models, backbone, column), float(_col(originals, backbone, column).mean()))
+    # the sweep suite scores the untrained encoder once, with seeded probes: an exact number
+    return rule.one_sample(_col(models, backbone, column), float(_col(originals, backbone, column).mean()))
 
 
 def backbone_min_gain(res: Results, column: str = "average") -> dict:
@@ -178,50 +182,76 @@ def best_other(res: Results, column: str) -> dict:
     means = {r: _col(models, r, column).mean() for r in models["recipe"].unique() if r != "pearl"}
     best = max(means, key=means.get)
     x, y = _col(models, "pearl", column), _col(models, best, column)
-    out = rule.two_sample(x, y) if len(y) > 1 else rule.noisy_reference(x, float(y.mean()))
+    out = rule.two_sample(x, y) if len(y) > 1 else rule.one_sample(x, float(y.mean()))  # the backbone: exact
     return {**out, "against": best}
 
 
 def backbone_gain_short(res: Results) -> dict:
+    """PEARL's seeds − the untrained backbone on notebook 11's short-text average, the backbone's own
+    spread over its classifier seeds (its per-set stds in the record's ``short_text``) as its noise."""
+    import pandas as pd
+
     models = res.seeds("11_methods")
-    return rule.noisy_reference(_col(models, "pearl", SHORT_TEXT), float(_col(models, "backbone", SHORT_TEXT).mean()))
+    sets = pd.DataFrame(res.metrics("11_methods")["short_text"])
+    std = sets.loc[sets["group"] == "backbone", "std"].to_numpy(float)
+    return rule.measured_reference(_col(models, "pearl", SHORT_TEXT), float(_col(models, "backbone", SHORT_TEXT).mean()),
+                                   _mean_se(std), CLASSIFIER_RUNS - 1)
+
+
+def _mean_se(stds) -> float:
+    """The standard error of a mean over sets, each a mean over :data:`CLASSIFIER_RUNS` runs with
+    sample std ``stds[i]`` (independent runs per set).
+
+    >>> round(_mean_se([0.4, 0.4]), 4)   # sqrt((0.16 / 10 + 0.16 / 10) / 4)
+    0.0894
+    """
+    stds = np.asarray(stds, float)
+    return float(np.sqrt(np.sum(stds ** 2 / CLASSIFIER_RUNS)) / len(stds))
 
 
 def _short(res: Results, datasets, backbone: str = "minilm") -> tuple:
-    """(each PEARL seed's mean accuracy on Table 2's ``datasets``, the untrained backbone's): MiniLM's
-    from notebook 07 (results/table2.csv), another backbone's from notebook 14's."""
+    """(each PEARL seed's mean accuracy on Table 2's ``datasets``, the untrained backbone's, the
+    standard error of the backbone's, from its own per-set spread over the classifier seeds):
+    MiniLM's from notebook 07 (results/table2.csv), another backbone's from notebook 14's."""
     import pandas as pd
 
     if backbone == "minilm":
         table = res.csv("table2")
-        wide = table[table["dataset"].isin(datasets)].pivot(index="model", columns="dataset", values="score")
+        table = table[table["dataset"].isin(datasets)]
+        wide = table.pivot(index="model", columns="dataset", values="score")
         seeds = wide.loc[[m for m in wide.index if m.startswith("pearl-minilm-seed")]]
-        return seeds.mean(axis=1).to_numpy(float), float(wide.loc["minilm"].mean())
-    wide = {}
+        ref = table[table["model"] == "minilm"]
+        return seeds.mean(axis=1).to_numpy(float), float(ref["score"].mean()), _mean_se(ref["std"])
+    wide, ref = {}, None
     for key in ("backbone_models", "backbone_originals"):
         frame = pd.DataFrame(res.metrics(SHORT_TEXT_ARMS)[key])
         frame = frame[(frame["group"] == backbone) & frame["dataset"].isin(datasets)]
         wide[key] = frame.pivot(index="model", columns="dataset", values="score")
         if wide[key].shape[1] != len(datasets):  # a KeyError: the claim stays untestable, with its reason
             raise KeyError(f"{backbone} on Table 2's {list(datasets)} in results/{SHORT_TEXT_ARMS}.json ({key})")
-    return wide["backbone_models"].mean(axis=1).to_numpy(float), float(wide["backbone_originals"].mean(axis=1).iloc[0])
+        ref = frame
+    return (wide["backbone_models"].mean(axis=1).to_numpy(float), float(wide["backbone_originals"].mean(axis=1).iloc[0]),
+            _mean_se(ref["std"]))
 
 
 def short_set(res: Results, *datasets: str) -> dict:
     """PEARL seeds − the untrained MiniLM on the mean of Table 2's ``datasets`` (results/table2.csv)."""
-    return rule.noisy_reference(*_short(res, datasets))
+    x, ref, se = _short(res, datasets)
+    return rule.measured_reference(x, ref, se, CLASSIFIER_RUNS - 1)
 
 
 def short_set_on(res: Results, backbone: str, *datasets: str) -> dict:
     """:func:`short_set` on another backbone (notebook 14's short-text scores)."""
-    return rule.noisy_reference(*_short(res, datasets, backbone))
+    x, ref, se = _short(res, datasets, backbone)
+    return rule.measured_reference(x, ref, se, CLASSIFIER_RUNS - 1)
 
 
 def short_minus_long(res: Results, backbone: str = "minilm") -> dict:
-    """(PEARL − backbone on Twitter-S and ATIS-S) − (the same on Twitter-L and ATIS-L), per seed."""
-    s, s0 = _short(res, ("twitter_s", "atis_s"), backbone)
-    long, long0 = _short(res, ("twitter_l", "atis_l"), backbone)
-    return rule.noisy_reference(s - long, s0 - long0)
+    """(PEARL − backbone on Twitter-S and ATIS-S) − (the same on Twitter-L and ATIS-L), per seed; the
+    backbone's two means are independent runs, so their variances add."""
+    s, s0, se_s = _short(res, ("twitter_s", "atis_s"), backbone)
+    long, long0, se_l = _short(res, ("twitter_l", "atis_l"), backbone)
+    return rule.measured_reference(s - long, s0 - long0, float(np.hypot(se_s, se_l)), CLASSIFIER_RUNS - 1)
 
 
 def figure1(res: Results, case: str = "figure1") -> dict:

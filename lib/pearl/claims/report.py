@@ -2,7 +2,8 @@
 number and its like-for-like value, our number (:mod:`.ours`) with its 95 % interval, its
 p-values against 0 and against the paper's value, Holm's adjusted p over the ledger, the minimum
 detectable effect, the seeds per arm that would give the test 80 % power at the paper's effect
-(``n_power``, projected from our std) and the verdict (:mod:`.rule`), written to
+(``n_power``, projected from our std with the test's own standard error) and the verdict
+(:mod:`.rule`, read from the adjusted evidence), written to
 ``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
 
 What it leaves out: re-running anything; it reads the committed results files only.
@@ -19,13 +20,14 @@ from . import ledger, ours, rule
 
 COLUMNS = ["id", "section", "claim", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "n",
            "p", "p_vs_paper", "p_holm", "mde", "verdict", "reason"]
-EXTRA = ["n_power", "quantity", "kind", "direction", "tol", "margin", "p_tost", "n_ref", "se", "df", "against", "source",
-         "how"]
+EXTRA = ["apart", "n_power", "quantity", "kind", "direction", "tol", "margin", "p_tost", "p_equiv", "p_equiv_holm",
+         "ci_low_adj", "ci_high_adj", "n_ref", "se", "df", "ref_se", "ref_df", "against", "source", "how"]
 #: the family Holm's adjustment runs over, as the tables say it
-FAMILY = ("every row with a noise model: its test against 0 (TOST for a claim of no difference), "
-          "one family for the whole ledger")
+FAMILY = ("every row that tests the paper's claim with a noise model: its test against 0 (TOST within the margin for "
+          "a claim of no difference) and, for a claim of an effect, its equivalence test against the paper's value; "
+          "one family for the whole ledger (the rows shown apart form a family of their own)")
 NONE = {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_ref": 0, "p": math.nan, "mde": math.nan,
-        "ci_low": math.nan, "ci_high": math.nan}
+        "ci_low": math.nan, "ci_high": math.nan, "ref_se": math.nan, "ref_df": math.nan}
 
 
 def like_for_like(c: ledger.Claim) -> float:
@@ -39,8 +41,10 @@ def like_for_like(c: ledger.Claim) -> float:
 
 
 def margin(c: ledger.Claim) -> float:
-    """The equivalence margin of a claim of no difference: the ledger's, else the paper's printed gap."""
-    return c.margin if c.margin == c.margin else abs(c.paper)
+    """The equivalence margin of a claim of an effect or of no difference (:data:`.ledger.MARGINS` by
+    its scope); NaN for other kinds."""
+    key = ledger.scope(c)
+    return ledger.MARGINS[key][0] if key else math.nan
 
 
 def _p(p: float, eq: str = "") -> str:
@@ -62,6 +66,9 @@ def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
     test = (f"TOST within ±{s['margin']:g}: p {_p(s['p_tost'], '= ')}" if c.kind == "no difference" else
             f"p {_p(s['p'], '= ')} against 0" + (f", p {_p(s['p_vs_paper'], '= ')} against the paper's value"
                                                    if s["p_vs_paper"] == s["p_vs_paper"] else ""))
+    if s["p_equiv"] == s["p_equiv"]:
+        test += (f", equivalent to the paper's value within ±{s['margin']:g}: TOST p {_p(s['p_equiv'], '= ')} "
+                 f"(Holm {_p(s['p_equiv_holm'], '= ')})")
     plan = ""
     if verdict == "inconclusive" and s["n_power"] == s["n_power"]:
         plan = (f"; 80 % power at the paper's size needs {s['n_power']:.0f} seeds per arm" if math.isfinite(s["n_power"])
@@ -73,12 +80,14 @@ def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
 
 def n_power(c: ledger.Claim, s: dict) -> float:
     """Seeds per arm for 80 % power at the paper's (like-for-like) effect (:func:`.rule.seeds_for_power`),
-    for a claim with a size and seed noise: one-sample when our seeds face one model, else two-sample."""
+    for a claim with a size and seed noise, planned with the test's own standard error: seeds on both
+    sides, or seeds against the reference with its own standard error (0 for an exact number)."""
     size = s["paper_like_for_like"]
     if c.kind not in ("effect", "no difference") or size != size or s["p"] != s["p"]:
         return math.nan
-    design = "one-sample" if s["n_ref"] == 1 and s["n"] > 1 and s["df"] == s["n"] - 1 else "two-sample"
-    return rule.seeds_for_power(s["std"], size, design)
+    if s["n_ref"] > 1 or s["ref_se"] != s["ref_se"]:  # seeds, or a std borrowed from another recipe's seeds
+        return rule.seeds_for_power(s["std"], size)
+    return rule.seeds_for_power(s["std"], size, "reference", ref_se=s["ref_se"], ref_df=s["ref_df"])
 
 
 def _measure(results: ours.Results, c: ledger.Claim) -> tuple[dict, bool]:
@@ -93,42 +102,81 @@ def _measure(results: ours.Results, c: ledger.Claim) -> tuple[dict, bool]:
         raise
 
 
+def _tests(c: ledger.Claim, s: dict) -> dict:
+    """The row's tests before adjustment: p against the paper's value, TOST against 0 (no
+    difference), the equivalence test against the paper's value (an effect)."""
+    like, m = s["paper_like_for_like"], s["margin"]
+    return {"p_vs_paper": rule.p_value(s["ours"], s["se"], s["df"], like) if c.kind == "effect" else math.nan,
+            "p_tost": rule.tost(s["ours"], s["se"], s["df"], m) if c.kind == "no difference" else math.nan,
+            "p_equiv": rule.tost(s["ours"], s["se"], s["df"], m, centre=like) if c.kind == "effect" else math.nan}
+
+
+def adjust(rows: list) -> None:
+    """Holm over one family of ``(claim, stats)`` rows, in place: ``p_holm`` (the row's test against 0,
+    TOST for no difference), ``p_equiv_holm``, and the simultaneous interval ``ci_*_adj`` (Bonferroni
+    at ``1 - α / m`` for the family's ``m`` tests)."""
+    main = [s["p_tost"] if c.kind == "no difference" else s["p"] for c, s in rows]
+    equiv = [s["p_equiv"] for _, s in rows]
+    adjusted = rule.holm(main + equiv)
+    m = int(sum(p == p for p in main + equiv))
+    for k, (c, s) in enumerate(rows):
+        s["p_holm"], s["p_equiv_holm"] = float(adjusted[k]), float(adjusted[len(rows) + k])
+        s["ci_low_adj"], s["ci_high_adj"] = rule.interval(s["ours"], s["se"], s["df"], 1 - rule.ALPHA / max(m, 1))
+        if c.kind == "all":  # the least favourable part's interval, centred on its own difference
+            mid = (s["ci_low"] + s["ci_high"]) / 2
+            s["ci_low_adj"], s["ci_high_adj"] = rule.interval(mid, s["se"], s["df"], 1 - rule.ALPHA / max(m, 1))
+
+
 def build(results: ours.Results | None = None):
-    """One row per claim: :data:`COLUMNS` then :data:`EXTRA`; ``p_holm`` over :data:`FAMILY`."""
+    """One row per claim: :data:`COLUMNS` then :data:`EXTRA`; ``p_holm`` over :data:`FAMILY`, the
+    verdict (:func:`.rule.verdict`) read from the adjusted evidence."""
     import pandas as pd
 
     results = results or ours.Results()
     rows = []
     for c in ledger.CLAIMS:
         s, testable = _measure(results, c)
-        like, m = like_for_like(c), margin(c) if c.kind == "no difference" else math.nan
-        s = {**s, "paper_like_for_like": like, "margin": m,
-             "p_vs_paper": rule.p_value(s["ours"], s["se"], s["df"], like) if c.kind == "effect" else math.nan,
-             "p_tost": rule.tost(s["ours"], s["se"], s["df"], m) if c.kind == "no difference" else math.nan}
+        s = {**s, "testable": testable, "paper_like_for_like": like_for_like(c), "margin": margin(c)}
+        s.update(_tests(c, s))
         s["n_power"] = n_power(c, s)
-        s["verdict"] = rule.verdict(like, s["ours"], s["ci_low"], s["ci_high"], testable=testable, kind=c.kind,
-                                    direction=c.direction, tol=c.tol, p_tost=s["p_tost"], margin=m)
         rows.append((c, s))
-    family = [s["p_tost"] if c.kind == "no difference" else s["p"] for c, s in rows]
-    for (c, s), adjusted in zip(rows, rule.holm(family)):
-        s["p_holm"] = float(adjusted)
+    adjust([(c, s) for c, s in rows if not c.apart])
+    adjust([(c, s) for c, s in rows if c.apart])
+    for c, s in rows:
+        s["verdict"] = rule.verdict(s["paper_like_for_like"], s["ours"], s["ci_low_adj"], s["ci_high_adj"],
+                                    testable=s["testable"], kind=c.kind, direction=c.direction, tol=c.tol,
+                                    p_holm=s["p_holm"], p_equiv=s["p_equiv_holm"], margin=s["margin"])
     out = [{"id": c.id, "section": c.section, "claim": c.quote, "backbone": c.backbone, "paper": c.paper,
-            **{k: s[k] for k in COLUMNS[5:-1] if k in s}, "reason": _reason(c, s, s["verdict"]),
-            **{k: s[k] for k in ("n_power", "margin", "p_tost", "n_ref", "se", "df")},
+            **{k: s[k] for k in COLUMNS[5:-1] if k in s}, "reason": _reason(c, s, s["verdict"]), "apart": c.apart,
+            **{k: s[k] for k in ("n_power", "margin", "p_tost", "p_equiv", "p_equiv_holm", "ci_low_adj", "ci_high_adj",
+                                 "n_ref", "se", "df", "ref_se", "ref_df")},
             "quantity": c.quantity, "kind": c.kind, "direction": c.direction, "tol": c.tol,
             "against": s.get("against", ""), "source": c.source, "how": c.how} for c, s in rows]
     return pd.DataFrame(out, columns=COLUMNS + EXTRA)
 
 
+def counted(table):
+    """The rows that test the paper's claims (those with no ``apart`` reason)."""
+    return table[table["apart"].fillna("") == ""]
+
+
+def sentences(table) -> int:
+    """How many distinct sentences the counted rows quote."""
+    return counted(table)["claim"].nunique()
+
+
 def counts(table) -> dict:
-    """``{verdict: number of claims}`` in :data:`pearl.claims.rule.VERDICTS` order."""
-    found = Counter(table["verdict"])
+    """``{verdict: number of rows}`` of the rows that test the paper's claims (:func:`counted`), in
+    :data:`pearl.claims.rule.VERDICTS` order."""
+    found = Counter(counted(table)["verdict"])
     return {v: found.get(v, 0) for v in rule.VERDICTS}
 
 
 def by_backbone(table) -> dict:
-    """``{backbone: {verdict: number of claims}}`` (verdicts in :data:`pearl.claims.rule.VERDICTS` order)."""
-    return {b: counts(table[table["backbone"] == b]) for b in dict.fromkeys(table["backbone"])}
+    """``{backbone: {verdict: number of rows}}`` of the counted rows (verdicts in
+    :data:`pearl.claims.rule.VERDICTS` order)."""
+    rows_ = counted(table)
+    return {b: counts(rows_[rows_["backbone"] == b]) for b in dict.fromkeys(rows_["backbone"])}
 
 
 def reasons(table) -> str:
@@ -148,18 +196,8 @@ def _ci(r) -> str:
     return "–" if r.ci_low != r.ci_low else f"[{cell(r.ci_low, digits=2, sign=True)}, {cell(r.ci_high, digits=2, sign=True)}]"
 
 
-RULE = rows(["our 95 % interval, oriented so the paper's effect is positive", "verdict"], [
-    ["wholly below 0", "not reproduced"],
-    ["above 0, holds the paper's value (or lies beyond it)",
-     "reproduced (direction only if our estimate is under half the paper's)"],
-    ["above 0, below the paper's value", "direction only, smaller"],
-    ["holds 0 and the paper's value", "inconclusive (with the seeds that would decide)"],
-    ["holds 0, below the paper's value", "not reproduced"],
-    ["a direction claim, or every part of an \"all\" claim: above 0 / below 0 / holds 0",
-     "reproduced / not reproduced / inconclusive"],
-    ["\"no difference\": TOST p < 0.05 within the margin / 95 % interval wholly outside it / else",
-     "reproduced / not reproduced / inconclusive"],
-    ["no noise model (one measurement per side)", "judged on that one comparison by sign and half-size, and said so"]])
+RULE = rows(["kind", "condition (oriented so the paper's effect is positive; adjusted: Holm over the ledger)",
+             "verdict"], [list(r) for r in rule.TABLE])
 
 
 def markdown(table, smoke: bool = False) -> Table:
@@ -167,7 +205,7 @@ def markdown(table, smoke: bool = False) -> Table:
         if smoke else []
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
     per = "; ".join(f"{b}: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) for b, c in by_backbone(table).items())
-    body = [[r.id, r.backbone, r.quantity, _paper(r), cell(r.ours, digits=2, missing="–"), _ci(r),
+    body = [[f"{r.id} (apart)" if r.apart else r.id, r.backbone, r.quantity, _paper(r), cell(r.ours, digits=2, missing="–"), _ci(r),
              cell(r.p_tost, digits=3, missing="–", before="TOST ") if r.kind == "no difference" else _p(r.p),
              _p(r.p_vs_paper), _p(r.p_holm), cell(r.mde, digits=2, missing="–"), _seeds(r.n_power), r.verdict]
             for r in table.itertuples()]
@@ -175,16 +213,24 @@ def markdown(table, smoke: bool = False) -> Table:
                "mde", "seeds for power", "verdict"]
     note = ("paper: the paper's number (in brackets its value on the same datasets and averaging as ours, from "
             "its printed cells, where that differs); ours: our difference (mean over n seeds) with its 95 % t "
-            "interval (Welch between seeds; an untrained backbone scored once through a probe or classifier counts "
-            "as one more noisy draw); p: two-sided against 0 (TOST against the margin for a claim of no difference); "
+            "interval (Welch's t: between seeds; against the untrained backbone's own spread over its classifier "
+            "seeds on Table 2; against an exact number where the backbone is scored once, deterministically); p: "
+            "two-sided against 0 (TOST against the margin for a claim of no difference); "
             "p vs paper: against the paper's like-for-like value; Holm p: adjusted over " + FAMILY + "; mde: the "
             "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
-            "for that power at the paper's size, projected from our std (> 100: more than 100). Rule: "
-            "`pearl.claims.rule`.")
+            "for that power at the paper's size, projected from our std with the test's own standard error (> 100: "
+            "more than 100). Margins: `pearl.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
+    margins = "Equivalence margins (`pearl.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
+        f"{key} ±{m:g}, {why}" for key, (m, why) in ledger.MARGINS.items()) + "."
     claims = [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
-    head += [f"{len(table)} claims. {tally}.", f"Per backbone (the encoder ours comes from): {per}.", render(RULE, "md")]
-    return rows(columns, body, head="\n\n".join(head), notes=[note, "\n".join(claims)])
+    apart = table[table["apart"].fillna("") != ""]
+    shown_apart = "; ".join(f"{r.id} ({r.verdict}): {r.apart}" for r in apart.itertuples())
+    head += [f"{len(counted(table))} rows from {sentences(table)} sentences. {tally}.",
+             f"Per backbone (the encoder ours comes from): {per}.",
+             f"Shown apart, out of the tally and of Holm's family: {shown_apart}." if len(apart) else "",
+             render(RULE, "md")]
+    return rows(columns, body, head="\n\n".join(h for h in head if h), notes=[note, margins, "\n".join(claims)])
 
 
 def _strict(v):

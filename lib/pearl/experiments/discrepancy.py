@@ -130,14 +130,12 @@ def gains_frame(groups, cell_of: dict, originals):
 
 def _t(x: np.ndarray) -> tuple[float, float, float]:
     """(std, p of a one-sample t-test against 0, smallest detectable mean) of per-seed gains."""
-    from scipy import stats
-
-    from ..claims.rule import mde
+    from ..claims.rule import mde, one_sample
 
     if len(x) < 2:
         return math.nan, math.nan, math.nan
     sd = float(x.std(ddof=1))
-    p = float(stats.ttest_1samp(x, 0.0).pvalue) if sd > 0 else math.nan
+    p = one_sample(x, 0.0)["p"] if sd > 0 else math.nan  # the ledger's test against an exact 0
     return sd, p, mde(sd / math.sqrt(len(x)), len(x) - 1)
 
 
@@ -156,12 +154,12 @@ def summary(gains):
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     """(b - a, its se, p); a one-seed side borrows the other side's variance (same seed noise); p needs 2 seeds a side."""
-    from scipy import stats
+    from ..claims.rule import two_sample
 
     va = a.var(ddof=1) if len(a) > 1 else (b.var(ddof=1) if len(b) > 1 else math.nan)
     vb = b.var(ddof=1) if len(b) > 1 else va
     se = math.sqrt(va / len(a) + vb / len(b))
-    p = float(stats.ttest_ind(b, a, equal_var=False).pvalue) if len(a) > 1 and len(b) > 1 else math.nan
+    p = two_sample(b, a)["p"] if len(a) > 1 and len(b) > 1 else math.nan  # the ledger's Welch
     return float(b.mean() - a.mean()), se, p
 
 

@@ -6,8 +6,8 @@ and whether each difference exceeds the seed noise.
 - :func:`short_text_frame`, :func:`add_short_text`: the mean of Table 2's four short-text sets, per
   model or as one more column;
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
-  reference recipe, a two-sample t-test over seeds (equal variances: the pooled seed std)
-  and an arrow (↑ / ↓) that is starred when p < 0.05;
+  reference recipe, Welch's t over seeds (:func:`pearl.claims.rule.two_sample`, the ledger's own
+  test, so a star here and a claim's p agree) and an arrow (↑ / ↓) that is starred when p < 0.05;
 - :func:`wide_markdown`: the paper's layout, one row per recipe (with the paper's rows: :mod:`pearl.experiments.paper_beside`).
 
 What it leaves out: training (:mod:`pearl.experiments.runner`) and scoring (:func:`pearl.benchmark.scoring.run_models`).
@@ -15,7 +15,7 @@ What it leaves out: training (:mod:`pearl.experiments.runner`) and scoring (:fun
 >>> import pandas as pd
 >>> g = pd.DataFrame({"recipe": ["full"] * 3 + ["-x"] * 3, "average": [60, 61, 62, 55, 56, 57.0]})
 >>> row = compare(g, "full", columns=["average"]).query("recipe == '-x'").iloc[0]
->>> float(row["delta"]), row["arrow"], round(float(row["p"]), 4)  # t = 5 / (1 * sqrt(2/3)) = 6.12, 4 dof
+>>> float(row["delta"]), row["arrow"], round(float(row["p"]), 4)  # Welch: t = 5 / sqrt(1/3 + 1/3) = 6.12, 4 dof
 (-5.0, '↓*', 0.0036)
 """
 from __future__ import annotations
@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from ..benchmark.tasks import GROUPS
+from ..claims import rule
 from ..tabular import Table, cell
 
 COLUMNS = [*GROUPS, "average"]
@@ -84,7 +85,6 @@ def add_short_text(groups, short):
 def compare(groups, reference: str, columns: Sequence[str] = COLUMNS):
     """Tidy comparison of every recipe with ``reference`` (see the module docstring)."""
     import pandas as pd
-    from scipy import stats
 
     if reference not in set(groups["recipe"]):
         raise ValueError(f"reference recipe {reference!r} has no scores; recipes: {sorted(set(groups['recipe']))}")
@@ -98,7 +98,7 @@ def compare(groups, reference: str, columns: Sequence[str] = COLUMNS):
             if recipe != reference:
                 row["delta"] = round(float(x.mean() - r.mean()), 10)
                 if len(x) > 1 and len(r) > 1 and (x.std() + r.std()) > 0:
-                    row["p"] = float(stats.ttest_ind(x, r, equal_var=True).pvalue)
+                    row["p"] = rule.two_sample(x, r)["p"]
                 row["arrow"] = ("↑" if row["delta"] > 0 else "↓" if row["delta"] < 0 else "=") + \
                     ("*" if row["p"] < ALPHA else "")
             out.append(row)
@@ -118,8 +118,8 @@ def wide(comparison, labels: dict | None = None):
 
 def wide_markdown(comparison, labels: dict | None = None, header: str = "") -> Table:
     """:func:`wide` as a table spec, ``header`` above it and the legend under it."""
-    legend = (f"mean ± std over seeds; ↑ / ↓ against the reference row, * when a two-sample t-test over "
-              f"seeds gives p < {ALPHA} (the difference exceeds the seed noise).")
+    legend = (f"mean ± std over seeds; ↑ / ↓ against the reference row, * when Welch's t over seeds gives "
+              f"p < {ALPHA} (the ledger's test, `pearl.claims.rule`; unadjusted for the table's many cells).")
     return Table(wide(comparison, labels), head=header, notes=[legend])
 
 
@@ -156,7 +156,8 @@ def gain_per_group(after, originals, columns: Sequence[str] = COLUMNS):
 
 def gains(groups, originals, column: str = "average", control=None):
     """Table 4: per backbone, the original encoder's score, + PEARL's mean ± std over seeds,
-    the gain and a one-sample t-test of the seeds against the original (deterministic) score.
+    the gain and Welch's t of the seeds against the original score, an exact number (deterministic on
+    the seeded sweep suite: :func:`pearl.claims.rule.one_sample`, the ledger's test).
 
     ``groups``: :func:`group_frame` of the trained models (``recipe`` = backbone);
     ``originals``: the same of the untrained backbones; ``control`` (optional): the same of a
@@ -183,7 +184,6 @@ def gains(groups, originals, column: str = "average", control=None):
 
 
 def _one_sample_p(x, base: float) -> float:
-    """p of a one-sample t-test of seeds ``x`` against ``base`` (NaN for one seed or no spread)."""
-    from scipy import stats
-
-    return float(stats.ttest_1samp(x, base).pvalue) if len(x) > 1 and x.std() > 0 else math.nan
+    """p of seeds ``x`` against the exact number ``base`` (:func:`pearl.claims.rule.one_sample`; NaN for
+    one seed or no spread)."""
+    return rule.one_sample(x, base)["p"] if len(x) > 1 and x.std() > 0 else math.nan

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from .. import paths
+from ..experiments.tables import ALPHA
 from .common import exists, num, read_json, results, strict
 
 PAPER_DATA = paths.ROOT / "lib" / "pearl" / "benchmark"
@@ -47,7 +48,8 @@ def ablations() -> dict[str, str]:
     """``table3.*`` (notebook 08) and ``figure5.curves`` (notebook 10)."""
     out = {}
     if exists("08_ablations.json"):
-        a = read_json("08_ablations.json")["metrics"]
+        a = {**read_json("08_ablations.json")["metrics"]}
+        a.update(retest(a["models"], ""))  # the tables' test (Welch), from the per-seed scores
         out["table3.average"] = (f"{num(a['lower_average'])} of the {num(a['ablations'])} ablations lower the average, "
                                  f"{num(a['lower_average_beyond_noise'])} of them beyond the seed noise (pooled seed "
                                  "std of the "
@@ -69,6 +71,62 @@ def ablations() -> dict[str, str]:
                                    "" + ", ".join(f"{num(v, '.0f')} → {num(s, '.1f')}" for v, s in hn.items())
                                  + f"; the full recipe's seed std on BIRD is {num(h['bird_seed_std'], '.2f')}")
     return out
+
+
+def retest(models: list[dict], reference: str, columns=None) -> dict:
+    """Notebook 08's / 11's comparison recomputed from a record's per-seed scores (``models``) by
+    :func:`pearl.experiments.tables.compare`, the test the tables and the ledger share (Welch's t),
+    so a sentence never reads a p that an older run computed another way: ``table`` (its rows),
+    and for the ablations the counts of :func:`pearl.experiments.tables.ablation_summary`.
+
+    >>> seeds = [{"recipe": r, "average": v} for r, vs in (("", (60, 61, 62)), ("-x", (55, 56, 57.0))) for v in vs]
+    >>> out = retest(seeds, "", ["average"])   # Welch: t = 5 / sqrt(1/3 + 1/3), 4 dof
+    >>> [(r["recipe"], r["arrow"], round(r["p"], 4)) for r in out["table"] if r["recipe"]]
+    [('-x', '↓*', 0.0036)]
+    >>> out["lower_average"], out["lower_average_beyond_noise"]
+    (1, 1)
+    """
+    from ..experiments import tables
+
+    groups = pd.DataFrame(models)
+    comparison = tables.compare(groups, reference, columns or [c for c in (*tables.COLUMNS, tables.SHORT_TEXT)
+                                                                if c in groups])
+    summary = tables.ablation_summary(comparison, groups, reference) if "average" in comparison["column"].values else {}
+    return {**summary, "table": comparison.to_dict("records")}
+
+
+def versus(table: list[dict], names: dict, reference: str = "PEARL") -> str:
+    """Per method, the columns where it differs from the reference beyond the seed noise (Welch's
+    p < 0.05, :func:`retest`) and those within it, each with its difference: the sentence a reader
+    would otherwise write by hand beside the methods table.
+
+    >>> rows = [{"recipe": "simcse", "column": "average", "delta": 0.64, "p": 0.02},
+    ...         {"recipe": "simcse", "column": "entity clustering", "delta": -2.1, "p": 0.001},
+    ...         {"recipe": "simcse", "column": "fuzzy join", "delta": 0.3, "p": 0.4},
+    ...         {"recipe": "backbone", "column": "average", "delta": -0.1, "p": float("nan")}]
+    >>> versus(rows, {"simcse": "SimCSE", "backbone": "the untrained backbone"})
+    'SimCSE against PEARL: above it beyond the seed noise on the average (+0.64, p = 0.020); below it beyond the seed noise on entity clustering (-2.10, p = 0.001); within the noise on fuzzy join (+0.30, p = 0.400). The untrained backbone against PEARL: one model, not tested: the average (-0.10)'
+    """
+    from .ledger_lines import _pv
+
+    said = []
+    for key, label in names.items():
+        rows = [r for r in table if r["recipe"] == key]
+        if not rows:
+            continue
+        where = lambda r: "the average" if r["column"] == "average" else r["column"]  # noqa: E731
+        cell = lambda r, p=True: (f"{where(r)} ({num(r['delta'], '+.2f')}"  # noqa: E731
+                                  + (f", {_pv(r['p'])})" if p else ")"))
+        untested = [r for r in rows if r["p"] != r["p"]]
+        up = [cell(r) for r in rows if r["p"] == r["p"] and r["p"] < ALPHA and r["delta"] > 0]
+        down = [cell(r) for r in rows if r["p"] == r["p"] and r["p"] < ALPHA and r["delta"] < 0]
+        level = [cell(r) for r in rows if r["p"] == r["p"] and r["p"] >= ALPHA]
+        parts = ([f"above it beyond the seed noise on {', '.join(up)}"] if up else []) + \
+                ([f"below it beyond the seed noise on {', '.join(down)}"] if down else []) + \
+                ([f"within the noise on {', '.join(level)}"] if level else []) + \
+                ([f"one model, not tested: {', '.join(cell(r, False) for r in untested)}"] if untested else [])
+        said.append(f"{label[0].upper() + label[1:]} against {reference}: " + "; ".join(parts))
+    return ". ".join(said)
 
 
 def beyond_noise(table: list[dict]) -> str:
@@ -98,7 +156,8 @@ def methods() -> dict[str, str]:
     if not exists("11_methods.json"):
         return {}
     m = read_json("11_methods.json")["metrics"]
-    table = {(r["recipe"], r["column"]): r for r in m["table"]}
+    rows = retest(m["models"], "pearl")["table"]  # the tables' test (Welch), from the per-seed scores
+    table = {(r["recipe"], r["column"]): r for r in rows}
     names = {"backbone": "the untrained backbone", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
 
     def test(p) -> str:
@@ -120,6 +179,7 @@ def methods() -> dict[str, str]:
                                    f"{num(short['std'], '.1f')}; against "
                                    f"it: " + against("short-text average")
                                    + f" (pooled seed std {num(m['seed_std_short_text'], '.2f')})"),
+            "methods.versus": versus(rows, {k: v for k, v in names.items() if k != "backbone"}),
             "methods.labels": "PAUSE's average by labelled share: " + ", ".join(
                 f"{num(share, '.0%')} → {num(sum(v) / len(v), '.1f')}" for share, v in by_share.items())}
 
@@ -168,13 +228,29 @@ def paper_side() -> dict[str, str]:
                                  f"{num(chosen['hard_negatives'], 'g')} "
                                  f"hard negatives"),
         "paper.figure5_best": f"the best are lr {lr(best['lr'])} and {num(best['hard_negatives'], 'g')} hard negatives",
-        "paper.methods_below": (f"Phrase-BERT and PAUSE score below the untrained backbone on the average "
-                                f"({num(m[('phrase_bert', 'average')], '.1f')} and "
-                                f"{num(m[('pause', 'average')], '.1f')} against "
-                                f"{num(m[('backbone', 'average')], '.1f')})"),
+        "paper.methods_below": below_backbone(m),
         "paper.slips": "; ".join(f"{r.quantity} printed {r.printed}, {r.from_rows} from its "
                                  "rows" for r in slips.itertuples()),
     }
+
+
+def below_backbone(means: dict) -> str:
+    """The trained methods whose mean average is under the untrained backbone's (``{(recipe, column):
+    mean}`` of notebook 11's table), with the means; the backbone is one deterministic model and
+    these are means over seeds, so the sentence says "mean", not "beyond the noise".
+
+    >>> below_backbone({("backbone", "average"): 66.0, ("pause", "average"): 64.2, ("simcse", "average"): 66.5,
+    ...                 ("pearl", "average"): 66.1})
+    "Of the trained methods, PAUSE has a mean average under the untrained backbone's (64.2 against 66.0)"
+    """
+    names = {"pearl": "PEARL", "simcse": "SimCSE", "phrase_bert": "Phrase-BERT", "pause": "PAUSE"}
+    base = means[("backbone", "average")]
+    under = {names[k]: means[(k, "average")] for k in names if (k, "average") in means and means[(k, "average")] < base}
+    if not under:
+        return f"No trained method has a mean average under the untrained backbone's ({num(base, '.1f')})"
+    who = " and ".join(under)
+    return (f"Of the trained methods, {who} {'has' if len(under) == 1 else 'have'} a mean average under the untrained "
+            f"backbone's ({' and '.join(num(v, '.1f') for v in under.values())} against {num(base, '.1f')})")
 
 
 def table1_delta(t1: pd.DataFrame, model: str = "pearl-minilm-seed0", backbone: str = "minilm",
