@@ -164,13 +164,13 @@ html: $(STAMP)
 # shows their outputs), and results/REPORT.md with the README's headline is rewritten from the results
 # files; each page then comes from the run's copy, else the committed one, else the notebook unexecuted. Open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
 site: $(STAMP)
-	$(PY) -m pearl.report.build
-	$(PY) -m pearl.display.executed
-	$(PY) -m pearl.display.site
+	$(PY) -m harness.report.build
+	$(PY) -m harness.executed
+	$(PY) -m harness.site
 
 # results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
 report: $(STAMP)
-	$(PY) -m pearl.report.build
+	$(PY) -m harness.report.build
 
 # JupyterLab at the repository root (notebooks/, README, results/, figures/), offering only the
 # "PEARL companion" kernel (pearl): the venv's default python3 kernel cannot import the project

@@ -11,7 +11,7 @@ the digest of the notebook's file, its parameters, the library's code (``lib/pea
 data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
 Beside it the state keeps the digests of the files the notebook read under ``data/derived/`` and
 ``models/`` (those there when it started that neither it nor a notebook after it wrote:
-:mod:`pearl.batch_inputs`), and
+:mod:`harness.batch_inputs`), and
 of every file there as the batch last saw it, so a resume reads only the files changed since.
 
 Run again (a killed batch restarted), a notebook whose fingerprint is recorded and whose record
@@ -30,7 +30,7 @@ state of the others, so a later batch still resumes.
 
 A rehearsal (``make rehearse``) is this batch with ``SMOKE=True`` and ``PROFILE=gpu`` in a scratch
 output root, every notebook of ``notebooks/ORDER``; it asks for one by ``$PEARL_REHEARSAL``
-(:data:`pearl.preamble.REHEARSAL_ENV`), which each notebook's preamble reads once into its
+(:data:`harness.preamble.REHEARSAL_ENV`), which each notebook's preamble reads once into its
 :class:`pearl.scale.Scale`.
 
 A damaged state file stops the batch naming the file and the fix (delete it, or ``FRESH=1``).
@@ -48,8 +48,9 @@ import sys
 import time
 from pathlib import Path
 
-from pearl import batch_inputs, paths
-from pearl.preamble import REHEARSAL_ENV
+from harness import batch_inputs
+from pearl import paths
+from harness.preamble import REHEARSAL_ENV
 
 NOTEBOOKS = paths.ROOT / "notebooks"
 STATE = "batch_state.json"
@@ -75,8 +76,9 @@ def parameters(notebook: Path, offered: dict) -> dict:
 
 
 def code_digest(root: Path | None = None) -> str:
-    """sha256 over the library's files (``lib/pearl``, sources and package data, not caches)."""
-    root = root or paths.ROOT / "lib" / "pearl"
+    """sha256 over the code's files (``lib/``: the library ``pearl`` and the harness, sources and
+    package data, not caches)."""
+    root = root or paths.ROOT / "lib"
     digest = hashlib.sha256()
     for path in sorted(p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts
                        and p.suffix not in (".pyc", ".pyo")):
@@ -168,7 +170,7 @@ def _say(line: str) -> None:
 
 def order(names: list[str]) -> list[str]:
     """The batch's order: ``notebooks/ORDER``, then any of ``names`` it lacks (which notebooks come
-    after which, for :mod:`pearl.batch_inputs`, also when a make target runs one alone)."""
+    after which, for :mod:`harness.batch_inputs`, also when a make target runs one alone)."""
     every = paths.batch_notebooks(separate=True)
     return every + [n for n in names if n not in every]
 

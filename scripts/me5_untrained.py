@@ -37,7 +37,8 @@ def main() -> None:
     from pearl import me5, models, paths
     from pearl.benchmark import scoring, table
     from pearl.benchmark.tasks import DATASETS, SUITES
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.tabular import render
 
     smoke = args.size == "smoke"

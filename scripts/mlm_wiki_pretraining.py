@@ -44,7 +44,7 @@ def main() -> None:
 
     from pearl import mlm
     from pearl import mlm_pretrain as pre
-    from pearl.provenance import Run
+    from harness.record import Run
 
     config = pre.CONFIG
     run = Run("mlm_wiki_pretraining", {"SMOKE": False, "config": __import__("dataclasses").asdict(config)})

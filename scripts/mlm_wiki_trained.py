@@ -39,7 +39,8 @@ def main() -> None:
     from pearl import mlm, models, paths
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.training import profiles
 
     torch.set_num_threads(args.threads)

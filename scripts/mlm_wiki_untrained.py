@@ -50,7 +50,8 @@ def main() -> None:
     from pearl.benchmark import paper, scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.encode import torch_threads
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.tabular import Table, cell, render
 
     smoke = args.size == "smoke"

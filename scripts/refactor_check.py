@@ -17,7 +17,6 @@ What it leaves out: tables whose rows come from scores or models that are not co
 from __future__ import annotations
 
 import hashlib
-import importlib
 import os
 import shutil
 import subprocess
@@ -32,16 +31,6 @@ RENDERS = (
     ("budget", ["budget_curve.csv", "budget_curve.md", "budget_curve.tex"]),
     ("views", ["views_mechanism.csv", "views_mechanism.md", "views_mechanism.tex"]),
 )
-
-
-def _first(*modules: str):
-    """The first of ``modules`` that imports: the module's name before and after a move."""
-    for name in modules:
-        try:
-            return importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
-    raise ModuleNotFoundError(f"none of {modules} imports")
 
 
 def state_sha(model) -> str:
@@ -102,7 +91,8 @@ def render_tables(scratch: Path) -> dict[str, str]:
                 out[f] = f"NOT RENDERED (rc {done.returncode}): {done.stderr.strip().splitlines()[-1:]}"
             else:
                 out[f] = "same" if new.read_bytes() == (ROOT / "results" / f).read_bytes() else "DIFFERS"
-    build = _first("pearl.report.build", *[f"{h}.report.build" for h in ("companion", "harness")])
+    from harness.report import build
+
     for path, text in build.outputs(ROOT).items():
         out[path.relative_to(ROOT).as_posix()] = "same" if path.read_text() == text else "DIFFERS"
     return out

@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 
 from pearl import outputs, paths, provenance
-from pearl.params import ParameterError, check_params
-from pearl.provenance import Run, dumps_strict, git_state, write_json
+from harness.params import ParameterError, check_params
+from pearl.provenance import dumps_strict, git_state, write_json
+from harness.record import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "pearl"
@@ -54,10 +55,11 @@ def test_a_run_can_write_only_its_named_record(scratch_output):
 
 def test_a_batch_run_writing_only_its_named_record_lists_that_one(scratch_output, monkeypatch):
     # in a batch run (changed_by_run known) under the repository root: own=False must still hold
-    from pearl import paths, provenance
+    from harness import record
+    from pearl import paths
 
     monkeypatch.setattr(paths, "ROOT", scratch_output)
-    monkeypatch.setattr(provenance, "git_state", lambda: {"git_sha": "abc", "changed_by_run": ["x.csv"]})
+    monkeypatch.setattr(record, "git_state", lambda: {"git_sha": "abc", "changed_by_run": ["x.csv"]})
     path = Run("test_batch_own", {}).save(metrics={"x": 1.0}, also="test_batch_design", own=False)
     assert path.name == "test_batch_design.json" and not paths.results_dir("test_batch_own.json").exists()
     assert _strict_load(path)["provenance"]["changed_by_run"] == ["results/test_batch_design.json", "x.csv"]
@@ -251,7 +253,7 @@ def test_outside_git_there_is_no_sha(tmp_path):
 
 
 def test_run_save_records_git_state_and_smoke(scratch_output):
-    path = provenance.Run("unit_test", {"SMOKE": True}).save(metrics={"x": 1})
+    path = Run("unit_test", {"SMOKE": True}).save(metrics={"x": 1})
     import json
 
     record = json.loads(path.read_text())
@@ -389,7 +391,7 @@ def test_a_smoke_table_says_smoke_when_its_caller_says_so(scratch_output):
 
 
 def test_times_measured_elsewhere(scratch_output):
-    from pearl.provenance import Run
+    from harness.record import Run
 
     run = Run("time_all_test")
     run.time_all({"train_seed0": 1.23456, "train_seed1": 2})
@@ -408,7 +410,7 @@ def full_outputs(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    provenance.Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
+    Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
     provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale", smoke=False)
     fig, ax = plt.subplots()
     ax.plot([0, 1])
@@ -435,7 +437,7 @@ def test_a_smoke_write_never_replaces_a_full_size_output(full_outputs, monkeypat
             "figure": r"figures/unit_scale\.png"}[write]
     with pytest.raises(FileExistsError, match=rf"{name} holds a full-size output and this is a SMOKE run.*scratch folder"):
         if write == "record":
-            provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
+            Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
         elif write == "table":
             provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale", smoke=True)
         else:
@@ -450,7 +452,7 @@ def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, m
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     for _ in range(2):  # a smoke output may be rewritten by a smoke run
-        record = provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
+        record = Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
         table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=True)
         fig, _ = plt.subplots()
         figures = provenance.save_figure(fig, "unit_scale", smoke=True)
@@ -469,7 +471,7 @@ def test_a_record_that_is_not_json_is_refused_by_a_smoke_run(tmp_path, monkeypat
     damaged = paths.results_dir("unit_scale.json")
     damaged.write_text('{"notebook": "unit_scale", "parameters": {"SMOKE": fal')
     with pytest.raises(ValueError, match=r"unit_scale.json is not valid JSON .*scratch folder"):
-        provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={})
+        Run("unit_scale", {"SMOKE": True}).save(metrics={})
     assert damaged.read_text().endswith("fal")
 
 

@@ -54,7 +54,7 @@ def cache_dir() -> Path:
 def output_root() -> Path:
     """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
 
-    The scale does not enter here: a notebook's preamble (:func:`pearl.preamble.start`) points
+    The scale does not enter here: a notebook's preamble (the harness's first cell) points
     the root of a SMOKE run away from the repository once (:func:`use_output` with
     :meth:`pearl.scale.Scale.output_root`: ``smoke-output/`` unless ``$PEARL_OUTPUT`` names a
     scratch folder). Tests set ``PEARL_OUTPUT`` to a scratch folder. A relative ``$PEARL_OUTPUT``

@@ -177,8 +177,8 @@ TYPED = "Massachusetts Institute of Technology"
 
 def latency_study(run, app: Explorer, models: Mapping, vocabulary: Sequence[str], variants: QueryVariants,
                   candidates: int, repeats: int, static: bool):
-    """Notebook 06's latency measurement, printed and saved with ``run`` (a
-    :class:`pearl.provenance.Run`): MiniLM ranking ``candidates`` names of the ``vocabulary`` as
+    """Notebook 06's latency measurement, printed and saved with ``run`` (the
+    notebook run's record): MiniLM ranking ``candidates`` names of the ``vocabulary`` as
     :data:`TYPED` is typed, with the teaching view and without it, plus ``app``'s top five per model.
     Returns the results path; ``None`` and nothing measured in a live session (``static`` False),
     where the user's typing shares the kernel."""

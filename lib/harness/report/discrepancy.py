@@ -1,6 +1,6 @@
 """Sentences of the discrepancy study (notebook 13, ``make study``; ``results/discrepancy.json``):
 the factor that moves PEARL's gain most, pair by pair, the paper's gain beside ours, the largest
-single-dataset move and the study's cost. Returns ``{key: sentence}`` (see :mod:`pearl.report.timings`).
+single-dataset move and the study's cost. Returns ``{key: sentence}`` (see :mod:`harness.report.timings`).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def _sentences() -> dict[str, str]:
                                    f"{hi['budget']}) over "
                                    f"its {len(rows)} configurations")
     if m.get("datasets"):
-        from ..benchmark.tasks import TASKS  # the paper's column name of each dataset
+        from pearl.benchmark.tasks import TASKS  # the paper's column name of each dataset
 
         w = min(m["datasets"], key=lambda r: r["gain"])
         out["study.worst_dataset"] = (

@@ -2,13 +2,13 @@
 methods of notebook 11, the Phrase-BERT / PAUSE check, and the sentences that set one of ours
 beside a number of the paper (both from files).
 
-Each function returns ``{key: sentence}`` (see :mod:`pearl.report.timings`).
+Each function returns ``{key: sentence}`` (see :mod:`harness.report.timings`).
 """
 from __future__ import annotations
 
 import pandas as pd
 
-from .. import paths
+from pearl import paths
 from .common import exists, num, read_json, results, strict
 
 PAPER_DATA = paths.ROOT / "lib" / "pearl" / "benchmark"
@@ -79,7 +79,7 @@ def beyond_noise(table: list[dict]) -> str:
     ...               {"recipe": "no-hard-negatives", "column": "fuzzy join", "arrow": "↓"}])
     '− token augmentation lowers fuzzy join, raises the average; − hard negatives moves no cell beyond the noise'
     """
-    from ..experiments.runner import ABLATION_LABELS
+    from pearl.experiments.runner import ABLATION_LABELS
 
     parts = []
     for recipe in dict.fromkeys(r["recipe"] for r in table if r["recipe"]):
@@ -187,7 +187,7 @@ def table1_delta(t1: pd.DataFrame, model: str = "pearl-minilm-seed0", backbone: 
     >>> table1_delta(t1, "p", "m")
     'PEARL − the backbone averages +0.2 over the 3 datasets; up by a point or more: BIRD (+2.0); down by a point or more: YAGO (-2.0); within a point: PPDB'
     """
-    from ..benchmark.tasks import TASKS
+    from pearl.benchmark.tasks import TASKS
 
     score = lambda m: t1[t1["model"] == m].set_index("dataset")["score"].astype(float)  # noqa: E731
     delta = (score(model) - score(backbone)).dropna()
@@ -210,7 +210,7 @@ def table4_gains(t4: pd.DataFrame) -> str:
     >>> table4_gains(t4)
     'a +1.0 (95 % CI -0.2 to +2.2, p = 0.040; SimCSE +0.5)'
     """
-    from ..claims.rule import interval
+    from pearl.claims.rule import interval
     from .ledger_lines import _pv
 
     parts = []

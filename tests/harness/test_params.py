@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 from pearl import paths
-from pearl.params import ParameterError, check_params, injected
+from harness.params import ParameterError, check_params, injected
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 DECLARED = {"SMOKE": bool, "MODEL": str, "PHRASES": list}
 
 
@@ -35,14 +35,14 @@ def test_a_misspelled_parameter_suggests_the_declared_name():
 
 
 def test_declared_parameters_pass_and_leave_the_process_alone(monkeypatch):
-    """check_params only checks: the scale SMOKE implies is the preamble's (tests/test_preamble.py)."""
+    """check_params only checks: the scale SMOKE implies is the preamble's (tests/harness/test_preamble.py)."""
     before = dict(os.environ)
     assert check_params(_papermill_namespace(SMOKE=True), DECLARED)["SMOKE"] is True
     assert dict(os.environ) == before
 
 
 def test_a_smoke_run_never_writes_into_the_repository(monkeypatch):
-    from pearl.preamble import start
+    from harness.preamble import start
 
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
     start("unit_params", _papermill_namespace(SMOKE=True), DECLARED, env={})

@@ -1,6 +1,6 @@
 """Notebook parameters: what papermill (or a reader) set, checked before anything runs.
 
-:func:`check_params` (called by every notebook's preamble, :func:`pearl.preamble.start`): types
+:func:`check_params` (called by every notebook's preamble, :func:`harness.preamble.start`): types
 against the annotations, names against the declared ones, ranges by name. What it leaves out:
 converting values (a wrong type is an error naming the fix, never coerced) and the scale a
 ``SMOKE`` parameter implies (the preamble's :class:`pearl.scale.Scale`).
@@ -11,7 +11,7 @@ import ast
 import difflib
 import math
 
-from . import paths
+from pearl import paths
 
 #: the first line of the cell papermill injects with the parameters it was given
 INJECTED_HEADER = "# Parameters"
@@ -24,7 +24,7 @@ class ParameterError(TypeError):
 def check_params(namespace: dict, annotations: dict) -> dict:
     """Check each annotated parameter in ``namespace`` against its annotation; return them.
 
-    Every notebook's preamble (:func:`pearl.preamble.start`) calls it on the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
+    Every notebook's preamble (:func:`harness.preamble.start`) calls it on the ``parameters`` cell. papermill's ``-p NAME VALUE`` passes a string unless VALUE
     reads as a number, ``True``, ``False`` or ``None``, so ``-p SEEDS "[0]"`` gives the string
     ``"[0]"``: this raises :class:`ParameterError` naming the fix (``-y "SEEDS: [0]"``). None
     always passes (it means "the default"); an int passes for a float; other annotations
@@ -45,7 +45,7 @@ def check_params(namespace: dict, annotations: dict) -> dict:
     >>> check_params({"SEEDS": "[0]"}, {"SEEDS": list})
     Traceback (most recent call last):
     ...
-    pearl.params.ParameterError: parameter SEEDS must be a list, got the string '[0]': pass it as YAML, papermill -y "SEEDS: [0]" (not -p SEEDS "[0]")
+    harness.params.ParameterError: parameter SEEDS must be a list, got the string '[0]': pass it as YAML, papermill -y "SEEDS: [0]" (not -p SEEDS "[0]")
     """
     unknown = sorted(set(injected(namespace)) - set(annotations))
     if unknown:
@@ -160,7 +160,7 @@ def check_range(name: str, value) -> None:
     >>> check_range("SEEDS", [])
     Traceback (most recent call last):
     ...
-    pearl.params.ParameterError: parameter SEEDS = [] is out of range: it must be a non-empty list of distinct integers >= 0
+    harness.params.ParameterError: parameter SEEDS = [] is out of range: it must be a non-empty list of distinct integers >= 0
     """
     check, allowed = RANGES[name]
     if isinstance(value, list) and name == "HARD_NEGATIVES":

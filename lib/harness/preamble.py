@@ -1,11 +1,11 @@
 """Every notebook's first code cell: ``run = start("08_ablations", globals(), __annotations__)``.
 
-One call checks the ``parameters`` cell against its annotations (:func:`pearl.params.check_params`),
+One call checks the ``parameters`` cell against its annotations (:func:`harness.params.check_params`),
 resolves the run's :class:`pearl.scale.Scale` from ``SMOKE`` (and, under ``make rehearse``, the
 batch's request :data:`REHEARSAL_ENV`, read here and nowhere below), points a SMOKE run's output
-root away from the repository, and returns the :class:`pearl.provenance.Run` that records every
+root away from the repository, and returns the :class:`harness.record.Run` that records every
 declared parameter. A value the notebook resolves from a parameter (a profile turned
-``"smoke"``, seeds cut) is recorded in its place by :meth:`pearl.provenance.Run.resolve`::
+``"smoke"``, seeds cut) is recorded in its place by :meth:`harness.record.Run.resolve`::
 
     profile, seeds = run.resolve(PROFILE=run.scale.scaled(PROFILE), SEEDS=run.scale.subset(SEEDS))
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 
-from . import paths
+from pearl import paths
 from .params import check_params
-from .provenance import Run
-from .scale import Scale
+from .record import Run
+from pearl.scale import Scale
 
 #: set (to "1") by ``make rehearse`` (``.ci/batch.py --rehearse``): a SMOKE run that keeps the
 #: ``gpu`` profile's code paths (:class:`pearl.scale.Scale` ``rehearsal``)
@@ -42,7 +42,7 @@ def requested_scale(params: dict, env=None) -> Scale:
 
 def start(name: str, namespace: dict, annotations: dict, env=None) -> Run:
     """The notebook ``name``'s :class:`Run`: its parameters checked (:func:`check_params`, which
-    raises :class:`pearl.params.ParameterError` before anything runs), its ``scale``
+    raises :class:`harness.params.ParameterError` before anything runs), its ``scale``
     (:func:`requested_scale`) and, for a SMOKE run, its output root moved out of the repository
     (:meth:`pearl.scale.Scale.output_root`, :func:`pearl.paths.use_output`: workers inherit it)."""
     params = check_params(namespace, annotations)

@@ -1,7 +1,7 @@
 """Sentences on the training data and the figures: the corpus and its classes, the Wikipedia
 sample and whole copy, augmentation coverage, hard negatives (sample and scale), Figures 1 and 4.
 
-Each function returns ``{key: sentence}`` (see :mod:`pearl.report.timings`).
+Each function returns ``{key: sentence}`` (see :mod:`harness.report.timings`).
 """
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""The committed executed notebooks (pearl.display.executed): labelled with the commit and profile
+"""The committed executed notebooks (harness.executed): labelled with the commit and profile
 of the run whose record they match, stripped of widget state and oversized outputs; a SMOKE
 notebook or one whose record is from another run is not kept."""
 import json
 
-from pearl.display import executed
+from harness import executed
 
 
 def _nb(start="2026-01-01T10:00:00+00:00", end="2026-01-01T10:30:00+00:00", smoke=False):

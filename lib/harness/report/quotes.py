@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from .. import paths
+from pearl import paths
 
 NUM = r"[-+]?[\d,]*\.?\d+(?:e[-+]?\d+)?"
 

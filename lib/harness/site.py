@@ -3,7 +3,7 @@ rendered by mkdocs-jupyter, built and viewed offline.
 
 :func:`write_sources` lays out a MkDocs project under ``build/site_src``: each notebook as
 the last batch run executed it (``results/executed/``), else its committed executed copy
-(``results/notebooks/``, :mod:`pearl.display.executed`, labelled with its commit and profile),
+(``results/notebooks/``, :mod:`harness.executed`, labelled with its commit and profile),
 else as committed without outputs under a banner; the findings report ``results/REPORT.md``;
 every table of ``results/*.md``; every figure of ``figures/*.png``; one page per stand-in of
 ``STANDINS.md``; and the claims ledger ``results/claims.md`` when a run wrote one, its tables led
@@ -25,8 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .. import paths
-from ..atomic import write_atomic
+from pearl import paths
+from pearl.atomic import write_atomic
 from .executed import read_notebook
 from .site_text import admonition, html_banner, is_smoke, nice, standins, verdict_first
 
@@ -90,7 +90,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
     (docs / "tables").mkdir()
     (docs / "standins").mkdir()
     order = [n.removesuffix(".ipynb") for n in (root / "notebooks" / "ORDER").read_text().split()]
-    kept = root / "results" / "notebooks"  # the committed executed copies (pearl.display.executed)
+    kept = root / "results" / "notebooks"  # the committed executed copies (harness.executed)
     sources = {s: p for s in order for p in (kept / f"{s}.ipynb", results / "executed" / f"{s}.ipynb") if p.is_file()}
     ran = set(sources)  # the run's own copy wins over the committed one (the dict keeps the last found)
     executed = len(ran) == len(order)

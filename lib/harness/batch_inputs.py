@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .data import sha256
+from pearl.data import sha256
 
 #: the folders under the output root whose files a notebook reads
 ROOTS = ("data/derived", "models")

@@ -1,4 +1,4 @@
-"""The text pieces of the static site (:mod:`pearl.display.site`): stand-in bullets, names and
+"""The text pieces of the static site (:mod:`harness.site`): stand-in bullets, names and
 titles, the ledger's verdict column first, and Material call-outs in Markdown and HTML."""
 from __future__ import annotations
 

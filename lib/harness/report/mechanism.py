@@ -1,7 +1,7 @@
 """Sentences of the two views' check and the budget curve: the centred recipe's clustering over
 seeds against the untrained backbone (``results/views_mechanism.json``, ``make views``) and each
 budget series' fit and projection to the paper's budget (``results/budget_curve.json``, ``make
-budget``). Returns ``{key: sentence}`` (see :mod:`pearl.report.timings`); a key is absent while its
+budget``). Returns ``{key: sentence}`` (see :mod:`harness.report.timings`); a key is absent while its
 results file is.
 """
 from __future__ import annotations

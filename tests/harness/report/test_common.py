@@ -1,4 +1,4 @@
-"""The report is strict (pearl.report.common): a null, NaN or missing number renders as *no result*
+"""The report is strict (harness.report.common): a null, NaN or missing number renders as *no result*
 with its reason, never as ``nan``, ``None`` or a crash; a Table 1 that is not one never becomes the
 README's headline; a damaged results file is an error naming it and the fix."""
 import json
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from pearl import provenance
-from pearl.report import build, common, ledger_lines, mechanism, timings
+from harness.record import Run
+from harness.report import build, common, ledger_lines, mechanism, timings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -34,7 +34,7 @@ def test_a_null_metric_that_run_save_wrote_renders_as_no_result_with_its_reason(
     to crash on it (TypeError formatting None); now it says no result and why."""
     row = {"backbone": "minilm", "corpus": "wikitext2", "set": "conll", "seeds": 2, "untrained": 37.5,
            "mean": math.nan, "std": 0.4, "difference": 0.2, "ci_low": -1.0, "ci_high": 1.4}
-    provenance.Run("views_mechanism").save({}, undefined={"seeds/0/mean": "no seed finished its run"}, seeds=[row])
+    Run("views_mechanism").save({}, undefined={"seeds/0/mean": "no seed finished its run"}, seeds=[row])
     assert json.loads((results / "views_mechanism.json").read_text())["seeds"][0]["mean"] is None
     text = build.render("{{views.seeds}}", mechanism.sentences())
     assert text.startswith("*[no result: `views.seeds`;") and "`results/views_mechanism.json`" in text
@@ -76,7 +76,7 @@ def test_a_nan_in_the_ledger_is_no_result_never_nan(results):
 
 
 def test_every_timing_sentence_falls_under_a_guarded_prefix():
-    """build.sentences guards pearl.report.timings from outside (build.TIMED): a key outside those
+    """build.sentences guards harness.report.timings from outside (build.TIMED): a key outside those
     prefixes would lose its *no result* note and show as *no result yet*."""
     keys = list(timings.all_sentences())
     assert keys and [k for k in keys if not k.startswith(build.TIMED)] == []

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from .. import paths
+from pearl import paths
 from .common import exists, num, read_json, results, stage_label
 
 

@@ -1,11 +1,11 @@
-"""pearl.preamble.start: every notebook's first cell checks its parameters, resolves its scale
+"""harness.preamble.start: every notebook's first cell checks its parameters, resolves its scale
 (SMOKE; a rehearsal only when the batch asks for one) and returns the Run recording them."""
 import json
 
 import pytest
 from pearl import paths
-from pearl.params import ParameterError
-from pearl.preamble import REHEARSAL_ENV, requested_scale, start
+from harness.params import ParameterError
+from harness.preamble import REHEARSAL_ENV, requested_scale, start
 from pearl.scale import FULL, REHEARSAL, SMOKE
 
 DECLARED = {"SMOKE": bool, "PROFILE": str, "SEEDS": list}

@@ -1,10 +1,10 @@
-"""pearl.batch_inputs: the files a notebook of the batch read, kept by size, mtime and digest; what
+"""harness.batch_inputs: the files a notebook of the batch read, kept by size, mtime and digest; what
 changed since, and who wrote it. tests/test_batch.py runs it inside the batch's loop."""
 import os
 
 import pytest
 
-from pearl import batch_inputs
+from harness import batch_inputs
 
 ORDER = ["01_data_building.ipynb", "02_augmentation.ipynb", "03_training.ipynb"]
 

@@ -16,9 +16,9 @@ import sys
 from datetime import datetime
 from pathlib import Path
 
-from .. import paths
-from ..atomic import write_atomic
-from ..outputs import read_record
+from pearl import paths
+from pearl.atomic import write_atomic
+from pearl.outputs import read_record
 
 KEPT = "notebooks"  # under results/
 MAX_OUTPUT = 400_000  # characters of one output's data; larger ones are left out of the kept copy
@@ -46,7 +46,7 @@ def _fix(path: Path) -> str:
                 f"and the site shows the kept copy results/{KEPT}/{name}")
     if path.parent.name == KEPT and path.parent.parent.name == "results":
         return (f"restore it with `git checkout -- results/{KEPT}/{name}`, or keep a new copy from a batch run "
-                "with `python -m pearl.display.executed`")
+                "with `python -m harness.executed`")
     return (f"restore it with `git checkout -- notebooks/{name}`, or regenerate it from notebooks/src/{path.stem}.py "
             "(make notebooks)")
 

@@ -1,4 +1,4 @@
-"""The static site (pearl.display.site, `make site`): a SMOKE build from a scratch output root
+"""The static site (harness.site, `make site`): a SMOKE build from a scratch output root
 has an index and a page per notebook of notebooks/ORDER, marks SMOKE, stand-ins and the
 unexecuted case, shows a committed executed copy with its commit and profile, includes the
 claims ledger (verdict first) only when a run wrote one, and references nothing off the
@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 from pearl import paths
-from pearl.display import site, site_text
+from harness import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = [n.removesuffix(".ipynb") for n in (ROOT / "notebooks" / "ORDER").read_text().split()]
@@ -94,7 +94,7 @@ def test_a_notebook_the_run_skipped_comes_unexecuted_under_a_banner(tmp_path):
     out = tmp_path / "out"
     (out / "results" / "executed").mkdir(parents=True)
     (out / "results" / "executed" / "01_data_building.ipynb").write_text((ROOT / "notebooks" / "01_data_building.ipynb").read_text())
-    # the run's own copy of 01, and a committed executed copy of 12 (results/notebooks/, pearl.display.executed)
+    # the run's own copy of 01, and a committed executed copy of 12 (results/notebooks/, harness.executed)
     summary = site.write_sources(tmp_path / "src", root=bare_root(tmp_path, kept=("12_claims",)), out=out)
     assert summary["ran"] == ["01_data_building", "12_claims"] and not summary["executed"]
     docs = tmp_path / "src" / "docs"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from pearl.report import build, common, quotes, timings
+from harness.report import build, common, quotes, timings
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 NUMBER = re.compile(r"(?<![\w.])[-+−]?\d[\d,]*(?:\.\d+)?")
 #: numbers the template may write itself: names, the paper's section and table numbers, the rule's constants
 NAMES = ("all-MiniLM-L6-v2", "MiniLM-L6", "GloVe 6B 50-d", "WikiText-2", "3-gram", "H100", "YAGO 4", "300-d", "Table 1",
@@ -32,7 +32,7 @@ def test_the_template_types_no_measured_number():
     for name in NAMES:
         text = text.replace(name, " ")
     found = [(ln.strip()[:80], NUMBER.findall(ln)) for ln in text.splitlines() if NUMBER.search(ln)]
-    assert found == [], "numbers typed in lib/pearl/report/template.md (format them from a results file):\n" + \
+    assert found == [], "numbers typed in lib/harness/report/template.md (format them from a results file):\n" + \
         "\n".join(map(str, found))
 
 

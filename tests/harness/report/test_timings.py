@@ -1,7 +1,7 @@
-"""The batch's time from its notebooks' records, and the rehearsal's (pearl.report.timings)."""
+"""The batch's time from its notebooks' records, and the rehearsal's (harness.report.timings)."""
 import json
 
-from pearl.report import common, timings
+from harness.report import common, timings
 
 
 def _record(path, seconds, sha="abcdef0123"):

@@ -3,7 +3,7 @@ the guard :func:`strict` that turns a missing number into a *no result* note wit
 and the model-name shortener.
 
 A sentence never shows ``nan`` or ``None`` where a number belongs: every number a sentence
-formats goes through :func:`num`, which refuses a null (what :meth:`pearl.provenance.Run.save`
+formats goes through :func:`num`, which refuses a null (what :meth:`harness.record.Run.save`
 writes for an undefined metric), a NaN or an infinity, and :func:`strict` renders the sentences
 of a function that met one, or a key its results file lacks, as *no result* with the reason
 (the record's ``"undefined"`` map when it has one). A damaged results file is an error naming it.
@@ -15,7 +15,7 @@ import numbers
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import outputs, paths
+from pearl import outputs, paths
 
 
 def results() -> Path:
@@ -47,7 +47,7 @@ def num(value, spec: str = "") -> str:
     >>> num(None, ".1f")
     Traceback (most recent call last):
     ...
-    pearl.report.common.NoResult: None where a number belongs
+    harness.report.common.NoResult: None where a number belongs
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
         raise NoResult(f"{value!r} where a number belongs")
@@ -103,7 +103,7 @@ def _fix(sources: Sequence[str]) -> str:
 def strict(make: Callable[[], dict], *prefixes: str, sources: Sequence[str] = ()) -> dict[str, str]:
     """``make()``'s sentences, or, when a number it needs is null, NaN or absent from ``sources``
     (results file names), ``{prefix + "*": reason}`` for each key prefix of ``prefixes``:
-    :func:`pearl.report.build.render` shows every key under those prefixes as *no result*, with the reason.
+    :func:`harness.report.build.render` shows every key under those prefixes as *no result*, with the reason.
 
     >>> strict(lambda: {"x.a": num(float("nan"), ".1f")}, "x.")
     {'x.*': 'its results file gives nan where a number belongs; rerun what writes it'}
