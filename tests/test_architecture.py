@@ -16,11 +16,12 @@ HARNESS = "harness"
 #: module imports from its own layer or a lower one, never from a higher one. Rooms of one layer
 #: lean on each other one way only (test_no_cycle_between_rooms). Every room has a place.
 LAYERS = (
-    ("ground", {"atomic", "paths", "tabular", "workers", "e5s1", "encode", "scale", "data", "outputs",
-                "provenance", "resources", "weights", "fingerprint", "cache", "baselines", "checkpoint",
-                "wikipedia", "method_names", "ranges"}),
-    ("backbones", {"me5", "mlm_config", "mlm_pretrain", "mlm"}),  # converted or pretrained here from the ground's files
-    ("registry", {"models"}),  # every model by name
+    ("ground", {"atomic", "paths", "tabular", "workers", "encode", "scale", "data", "outputs",
+                "provenance", "resources", "checkpoint", "wikipedia", "method_names", "ranges"}),
+    # converted or pretrained here from the ground's files, the models without a backbone, and the
+    # checks of a model's files (weights) and of what decides its vectors (fingerprint)
+    ("backbones", {"backbones"}),
+    ("registry", {"models", "cache"}),  # every model by name, and the embedding cache it sits behind
     ("corpus", {"corpus"}),  # training data, ranked and filtered with a backbone
     ("training", {"training"}),
     ("benchmark", {"benchmark"}),  # scores any model: imports nothing of training (test_evaluation_depends_on_...)
@@ -169,7 +170,7 @@ def test_the_low_layer_knows_nothing_above_it():
 
 def test_folders_show_the_stages():
     assert {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").is_file()} == \
-        {"corpus", "training", "benchmark", "display", "experiments", "claims"}
+        {"corpus", "training", "benchmark", "display", "experiments", "claims", "backbones"}
 
 
 def test_importing_every_module_does_no_work(tmp_path):

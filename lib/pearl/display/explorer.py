@@ -153,7 +153,7 @@ def preset_models(preset: str = "minilm") -> list[str]:
     """Model names of a preset: ``"minilm"`` MiniLM and every trained PEARL seed on it;
     ``"raw-lm"`` the raw masked LM ``mlm-wiki``, then its PEARL and SimCSE models of seed 0 (those
     notebook 09 has trained; the untrained LM alone before that)."""
-    from .. import mlm
+    from ..backbones import mlm
     from ..models import folder_name, trained_folders
     from .figure1 import default_models
 

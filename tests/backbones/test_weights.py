@@ -7,7 +7,7 @@ import struct
 import pytest
 import torch
 from _tiny import LABELS, tiny_backbone
-from pearl import weights
+from pearl.backbones import weights
 from pearl.encode import load_hf_model
 from pearl.models import default_backbone_path, load_backbone, load_model
 from pearl.training.export import export

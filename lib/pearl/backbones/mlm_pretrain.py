@@ -1,7 +1,7 @@
-"""Pretraining of the ``mlm-wiki`` backbone (:mod:`pearl.mlm`): a small BERT-style masked LM,
+"""Pretraining of the ``mlm-wiki`` backbone (:mod:`pearl.backbones.mlm`): a small BERT-style masked LM,
 from scratch, on the shipped Wikipedia.
 
-The model is transformers' ``BertForMaskedLM`` at :class:`pearl.mlm_config.Config`'s size (4
+The model is transformers' ``BertForMaskedLM`` at :class:`pearl.backbones.mlm_config.Config`'s size (4
 layers, hidden 256, 4 heads, feed-forward 1024, 64-token sequences by default; every setting
 range-checked there). The objective is masked-token
 prediction only, BERT's recipe as ``DataCollatorForLanguageModeling`` applies it
@@ -37,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import paths
+from .. import paths
 from .mlm_config import CONFIG, Config
 
 NAME = "mlm-wiki"
@@ -83,7 +83,7 @@ def sequences(tok, n_sequences: int, max_tokens: int, stride: int, offset: int, 
     article at ``offset`` in file order (at most ``max_articles``; 0: until enough rows).
     ``per_article`` > 0: at most that many rows from each article's start (spreads a small held-out
     set over many articles; long articles would otherwise fill it alone)."""
-    from . import wikipedia
+    from .. import wikipedia
 
     body, rows, buffer, n_articles = max_tokens - 2, [], [], 0
     sample = wikipedia.Sample(stride=stride, offset=offset, max_articles=max_articles)
@@ -195,8 +195,8 @@ def pretrain(config: Config = CONFIG, run_dir: str | Path | None = None, corpus=
     """
     import torch
 
-    from .encode import torch_threads
-    from . import checkpoint
+    from ..encode import torch_threads
+    from .. import checkpoint
 
     run_dir = Path(run_dir) if run_dir else paths.derived_dir(f".{NAME}.run")
     run_dir.mkdir(parents=True, exist_ok=True)

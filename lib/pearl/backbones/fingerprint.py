@@ -15,8 +15,8 @@ from __future__ import annotations
 import hashlib
 import json
 
-from .encode import Encoder
-from .provenance import jsonable
+from ..encode import Encoder
+from ..provenance import jsonable
 
 
 def fingerprint(encoder: Encoder) -> str:

@@ -21,8 +21,8 @@ from typing import Sequence
 
 import numpy as np
 
-from .resources import load_glove
-from .encode import Encoder
+from ..resources import load_glove
+from ..encode import Encoder
 
 _TOKEN = re.compile(r"[^\W_]+|[^\w\s]")
 

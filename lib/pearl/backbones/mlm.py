@@ -2,7 +2,7 @@
 for a raw language model such as BERT).
 
 The paper's Table 4 fine-tunes *raw* language models (BERT, RoBERTa, ALBERT, SpanBERT, LUKE).
-None can be downloaded here, so one is made: :mod:`pearl.mlm_pretrain` pretrains a small
+None can be downloaded here, so one is made: :mod:`pearl.backbones.mlm_pretrain` pretrains a small
 ``BertForMaskedLM`` from scratch with masked-token prediction only (no contrastive or
 sentence-level objective), and this module writes it as a backbone folder, caches it and
 labels it. :func:`label` names the text it saw: "a small masked LM pretrained here on N M
@@ -16,10 +16,10 @@ training step nor another file to verify.
 
 Output (:func:`build`): ``data/derived/mlm-wiki``, written whole or not at all (a temporary
 folder renamed): the encoder as ``BertModel`` (``config.json``, ``model.safetensors``, with a
-zero pooler as :mod:`pearl.me5` stores one, so every load holds the same weights), the MLM head
+zero pooler as :mod:`pearl.backbones.me5` stores one, so every load holds the same weights), the MLM head
 apart (``mlm_head.safetensors``; :func:`load_mlm` puts the two back together), the tokenizer,
 sentence-transformers files (mean pooling), ``SHA256SUMS`` (checked at every load,
-:func:`pearl.weights.verify`) and ``mlm.json``: the config, the vocabulary's sha256, the loss
+:func:`pearl.backbones.weights.verify`) and ``mlm.json``: the config, the vocabulary's sha256, the loss
 curve, held-out masked-token loss and accuracy, the weights' sha256 and the commit. :func:`folder`
 pretrains once (checkpoints in ``data/derived/.mlm-wiki.run``, resumed after any kill from
 the last good one) and afterwards only compares ``mlm.json`` with the current config and
@@ -35,10 +35,10 @@ import math
 import shutil
 from pathlib import Path
 
-from . import paths
+from .. import paths
 from .mlm_pretrain import CONFIG, NAME, Config, pretrain, vocab_sha256
-from .atomic import write_atomic
-from .provenance import git_state, write_json
+from ..atomic import write_atomic
+from ..provenance import git_state, write_json
 
 SHORT = "mlmwiki"  # folder names allow no hyphen in their backbone part
 _FORMAT_VERSION = 1  # of the built folder: bump to rebuild when this module's output changes
@@ -66,7 +66,6 @@ def write_folder(result: dict, config: Config, target: str | Path) -> Path:
     """The finished run as a model folder at ``target``, whole or not at all."""
     import torch
     from safetensors.torch import save
-
     from . import weights
 
     model, tok, target = result["model"], result["tokenizer"], Path(target)
@@ -75,7 +74,7 @@ def write_folder(result: dict, config: Config, target: str | Path) -> Path:
     tmp.mkdir(parents=True)
     encoder = {k.removeprefix("bert."): v.contiguous() for k, v in model.state_dict().items() if k.startswith("bert.")}
     encoder.update({"pooler.dense.weight": torch.zeros(config.hidden, config.hidden),
-                    "pooler.dense.bias": torch.zeros(config.hidden)})  # as pearl.me5: every load the same weights
+                    "pooler.dense.bias": torch.zeros(config.hidden)})  # as pearl.backbones.me5: every load the same weights
     head = {k: v.contiguous() for k, v in model.state_dict().items()
             if k.startswith("cls.") and not k.startswith("cls.predictions.decoder.")}  # tied: the embeddings, the bias
     write_atomic(tmp / "model.safetensors", save(encoder, metadata={"format": "pt"}))
@@ -101,7 +100,7 @@ def write_folder(result: dict, config: Config, target: str | Path) -> Path:
         "train_s": round(result["train_s"], 1), "data_s": round(result["data_s"], 1),
         "loss_curve": result["log"], "heldout": result["evals"], "weights_sha256": weights_sha256(model),
         "pretrained_at": git_state()})
-    weights.write_manifest(tmp)  # checked at every load (pearl.weights.verify)
+    weights.write_manifest(tmp)  # checked at every load (pearl.backbones.weights.verify)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)  # the whole folder or none: a killed run never leaves half a model
     return target
@@ -111,7 +110,7 @@ def build(config: Config = CONFIG, target: str | Path | None = None, run_dir: st
           progress: bool = True, corpus=None) -> Path:
     """Pretrain (resuming any checkpoint) and write the folder (default ``data/derived/mlm-wiki``);
     the checkpoints are deleted once it is written."""
-    from . import checkpoint
+    from .. import checkpoint
 
     target = Path(target) if target else paths.derived_dir(NAME)
     run_dir = Path(run_dir) if run_dir else target.with_name(f".{target.name}.run")
@@ -123,11 +122,11 @@ def build(config: Config = CONFIG, target: str | Path | None = None, run_dir: st
 
 def meta(target: str | Path | None = None) -> dict:
     """The built folder's ``mlm.json`` (empty when there is none); a damaged one raises
-    :class:`pearl.weights.WeightsError` naming it and the fix."""
+    :class:`pearl.backbones.weights.WeightsError` naming it and the fix."""
     from . import weights
 
     target = Path(target or paths.derived_dir(NAME))
-    return weights.read_record(target / "mlm.json", f"delete {target} and pretrain it again (pearl.mlm.build, or "
+    return weights.read_record(target / "mlm.json", f"delete {target} and pretrain it again (pearl.backbones.mlm.build, or "
                                                     "pearl.models.load_model('mlm-wiki') for the default folder)") or {}
 
 
@@ -157,7 +156,6 @@ def load_mlm(target: str | Path | None = None):
     """``(BertForMaskedLM, tokenizer)`` of a built folder: the encoder and the MLM head put back together."""
     from safetensors.torch import load_file
     from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
-
     from . import weights
 
     target = Path(target or folder())

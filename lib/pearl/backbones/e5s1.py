@@ -10,7 +10,7 @@
   embeddings as fp32.
 
 :func:`read` gives the config, pieces, special ids, normalisation map and every tensor as a flat
-fp32 array; :mod:`pearl.me5` builds the model and the tokenizer from them. What it leaves out:
+fp32 array; :mod:`pearl.backbones.me5` builds the model and the tokenizer from them. What it leaves out:
 writing the format, and any other block size or tensor type (refused, naming the tensor).
 """
 from __future__ import annotations

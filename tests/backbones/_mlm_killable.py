@@ -2,7 +2,7 @@
 
     python _mlm_killable.py RUN_DIR CORPUS CONFIG_JSON KILL_AT [between|write]
 
-Pretrains ``pearl.mlm_pretrain.Config(**CONFIG_JSON)`` on the WikiExtractor folder CORPUS into
+Pretrains ``pearl.backbones.mlm_pretrain.Config(**CONFIG_JSON)`` on the WikiExtractor folder CORPUS into
 RUN_DIR and is killed at the checkpoint of step KILL_AT, by default after the checkpoint and
 before its digest, with SIGKILL as ``kill -9`` or the OOM killer would (no cleanup, no
 ``finally``); the hook is the training fault test's (training/_killable.py).
@@ -11,11 +11,11 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "training"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "training"))
 
 from _killable import kill_while_saving  # noqa: E402
 
-from pearl import mlm_pretrain  # noqa: E402
+from pearl.backbones import mlm_pretrain  # noqa: E402
 
 
 def main():

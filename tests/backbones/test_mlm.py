@@ -1,4 +1,4 @@
-"""The ``mlm-wiki`` raw masked LM (pearl.mlm, pearl.mlm_pretrain, pearl.mlm_config): masked-token
+"""The ``mlm-wiki`` raw masked LM (pearl.backbones.mlm, pearl.backbones.mlm_pretrain, pearl.backbones.mlm_config): masked-token
 prediction only, deterministic, resumable after any kill, refusing another run's checkpoint,
 range-checked, registered as a backbone. Every run here is tiny and reads a tiny WikiExtractor corpus."""
 import dataclasses
@@ -18,10 +18,11 @@ import torch
 
 from _wiki_tiny import make
 
-from pearl import checkpoint, mlm, models
-from pearl import mlm_config as cfg
-from pearl import mlm_pretrain as pre
-from pearl.weights import WeightsError
+from pearl import checkpoint, models
+from pearl.backbones import mlm
+from pearl.backbones import mlm_config as cfg
+from pearl.backbones import mlm_pretrain as pre
+from pearl.backbones.weights import WeightsError
 
 HERE = Path(__file__).resolve().parent
 
@@ -193,7 +194,7 @@ def test_a_damaged_mlm_json_is_named_with_the_fix(tmp_path, monkeypatch, text, w
     record.parent.mkdir(parents=True)
     record.write_text(text)
     with pytest.raises(WeightsError, match=rf"{re.escape(str(record))} {what}.*delete {record.parent} and pretrain it "
-                                           r"again \(pearl.mlm.build"):
+                                           r"again \(pearl.backbones.mlm.build"):
         models.load_model("mlm-wiki", cache=False)
 
 

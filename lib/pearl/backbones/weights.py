@@ -38,9 +38,9 @@ from contextlib import contextmanager
 from importlib import metadata
 from pathlib import Path
 
-from .atomic import write_atomic
+from ..atomic import write_atomic
 
-from .provenance import dumps_strict
+from ..provenance import dumps_strict
 
 #: file suffixes that hold weights
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
@@ -240,7 +240,7 @@ def verify(folder: str | os.PathLike, required: bool | None = None) -> None:
                            "short or a damaged copy, which would load as the bare backbone. Delete the folder and export "
                            "it again (notebook 03 or pearl.training.profiles retrains it)")
     recorded = expected(folder)
-    opt_out = ("or, for a folder you trust, record its digests with pearl.weights.write_manifest(folder), or "
+    opt_out = ("or, for a folder you trust, record its digests with pearl.backbones.weights.write_manifest(folder), or "
                "load it with load_model(..., verified=False)")
     if recorded is None:
         what = (f"{folder / INFO} records no \"sha256\" of its files (exported before digests were recorded, or "
@@ -272,7 +272,7 @@ def verify(folder: str | os.PathLike, required: bool | None = None) -> None:
             raise WeightsError(f"{folder / extra[0]} has no sha256 recorded in {where}, so the folder cannot be "
                                f"verified whole (a file added since, or a folder written before every file that "
                                f"changes a vector was recorded): {fix}; or, if you trust the folder as it "
-                               "is, record every file with pearl.weights.write_manifest(folder)")
+                               "is, record every file with pearl.backbones.weights.write_manifest(folder)")
     for name, digest in sorted(sums.items()):
         path = folder / name
         if not path.is_file():

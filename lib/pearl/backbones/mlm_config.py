@@ -1,4 +1,4 @@
-"""The settings of one ``mlm-wiki`` pretraining run (:mod:`pearl.mlm_pretrain`), range-checked.
+"""The settings of one ``mlm-wiki`` pretraining run (:mod:`pearl.backbones.mlm_pretrain`), range-checked.
 
 :class:`Config` holds the model's size, the data and the optimisation; all of it goes into the
 built folder's ``mlm.json`` and every checkpoint. A value out of range (:data:`RANGES`, checked as
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from .ranges import bad, check_fields, integer, real
+from ..ranges import bad, check_fields, integer, real
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Averaged GloVe and character 3-gram Jaccard: hand-computed cases."""
 import numpy as np
 import pytest
-from pearl.baselines import (
+from pearl.backbones.baselines import (
     CharJaccard,
     GloVeAverager,
     char3grams,
