@@ -1,6 +1,6 @@
 """What each notebook of the batch read from the derived data and the models, and whether it changed.
 
-The batch (``.ci/batch.py``) skips a notebook that finished on the same inputs. Its code and
+The batch (:mod:`harness.batch`) skips a notebook that finished on the same inputs. Its code and
 parameters are in its fingerprint; the files it reads under ``data/derived/`` and ``models/`` of
 the output root are tracked here, with no list to keep by hand: a notebook's **inputs** are the
 files there when it started that it did not write itself and that no notebook after it wrote

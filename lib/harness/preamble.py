@@ -20,7 +20,7 @@ from .params import check_params
 from .record import Run
 from pearl.scale import Scale
 
-#: set (to "1") by ``make rehearse`` (``.ci/batch.py --rehearse``): a SMOKE run that keeps the
+#: set (to "1") by ``make rehearse`` (``python -m harness.batch --rehearse``): a SMOKE run that keeps the
 #: ``gpu`` profile's code paths (:class:`pearl.scale.Scale` ``rehearsal``)
 REHEARSAL_ENV = "PEARL_REHEARSAL"
 

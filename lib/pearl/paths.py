@@ -136,7 +136,7 @@ def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> l
     """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
     the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
     ``separate``; none when there is no ``notebooks/ORDER``. It imports nothing but the standard
-    library (.ci/batch.py reads the batch with it)."""
+    library (the batch runner reads the batch with it)."""
     folder = Path(root if root is not None else ROOT) / "notebooks"
     if not (folder / "ORDER").is_file():
         return []

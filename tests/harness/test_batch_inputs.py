@@ -1,5 +1,5 @@
 """harness.batch_inputs: the files a notebook of the batch read, kept by size, mtime and digest; what
-changed since, and who wrote it. tests/test_batch.py runs it inside the batch's loop."""
+changed since, and who wrote it. tests/harness/test_batch.py runs it inside the batch's loop."""
 import os
 
 import pytest

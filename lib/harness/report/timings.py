@@ -66,7 +66,7 @@ def gpu_projection() -> dict[str, str]:
 
 def rehearsal_time() -> dict[str, str]:
     """``rehearsal.time``: the wall time of ``make rehearse``, from ``results/perf/rehearsal.json``
-    (``.ci/batch.py --rehearse --record``), with the commit and the load it ran under."""
+    (``python -m harness.batch --rehearse --record``), with the commit and the load it ran under."""
     if not exists("perf/rehearsal.json"):
         return {}
     r = read_json("perf/rehearsal.json")

@@ -1,7 +1,6 @@
-""".ci/batch.py (make reproduce's and make rehearse's loop): a restarted batch skips the notebooks finished on the same inputs, says so in their
+"""harness.batch (make reproduce's and make rehearse's loop): a restarted batch skips the notebooks finished on the same inputs, says so in their
 records, and runs again from the first one not finished (or changed). A stand-in runner writes
 each notebook's record, so no kernel starts here; tests/test_rehearsal.py runs the real batch."""
-import importlib.util
 import json
 import signal
 import subprocess
@@ -13,9 +12,7 @@ import pytest
 
 from pearl import paths
 
-_spec = importlib.util.spec_from_file_location("batch", Path(__file__).resolve().parents[1] / ".ci" / "batch.py")
-batch = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(batch)
+from harness import batch
 
 NAMES = ["00_template.ipynb", "01_data_building.ipynb", "02_augmentation.ipynb"]
 
@@ -95,7 +92,7 @@ def test_fresh_keeps_the_state_of_the_notebooks_it_does_not_run(root):
 
 
 def test_a_run_with_other_parameters_always_runs_apart_from_the_batchs_state(root):
-    """make study: notebook 13 at another design through the batch runner (.ci/batch.py --param)."""
+    """make study: notebook 13 at another design through the batch runner (harness.batch --param)."""
     batch.run(NAMES[:1], {"PROFILE": "cpu"}, runner=Runner(), log=lambda _: None)
     outs = []
     for _ in range(2):  # a second study runs again: its record is not the batch's
@@ -210,9 +207,8 @@ def test_a_sigterm_records_the_running_notebooks_writes_as_its_own(root):
     is recorded as 02's, not as a change made outside the batch (which would rerun its readers)."""
     started = root / "started"
     driver = f"""
-import importlib.util, json, pathlib, time
-spec = importlib.util.spec_from_file_location("batch", {str(_spec.origin)!r})
-batch = importlib.util.module_from_spec(spec); spec.loader.exec_module(batch)
+import json, pathlib, time
+from harness import batch
 from pearl import paths
 
 def runner(notebook, out, params):

@@ -1,13 +1,13 @@
 """The batch run of the notebooks (``make reproduce``, ``make rehearse``), resumable notebook by notebook.
 
-Usage: python .ci/batch.py [--profile gpu] [--fresh] [--rehearse] [--extras] [--param NAME=VALUE ...] [NOTEBOOK ...]
+Usage: python -m harness.batch [--profile gpu] [--fresh] [--rehearse] [--extras] [--param NAME=VALUE ...] [NOTEBOOK ...]
 (the Makefile calls it)
 
 :func:`run` executes the notebooks in order through papermill, each with the parameters of the
 batch that its ``parameters`` cell declares (``PROFILE``, ``INTERACTIVE``; ``SMOKE`` in a
 rehearsal; ``EXTRAS`` in ``make extras``; any ``--param NAME=VALUE``, as ``DESIGN`` in ``make study``). After each one finishes it records, in
 ``results/executed/batch_state.json`` under the output root, the notebook's **input fingerprint**:
-the digest of the notebook's file, its parameters, the library's code (``lib/pearl``), the raw
+the digest of the notebook's file, its parameters, the code (``lib/``: the library and this harness), the raw
 data folder's name and the previous notebook's fingerprint (a chain: a notebook whose predecessor ran on other inputs runs again).
 Beside it the state keeps the digests of the files the notebook read under ``data/derived/`` and
 ``models/`` (those there when it started that neither it nor a notebook after it wrote:
@@ -57,7 +57,7 @@ STATE = "batch_state.json"
 #: the state's key for every tracked file as the batch last saw it (notebooks' keys end in .ipynb)
 FILES = "files"
 #: what a skipped notebook's record says (``batch_resume.why``)
-WHY = ("finished by an earlier run of this batch on the same inputs (notebook, parameters, lib/pearl code, "
+WHY = ("finished by an earlier run of this batch on the same inputs (notebook, parameters, lib/ code, "
        "raw data folder, earlier notebooks' inputs, the files it read under data/derived/ and models/): "
        "skipped, this record is that run's")
 
