@@ -150,3 +150,18 @@ def test_a_relative_pearl_output_is_taken_from_the_repository_root(monkeypatch, 
     assert paths.output_root() == ROOT / "scratch-relative"
     monkeypatch.setenv("PEARL_OUTPUT", "../elsewhere")
     assert paths.output_root() == ROOT.parent / "elsewhere"
+
+
+def test_check_params_names_the_fix_for_a_list_passed_as_a_string():
+    with pytest.raises(ParameterError, match=r'-y "SEEDS: \[0, 1\]"'):
+        check_params({"SEEDS": "[0, 1]"}, {"SEEDS": list})
+    with pytest.raises(ParameterError, match="-p SMOKE True"):
+        check_params({"SMOKE": "true"}, {"SMOKE": bool})
+    with pytest.raises(ParameterError, match="must be a int"):
+        check_params({"STEPS": True}, {"STEPS": int})
+
+
+def test_check_params_accepts_defaults_none_and_ints_for_floats():
+    ns = {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x", "OTHER": object()}
+    assert check_params(ns, {"SEEDS": list, "STEPS": int, "LR": float, "NAME": str}) == \
+        {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x"}
