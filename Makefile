@@ -77,7 +77,7 @@ test-all: $(STAMP) sysdeps
 
 # The commit is recorded once, at the start (PEARL_RUN_COMMIT, PEARL_RUN_DIRTY: tracked files
 # changed before the run), so results written by earlier notebooks do not mark later ones dirty.
-# Each notebook gets PROFILE / INTERACTIVE only if its parameters cell declares them (.ci/batch.py).
+# Each notebook gets PROFILE / INTERACTIVE only if its parameters cell declares them (harness.batch).
 # Restarted after a kill, it skips the notebooks finished on the same inputs (their records say
 # so: batch_resume) and goes on from the first unfinished one; FRESH=1 runs every notebook.
 reproduce: $(STAMP) sysdeps
@@ -86,7 +86,7 @@ reproduce: $(STAMP) sysdeps
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
 	echo "== commit $$PEARL_RUN_COMMIT$${PEARL_RUN_DIRTY:+ (tracked files changed at start: $$PEARL_RUN_DIRTY)}"; \
-	$(PY) .ci/batch.py --profile $(PROFILE) $(if $(FRESH),--fresh) $(if $(EXTRAS),--extras) $(NOTEBOOKS)
+	$(PY) -m harness.batch --profile $(PROFILE) $(if $(FRESH),--fresh) $(if $(EXTRAS),--extras) $(NOTEBOOKS)
 	$(MAKE) --no-print-directory html
 	$(MAKE) --no-print-directory site
 
@@ -102,19 +102,19 @@ rehearse: $(STAMP) sysdeps
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) .ci/batch.py --rehearse $(if $(RECORD),--record results/perf/rehearsal.json)
+	PEARL_OUTPUT="$(REHEARSAL_OUT)" $(PY) -m harness.batch --rehearse $(if $(RECORD),--record results/perf/rehearsal.json)
 
 # The discrepancy study (notebook 13) at a larger design than make reproduce's "core" one:
 # DESIGN=reduced (8 configurations, about 2 hours on 2 cores) or DESIGN=whole (12). It needs the
 # corpus and tables of notebooks 01 and 02 (a make reproduce first); models already trained are reused.
 # Through the batch runner like make reproduce (same provenance); it always runs, and its executed copy
-# is results/executed/13_discrepancy_$(DESIGN).ipynb, apart from the batch's (.ci/batch.py --param).
+# is results/executed/13_discrepancy_$(DESIGN).ipynb, apart from the batch's (harness.batch --param).
 DESIGN ?= reduced
 study: $(STAMP) sysdeps
 	@export PEARL_RUN_COMMIT="$$(git rev-parse HEAD)" \
 	  PEARL_RUN_DIRTY="$$(git status --porcelain --untracked-files=no | cut -c4- | paste -sd, -)" \
 	  PEARL_RUN_UNTRACKED="$$(git status --porcelain --untracked-files=all | grep '^??' | cut -c4- | paste -sd, -)"; \
-	$(PY) .ci/batch.py --profile $(PROFILE) --param DESIGN=$(DESIGN) 13_discrepancy.ipynb
+	$(PY) -m harness.batch --profile $(PROFILE) --param DESIGN=$(DESIGN) 13_discrepancy.ipynb
 
 # The two views of the PEARL embedding (scripts/views_mechanism.py: one cpu-profile training per
 # backbone and join, read at three moments, and the development subset; about 2 hours on 2 cores)
@@ -164,13 +164,13 @@ html: $(STAMP)
 # shows their outputs), and results/REPORT.md with the README's headline is rewritten from the results
 # files; each page then comes from the run's copy, else the committed one, else the notebook unexecuted. Open site/index.html, or serve it: python -m http.server -d site -b 127.0.0.1
 site: $(STAMP)
-	$(PY) -m pearl.report.build
-	$(PY) -m pearl.display.executed
-	$(PY) -m pearl.display.site
+	$(PY) -m harness.report.build
+	$(PY) -m harness.executed
+	$(PY) -m harness.site
 
 # results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
 report: $(STAMP)
-	$(PY) -m pearl.report.build
+	$(PY) -m harness.report.build
 
 # JupyterLab at the repository root (notebooks/, README, results/, figures/), offering only the
 # "PEARL companion" kernel (pearl): the venv's default python3 kernel cannot import the project

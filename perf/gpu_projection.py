@@ -69,7 +69,7 @@ def training_counts() -> dict:
     """Trainings per notebook at the gpu profile and the share of the phrases each sees, from the
     notebooks' defaults (the gpu profile's seeds where a notebook leaves them to the profile)."""
     from pearl.experiments import curves
-    from pearl.params import notebook_defaults
+    from harness.params import notebook_defaults
     from pearl.training.profiles import FIGURE5_SEEDS
 
     n03, n08, n09, n10 = (notebook_defaults(n) for n in ("03_training.ipynb", "08_ablations.ipynb", "09_backbones.ipynb",

@@ -4,7 +4,7 @@
         [--out results/perf/me5_encode.json]
 
 me5-small (multilingual-E5-small, 4-bit weights dequantised, stand-in for E5-small;
-:mod:`pearl.me5`) has 12 layers to MiniLM's 6 at the same width (384, feed-forward 1,536), so
+:mod:`pearl.backbones.me5`) has 12 layers to MiniLM's 6 at the same width (384, feed-forward 1,536), so
 a token costs it twice the FLOPs; its tokenizer also prepends ``"query: "`` (three pieces)
 to every phrase. In one run, on the same phrases and the same threads:
 
@@ -40,7 +40,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from pearl import me5, models
+from pearl import models
+from pearl.backbones import me5
 from pearl.encode import encode
 from pearl.provenance import git_sha, hardware, write_json
 from scoring_floor import flops, matmul_rate

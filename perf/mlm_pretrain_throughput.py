@@ -1,4 +1,4 @@
-"""Pretraining throughput of the ``mlm-wiki`` masked LM (:mod:`pearl.mlm_pretrain`) against its FLOP floor.
+"""Pretraining throughput of the ``mlm-wiki`` masked LM (:mod:`pearl.backbones.mlm_pretrain`) against its FLOP floor.
 
 Usage: .venv/bin/python perf/mlm_pretrain_throughput.py [--steps 8] [--threads 1 2] [--batch 128]
 
@@ -6,7 +6,7 @@ Times full training steps at the default config (masking, forward, masked-positi
 backward, clipping, AdamW) on random token ids (the corpus is not read: the cost of a step does
 not depend on which ids it holds), after one warm-up step, for each thread count. Reports
 tokens/s (all positions of the sequences) and the achieved GFLOPS from
-:func:`pearl.mlm_pretrain.step_flops`, against the machine's fp32 floor (``--peak-gflops``, about 240
+:func:`pearl.backbones.mlm_pretrain.step_flops`, against the machine's fp32 floor (``--peak-gflops``, about 240
 here: the matrix-multiply peak measured on this CPU), and the projected time of the default
 run. Writes results/perf/mlm_pretrain_throughput.json (or ``--out``).
 """
@@ -28,7 +28,7 @@ def main() -> None:
 
     import torch
 
-    from pearl import mlm_pretrain as mlm
+    from pearl.backbones import mlm_pretrain as mlm
     from pearl import paths
     from pearl.provenance import git_state, hardware, write_json
 

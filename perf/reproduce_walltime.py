@@ -8,7 +8,7 @@ runs (``notebooks/ORDER`` less ``notebooks/SEPARATE``), in the batch's order, an
 with the commit each ran at, then this machine's sustained fp32 matmul rate in GFLOPS
 (``perf/scoring_floor.py``'s ``matmul_rate``, a few seconds): a wall time is the machine's as
 much as the code's. The report's sentence on the batch's time is the same sum
-(``pearl.report.timings.batch_time``). It runs nothing and writes nothing.
+(``harness.report.timings.batch_time``). It runs nothing and writes nothing.
 
 What it leaves out: the venv build, the kernels' starts and the HTML rendering, which no record
 holds; and a record whose notebook found its models trained or its scores cached holds only the
@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pearl.report.timings import batch_records, batch_total  # noqa: E402  (lib on the path first)
+from harness.report.timings import batch_records, batch_total  # noqa: E402  (lib on the path first)
 
 
 def table(rows: list[dict], missing: list[str], gflops: float | None) -> str:

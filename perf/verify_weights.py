@@ -1,4 +1,4 @@
-"""What verifying the shipped backbone costs: ``pearl.weights.verify`` on all-MiniLM-L6-v2's
+"""What verifying the shipped backbone costs: ``pearl.backbones.weights.verify`` on all-MiniLM-L6-v2's
 folder (every file its package's RECORD lists, 90.9 MB of weights), against reading the same
 bytes without hashing (the floor: hashing cannot be faster than reading) and against the
 model load it guards, in one run.
@@ -15,8 +15,7 @@ import argparse
 import statistics
 import time
 from pathlib import Path
-
-from pearl import weights
+from pearl.backbones import weights
 from pearl.encode import load_hf_model
 from pearl.models import default_backbone_path
 from pearl.provenance import git_sha, hardware, write_json
@@ -56,7 +55,7 @@ def main() -> None:
         times["load_model"].append(time.perf_counter() - t)
     med = {k: statistics.median(v) for k, v in times.items()}
     record = {
-        "what": "pearl.weights.verify on the shipped backbone against reading its bytes (floor) and loading it",
+        "what": "pearl.backbones.weights.verify on the shipped backbone against reading its bytes (floor) and loading it",
         "files": len(names), "bytes": nbytes, "repeats": args.repeats,
         "median_s": {k: round(v, 4) for k, v in med.items()},
         "all_s": {k: [round(x, 4) for x in v] for k, v in times.items()},

@@ -143,7 +143,8 @@ def summarise(smoke: bool) -> None:
     from pearl.benchmark.tasks import GROUPS
     from pearl.experiments.budget import PAPER_VIEWS, fit, project
     from pearl.experiments.references import gpu_points
-    from pearl.provenance import Run, save_figure, save_table
+    from pearl.provenance import save_figure, save_table
+    from harness.record import Run
     from pearl.tabular import Table, render
 
     files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))

@@ -33,7 +33,7 @@ def rows() -> list[dict]:
     from pearl.corpus.summary import PROFILE_CORPUS
     from pearl.corpus.training_tables import DEFAULTS
     from pearl.experiments.backbones import phrase_share
-    from pearl.params import notebook_defaults
+    from harness.params import notebook_defaults
     from pearl.training.profiles import FIGURE5_SEEDS, PROFILES, TABLE1_SEEDS, config_for
 
     cfg, data = config_for("gpu")

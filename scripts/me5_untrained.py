@@ -7,7 +7,7 @@ Usage::
     PEARL_OUTPUT=/tmp/x .venv/bin/python scripts/me5_untrained.py --size smoke   # checks the script runs
 
 The backbone is multilingual-E5-small, 4-bit weights dequantised (stand-in for E5-small)
-(:mod:`pearl.me5`), scored exactly as notebooks 04 and 07 score MiniLM (``pearl.benchmark.scoring.run_model`` on
+(:mod:`pearl.backbones.me5`), scored exactly as notebooks 04 and 07 score MiniLM (``pearl.benchmark.scoring.run_model`` on
 Table 1's and Table 2's task suites: same tasks, sizes, probe and classifier seeds). Writes
 ``results/me5_small_untrained.{csv,md,tex}`` (the rows, with the paper's E5-small and this
 repository's MiniLM rows beside, from :mod:`pearl.benchmark.paper` and ``results/table1.csv`` /
@@ -34,10 +34,12 @@ def main() -> None:
 
     import pandas as pd
 
-    from pearl import me5, models, paths
+    from pearl import models, paths
+    from pearl.backbones import me5
     from pearl.benchmark import scoring, table
     from pearl.benchmark.tasks import DATASETS, SUITES
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.tabular import render
 
     smoke = args.size == "smoke"
@@ -75,7 +77,8 @@ def gold_only(model, dataset: str, threads: int, smoke: bool = False) -> dict:
     """Table 1's row for a retrieval task scored on all its queries against its gold names alone."""
     import time
 
-    from pearl import data, me5
+    from pearl import data
+    from pearl.backbones import me5
     from pearl.benchmark import evaluate
     from pearl.encode import torch_threads
 

@@ -5,13 +5,13 @@ Usage::
     nice -n 5 .venv/bin/python scripts/mlm_wiki_pretraining.py      # builds data/derived/mlm-wiki once
 
 The model is a small masked LM pretrained here on the shipped Wikipedia (stand-in for a raw
-language model such as BERT; :mod:`pearl.mlm`, :mod:`pearl.mlm_pretrain`). The build happens
-in :func:`pearl.mlm.folder` (resumable; its own timings go into the folder's ``mlm.json``). This
+language model such as BERT; :mod:`pearl.backbones.mlm`, :mod:`pearl.backbones.mlm_pretrain`). The build happens
+in :func:`pearl.backbones.mlm.folder` (resumable; its own timings go into the folder's ``mlm.json``). This
 script then checks the written folder: it reloads the saved encoder and MLM head
-(:func:`pearl.mlm.load_mlm`) and recomputes the held-out masked-token loss and accuracy on the
+(:func:`pearl.backbones.mlm.load_mlm`) and recomputes the held-out masked-token loss and accuracy on the
 same held-out sequences and masks, which must equal the ones recorded at the end of pretraining.
 The run's own speed is given as tokens/s and as achieved GFLOPS
-(:func:`pearl.mlm_pretrain.step_flops`; evaluations and checkpoints included in its time), to
+(:func:`pearl.backbones.mlm_pretrain.step_flops`; evaluations and checkpoints included in its time), to
 set against the machine's fp32 floor (``perf/mlm_pretrain_throughput.py``). Beside it, a floor for the accuracy: always guessing the most frequent token among the masked
 ones (a unigram guess, fitted on the held-out labels themselves, so an upper bound of it).
 
@@ -42,9 +42,9 @@ def main() -> None:
 
     import torch
 
-    from pearl import mlm
-    from pearl import mlm_pretrain as pre
-    from pearl.provenance import Run
+    from pearl.backbones import mlm
+    from pearl.backbones import mlm_pretrain as pre
+    from harness.record import Run
 
     config = pre.CONFIG
     run = Run("mlm_wiki_pretraining", {"SMOKE": False, "config": __import__("dataclasses").asdict(config)})

@@ -6,7 +6,7 @@ Usage::
     nice -n 5 .venv/bin/python scripts/mlm_wiki_trained.py --seeds 0 --methods pearl
 
 The backbone is a small masked LM pretrained here on the shipped Wikipedia (stand-in for a raw
-language model such as BERT; :mod:`pearl.mlm`). Each model is trained by the cpu profile's
+language model such as BERT; :mod:`pearl.backbones.mlm`). Each model is trained by the cpu profile's
 recipe exactly as ``python -m pearl.training.profiles --profile cpu --backbone mlm-wiki --seed N
 [--objective simcse]`` trains it (the same settings as every other backbone; no learning rate
 tuned for this one), into ``models/<method>-mlmwiki-seed<N>`` (a folder already there is
@@ -36,10 +36,12 @@ def main() -> None:
     import pandas as pd
     import torch
 
-    from pearl import mlm, models, paths
+    from pearl import models, paths
+    from pearl.backbones import mlm
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.training import profiles
 
     torch.set_num_threads(args.threads)

@@ -8,7 +8,7 @@ Usage::
     PEARL_OUTPUT=/tmp/x .venv/bin/python scripts/mlm_wiki_untrained.py --size smoke   # checks the script runs
 
 The model is a small masked LM pretrained here on the shipped Wikipedia (stand-in for a raw
-language model such as BERT; :mod:`pearl.mlm`). Both models are scored the same way, mean
+language model such as BERT; :mod:`pearl.backbones.mlm`). Both models are scored the same way, mean
 pooling, in the same run:
 
 - the development subset used for tuning (``scripts/tuning/tune_cpu_profile.py``:
@@ -46,11 +46,13 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).parent / "tuning"))
     from tune_cpu_profile import DEV, dev_inputs, dev_scores
 
-    from pearl import mlm, models
+    from pearl import models
+    from pearl.backbones import mlm
     from pearl.benchmark import paper, scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.encode import torch_threads
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.tabular import Table, cell, render
 
     smoke = args.size == "smoke"

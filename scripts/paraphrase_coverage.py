@@ -42,7 +42,7 @@ def main() -> None:
     from pearl.corpus.rewrite import RewriteParaphraser
     from pearl.corpus.store import read_corpus
     from pearl.atomic import write_atomic
-    from pearl.provenance import Run
+    from harness.record import Run
 
     rows = read_corpus()
     rng = random.Random(args.seed)

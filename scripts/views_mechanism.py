@@ -169,7 +169,8 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 def summarise(lines: Path, smoke: bool) -> None:
     import pandas as pd
 
-    from pearl.provenance import Run, save_table
+    from pearl.provenance import save_table
+    from harness.record import Run
     from pearl.tabular import Table, render
 
     rows = [json.loads(x) for x in lines.read_text().splitlines()]

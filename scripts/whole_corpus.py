@@ -42,7 +42,7 @@ def main() -> None:
     from pearl import wikipedia
     from pearl.corpus import build, summary
     from pearl.display.data_figures import PAPER_CLASS_SHARES
-    from pearl.provenance import Run
+    from harness.record import Run
 
     sample = build.PROFILE_SAMPLES["gpu"]
     if args.max_articles:

@@ -31,7 +31,7 @@ def scratch_output(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def no_rehearsal(monkeypatch, scratch_output):
     """Each test starts without a rehearsal request, and one whose preamble moves the output root
-    (pearl.preamble.start at SMOKE size) leaves no trace for the next."""
+    (harness.preamble.start at SMOKE size) leaves no trace for the next."""
     monkeypatch.delenv("PEARL_REHEARSAL", raising=False)
     monkeypatch.setenv("PEARL_OUTPUT", os.environ.get("PEARL_OUTPUT", str(scratch_output)))  # restored at teardown
 

@@ -1,5 +1,6 @@
 """The library's shape: its layers (no import, at module level or inside a function, runs back
-up them), no import cycle, no work at import, and one place that names models."""
+up them), no import cycle, no work at import, one place that names models, and the one-way
+dependency between the library ``pearl`` and the harness that runs its notebooks (``lib/harness``)."""
 import ast
 import re
 import subprocess
@@ -8,22 +9,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "pearl"
+#: the harness: it imports pearl, pearl never imports it
+HARNESS = "harness"
 
 #: the library's layers, ground first. A room is a top-level module or a subpackage as a whole; a
 #: module imports from its own layer or a lower one, never from a higher one. Rooms of one layer
 #: lean on each other one way only (test_no_cycle_between_rooms). Every room has a place.
 LAYERS = (
-    ("ground", {"atomic", "paths", "tabular", "workers", "e5s1", "encode", "scale", "params", "data", "outputs",
-                "provenance", "resources", "weights", "preamble", "fingerprint", "cache", "baselines", "checkpoint",
-                "wikipedia", "method_names", "ranges", "batch_inputs"}),
-    ("backbones", {"me5", "mlm_config", "mlm_pretrain", "mlm"}),  # converted or pretrained here from the ground's files
-    ("registry", {"models"}),  # every model by name
+    ("ground", {"atomic", "paths", "tabular", "workers", "encode", "scale", "data", "outputs",
+                "provenance", "resources", "checkpoint", "wikipedia", "method_names", "ranges"}),
+    # converted or pretrained here from the ground's files, the models without a backbone, and the
+    # checks of a model's files (weights) and of what decides its vectors (fingerprint)
+    ("backbones", {"backbones"}),
+    ("registry", {"models", "cache"}),  # every model by name, and the embedding cache it sits behind
     ("corpus", {"corpus"}),  # training data, ranked and filtered with a backbone
     ("training", {"training"}),
     ("benchmark", {"benchmark"}),  # scores any model: imports nothing of training (test_evaluation_depends_on_...)
     ("claims", {"claims"}),
     ("experiments", {"experiments"}),  # recipes trained and scored; the model cards' scores
-    ("views", {"display", "report"}),
+    ("views", {"display"}),
 )
 LAYER = {room: i for i, (_, rooms) in enumerate(LAYERS) for room in rooms}
 
@@ -166,7 +170,7 @@ def test_the_low_layer_knows_nothing_above_it():
 
 def test_folders_show_the_stages():
     assert {p.name for p in LIB.iterdir() if p.is_dir() and (p / "__init__.py").is_file()} == \
-        {"corpus", "training", "benchmark", "display", "experiments", "claims", "report"}
+        {"corpus", "training", "benchmark", "display", "experiments", "claims", "backbones"}
 
 
 def test_importing_every_module_does_no_work(tmp_path):
@@ -205,3 +209,52 @@ def test_no_top_level_folder_shares_its_name_with_a_subpackage():
     tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
     top = {Path(p).parts[0] for p in tracked if len(Path(p).parts) > 1}
     assert top & subpackages == set() and {"perf", "scripts"} <= top
+
+
+def harness_imports(path: Path) -> list[int]:
+    """The lines of the file at ``path`` that import the harness, at any depth."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        names = [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else \
+            [a.name for a in node.names] if isinstance(node, ast.Import) else []
+        lines += [node.lineno for n in names if n == HARNESS or n.startswith(HARNESS + ".")]
+    return sorted(lines)
+
+
+def test_the_harness_import_finder_finds_one(tmp_path):
+    (tmp_path / "m.py").write_text("import os\ndef f():\n    from harness.record import Run\nimport harness\n")
+    assert harness_imports(tmp_path / "m.py") == [3, 4]
+
+
+def test_no_pearl_module_imports_the_harness():
+    """pearl is the science; the harness (preamble, run record, report, site) imports it, never the reverse."""
+    offenders = [f"{name}:{line}" for name, path in _modules().items() for line in harness_imports(path)]
+    assert offenders == [], "pearl modules that import the harness: " + ", ".join(offenders)
+
+
+def test_importing_all_of_pearl_in_a_fresh_interpreter_loads_no_harness_module(tmp_path):
+    """Every module of pearl imported in a new interpreter: none of them brings in the harness, at
+    import or through anything they import."""
+    code = (
+        "import importlib, pkgutil, sys, pearl\n"
+        "names = [m.name for m in pkgutil.walk_packages(pearl.__path__, 'pearl.')]\n"
+        "for name in names: importlib.import_module(name)\n"
+        f"print(len(names), sorted(m for m in sys.modules if m == {HARNESS!r} or m.startswith({HARNESS + '.'!r})))\n"
+    )
+    env = {"PEARL_OUTPUT": str(tmp_path / "out"), "PEARL_DATA": str(tmp_path), "PATH": "/usr/bin:/bin",
+           "PYTHONPATH": str(LIB.parent), "HF_HUB_OFFLINE": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env, cwd=tmp_path)
+    count, loaded = out.stdout.split(" ", 1)
+    assert int(count) > 60 and loaded.strip() == "[]"
+
+
+def test_the_harness_is_importable_beside_pearl():
+    """The harness's modules import (their pearl imports resolve); lib/ holds the two packages alone."""
+    import importlib
+    import pkgutil
+
+    import harness
+
+    assert sorted(p.name for p in LIB.parent.iterdir() if (p / "__init__.py").is_file()) == [HARNESS, "pearl"]
+    for m in pkgutil.walk_packages(harness.__path__, HARNESS + "."):
+        importlib.import_module(m.name)

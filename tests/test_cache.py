@@ -14,7 +14,7 @@ from _tiny import tiny_backbone
 
 from pearl.cache import EmbeddingStore, cached
 from pearl.encode import Encoder, encode
-from pearl.fingerprint import fingerprint
+from pearl.backbones.fingerprint import fingerprint
 
 PHRASES = ["The New York Times", "NYTimes", "in 2008", "café au lait", "NYTimes"]
 
@@ -262,7 +262,7 @@ def test_the_fingerprint_covers_config_tokenizer_pearl_settings_and_pooling():
 
 
 def _saved_tiny(folder):
-    from pearl import weights
+    from pearl.backbones import weights
 
     model, tok = tiny_backbone(0, dropout=0.0)
     model.save_pretrained(folder)
@@ -288,7 +288,7 @@ def _edit(path, change):
 def test_an_edited_model_file_changes_the_fingerprint(tmp_path, file, change):
     """Each file edited with the weights unchanged (and the folder's digests recorded again, as its
     owner would): the loaded model has another fingerprint, so it never gets the old vectors."""
-    from pearl import weights
+    from pearl.backbones import weights
     from pearl.models import load_model
 
     folder = _saved_tiny(tmp_path / "m")
@@ -300,8 +300,7 @@ def test_an_edited_model_file_changes_the_fingerprint(tmp_path, file, change):
 
 def test_an_edited_pearl_json_changes_the_fingerprint(tmp_path):
     from _tiny import tiny_exported
-
-    from pearl import weights
+    from pearl.backbones import weights
     from pearl.models import load_model
 
     _, _, folder = tiny_exported(tmp_path / "pearl-tiny-seed0")

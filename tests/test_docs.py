@@ -1,4 +1,4 @@
-"""Docs that cannot drift: every ``pearl.…`` dotted name written in the library's docstrings and
+"""Docs that cannot drift: every ``pearl.…`` or ``harness.…`` dotted name written in the library's docstrings and
 comments, the README, the notebooks' sources, the timing and study scripts (``perf/``,
 ``scripts/``) resolves to a module or an attribute that exists."""
 import fnmatch
@@ -7,14 +7,17 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOTTED = re.compile(r"(?<![\w./-])pearl(?:\.[A-Za-z_]\w*)+")
+DOTTED = re.compile(r"(?<![\w./-])(?:pearl|harness)(?:\.[A-Za-z_]\w*)+")
+#: the two packages under lib/: the library and the harness that runs its notebooks
+PACKAGES = ("pearl", "harness")
 #: dotted names that are not Python names: the file every trained folder holds
 NOT_PYTHON = {"pearl.json"}
 
 
 def sources() -> list[Path]:
     files = [ROOT / name for name in ("README.md", "CONTRIBUTING.md", "STANDINS.md", "RELIABILITY.md", "results/README.md")]
-    files += [ROOT / "lib" / "pearl" / "report" / "template.md", *sorted((ROOT / "lib" / "pearl").rglob("*.py"))]
+    files += [ROOT / "lib" / "harness" / "report" / "template.md"]
+    files += [p for package in PACKAGES for p in sorted((ROOT / "lib" / package).rglob("*.py"))]
     for folder in ("notebooks/src", "perf", "scripts"):
         files += sorted((ROOT / folder).rglob("*.py"))
     return files
@@ -64,11 +67,12 @@ def _readme_rows(first_cell: str, doc: str = "README.md") -> dict[str, str]:
 def test_the_contributing_layout_names_every_module():
     """Each package folder's row of CONTRIBUTING.md's layout table names every module in it (the
     README's short layout has one line per package, and must have one for each)."""
-    short = _readme_rows("lib/pearl/")
-    assert sorted(short) == sorted(f"{p.parent.relative_to(ROOT).as_posix()}/" for p in (ROOT / "lib" / "pearl").rglob("__init__.py"))
-    rows = _readme_rows("lib/pearl/", "CONTRIBUTING.md")
+    short = _readme_rows("lib/")
+    assert sorted(short) == sorted(f"{p.parent.relative_to(ROOT).as_posix()}/" for package in PACKAGES
+                                   for p in (ROOT / "lib" / package).rglob("__init__.py"))
+    rows = _readme_rows("lib/", "CONTRIBUTING.md")
     missing = []
-    for folder in sorted({p.parent for p in (ROOT / "lib" / "pearl").rglob("*.py")}):
+    for folder in sorted({p.parent for package in PACKAGES for p in (ROOT / "lib" / package).rglob("*.py")}):
         key = folder.relative_to(ROOT).as_posix() + "/"
         modules = [p.stem for p in folder.glob("*.py") if p.stem != "__init__"]
         if key not in rows:

@@ -99,7 +99,7 @@ def notebook_prose(path: Path) -> str:
 
 
 def test_no_measured_number_in_a_library_docstring():
-    found = [f"{p.relative_to(ROOT)} {name}: {hits}" for p in sorted((ROOT / "lib" / "pearl").rglob("*.py"))
+    found = [f"{p.relative_to(ROOT)} {name}: {hits}" for p in sorted((ROOT / "lib").rglob("*.py"))
              for name, text in docstrings(p) if (hits := measured(text))]
     assert found == [], "measurements in docstrings (say where the results file holds them):\n" + "\n".join(found)
 

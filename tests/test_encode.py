@@ -55,7 +55,7 @@ def test_a_phrase_the_tokenizer_reduces_to_no_token_is_refused(minilm, phrase):
 
 
 def test_the_string_baseline_says_it_gives_similarities_not_vectors():
-    from pearl.baselines import CharJaccard
+    from pearl.backbones.baselines import CharJaccard
 
     with pytest.raises(TypeError, match=r"char3gram-jaccard gives similarities, not vectors.*\.matrix\("):
         encode(CharJaccard(), ["The New York Times"])

@@ -89,14 +89,14 @@ def test_named_folders_display_names_and_labels(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("text,what", [('{"config": {', "is not valid JSON"), ("[1, 2]", "holds a list")])
-@pytest.mark.parametrize("name,record,fix", [("mlm-wiki", "mlm.json", r"pretrain it again \(pearl.mlm.build"),
-                                             ("me5-small", "me5.json", r"convert it again \(pearl.me5.convert")])
+@pytest.mark.parametrize("name,record,fix", [("mlm-wiki", "mlm.json", r"pretrain it again \(pearl.backbones.mlm.build"),
+                                             ("me5-small", "me5.json", r"convert it again \(pearl.backbones.me5.convert")])
 def test_a_damaged_backbone_record_is_named_with_the_fix(tmp_path, monkeypatch, text, what, name, record, fix):
     """load_model reads a built backbone's record (the raw LM's mlm.json, the converted me5-small's
     me5.json) first: a damaged one names itself and the fix, not a bare JSONDecodeError."""
     import re
 
-    from pearl.weights import WeightsError
+    from pearl.backbones.weights import WeightsError
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     path = tmp_path / "data" / "derived" / name / record

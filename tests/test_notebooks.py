@@ -153,7 +153,7 @@ def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
 
 @pytest.mark.parametrize("name", ORDER)
 def test_one_preamble_decides_a_notebooks_scale(name):
-    """One notion of scale: the preamble (pearl.preamble.start) checks the parameters, turns SMOKE
+    """One notion of scale: the preamble (harness.preamble.start) checks the parameters, turns SMOKE
     into the run's pearl.scale.Scale and returns the Run recording them; every writer is told the
     scale (smoke=), every size or profile goes through the Scale, and no notebook builds a Run,
     re-lists its parameters or reads a process-wide SMOKE mark."""

@@ -9,7 +9,7 @@ from pearl import outputs, paths
 from pearl import wikipedia
 from pearl.corpus import augment, build, hard_negatives, store, summary, training_tables
 from pearl.corpus.phrases import LABELS
-from pearl.provenance import Run
+from harness.record import Run
 from pearl.scale import FULL, SMOKE
 
 ROWS = [("new york", LABELS[0], 3, "wikitext2"), ("the war", LABELS[0], 2, "wikitext2")]

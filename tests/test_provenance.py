@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from pearl import outputs, paths, provenance
-from pearl.params import ParameterError, check_params
-from pearl.provenance import Run, dumps_strict, git_state, write_json
+from pearl.provenance import dumps_strict, git_state, write_json
+from harness.record import Run
 
 ROOT = Path(__file__).resolve().parents[1]
 LIB = ROOT / "lib" / "pearl"
@@ -24,43 +24,6 @@ def _strict_load(path):
         raise ValueError(f"{path} holds {name}: not strict JSON")
 
     return json.loads(Path(path).read_text(), parse_constant=refuse)
-
-
-def test_undefined_metric_is_null_with_its_reason(scratch_output):
-    path = Run("test_undefined", {"alpha": float("inf")}).save(
-        metrics={"f1": float("nan"), "acc": np.float32("nan"), "ok": np.float64(0.5), "per_seed": [1.0, float("nan")]},
-        undefined={"f1": "no positive examples in the split"})
-    record = _strict_load(path)
-    assert record["metrics"] == {"f1": None, "acc": None, "ok": 0.5, "per_seed": [1.0, None]}
-    assert record["undefined"]["f1"] == "no positive examples in the split"
-    assert set(record["undefined"]) == {"f1", "acc", "per_seed/1", "parameters/alpha"}
-
-
-def test_a_clean_record_has_no_undefined_map(scratch_output):
-    assert "undefined" not in _strict_load(Run("test_clean").save(metrics={"x": 1.0}))
-
-
-def test_a_run_can_write_only_its_named_record(scratch_output):
-    from pearl import paths
-
-    both = Run("test_own", {}).save(metrics={"x": 1.0}, also="test_own_design")
-    assert both.name == "test_own.json" and paths.results_dir("test_own_design.json").is_file()
-    paths.results_dir("test_own.json").unlink()
-    only = Run("test_own", {}).save(metrics={"x": 2.0}, also="test_own_design", own=False)
-    assert only.name == "test_own_design.json" and not paths.results_dir("test_own.json").exists()
-    with pytest.raises(ValueError, match="pass also="):
-        Run("test_own", {}).save(metrics={"x": 3.0}, own=False)
-
-
-def test_a_batch_run_writing_only_its_named_record_lists_that_one(scratch_output, monkeypatch):
-    # in a batch run (changed_by_run known) under the repository root: own=False must still hold
-    from pearl import paths, provenance
-
-    monkeypatch.setattr(paths, "ROOT", scratch_output)
-    monkeypatch.setattr(provenance, "git_state", lambda: {"git_sha": "abc", "changed_by_run": ["x.csv"]})
-    path = Run("test_batch_own", {}).save(metrics={"x": 1.0}, also="test_batch_design", own=False)
-    assert path.name == "test_batch_design.json" and not paths.results_dir("test_batch_own.json").exists()
-    assert _strict_load(path)["provenance"]["changed_by_run"] == ["results/test_batch_design.json", "x.csv"]
 
 
 def test_write_json_refuses_nan(tmp_path):
@@ -250,30 +213,6 @@ def test_outside_git_there_is_no_sha(tmp_path):
     assert git_state(tmp_path, env={})["git_sha"] is None
 
 
-def test_run_save_records_git_state_and_smoke(scratch_output):
-    path = provenance.Run("unit_test", {"SMOKE": True}).save(metrics={"x": 1})
-    import json
-
-    record = json.loads(path.read_text())
-    assert record["SMOKE"].startswith("smoke-size")
-    assert {"git_sha", "commit", "dirty_at_start", "changed_by_run"} <= set(record["provenance"])
-
-
-def test_check_params_names_the_fix_for_a_list_passed_as_a_string():
-    with pytest.raises(ParameterError, match=r'-y "SEEDS: \[0, 1\]"'):
-        check_params({"SEEDS": "[0, 1]"}, {"SEEDS": list})
-    with pytest.raises(ParameterError, match="-p SMOKE True"):
-        check_params({"SMOKE": "true"}, {"SMOKE": bool})
-    with pytest.raises(ParameterError, match="must be a int"):
-        check_params({"STEPS": True}, {"STEPS": int})
-
-
-def test_check_params_accepts_defaults_none_and_ints_for_floats():
-    ns = {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x", "OTHER": object()}
-    assert check_params(ns, {"SEEDS": list, "STEPS": int, "LR": float, "NAME": str}) == \
-        {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x"}
-
-
 def test_save_table_writes_booktabs_latex_and_smoke_labels(scratch_output):
     import pandas as pd
 
@@ -388,17 +327,7 @@ def test_a_smoke_table_says_smoke_when_its_caller_says_so(scratch_output):
         save_table(pd.DataFrame({"x": [1]}), "scale_switch_test")
 
 
-def test_times_measured_elsewhere(scratch_output):
-    from pearl.provenance import Run
-
-    run = Run("time_all_test")
-    run.time_all({"train_seed0": 1.23456, "train_seed1": 2})
-    assert run.timings == {"train_seed0": 1.235, "train_seed1": 2.0}
-
-
 # --------------------------------------------------------------------------- SMOKE never replaces full-size outputs
-
-
 @pytest.fixture
 def full_outputs(tmp_path, monkeypatch):
     """A $PEARL_OUTPUT holding a full-size record, table and figure, written outside SMOKE."""
@@ -408,7 +337,7 @@ def full_outputs(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    provenance.Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
+    Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
     provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale", smoke=False)
     fig, ax = plt.subplots()
     ax.plot([0, 1])
@@ -435,7 +364,7 @@ def test_a_smoke_write_never_replaces_a_full_size_output(full_outputs, monkeypat
             "figure": r"figures/unit_scale\.png"}[write]
     with pytest.raises(FileExistsError, match=rf"{name} holds a full-size output and this is a SMOKE run.*scratch folder"):
         if write == "record":
-            provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
+            Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
         elif write == "table":
             provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale", smoke=True)
         else:
@@ -450,7 +379,7 @@ def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, m
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     for _ in range(2):  # a smoke output may be rewritten by a smoke run
-        record = provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
+        record = Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
         table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=True)
         fig, _ = plt.subplots()
         figures = provenance.save_figure(fig, "unit_scale", smoke=True)
@@ -469,7 +398,7 @@ def test_a_record_that_is_not_json_is_refused_by_a_smoke_run(tmp_path, monkeypat
     damaged = paths.results_dir("unit_scale.json")
     damaged.write_text('{"notebook": "unit_scale", "parameters": {"SMOKE": fal')
     with pytest.raises(ValueError, match=r"unit_scale.json is not valid JSON .*scratch folder"):
-        provenance.Run("unit_scale", {"SMOKE": True}).save(metrics={})
+        Run("unit_scale", {"SMOKE": True}).save(metrics={})
     assert damaged.read_text().endswith("fal")
 
 

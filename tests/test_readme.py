@@ -1,10 +1,10 @@
 """The README is a manual: short, no measured number outside its generated headline block
-(pearl.report.build writes it from the results files), links that resolve, and it talks to a
+(harness.report.build writes it from the results files), links that resolve, and it talks to a
 reader, not to the team's tracker."""
 import re
 from pathlib import Path
 
-from pearl.report.build import HEADLINE_END, HEADLINE_START
+from harness.report.build import HEADLINE_END, HEADLINE_START
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"

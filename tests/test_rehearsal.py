@@ -1,5 +1,5 @@
 """make rehearse: every notebook of notebooks/ORDER on the gpu profile's code paths at SMOKE size
-(.ci/batch.py --rehearse), in a scratch output root.
+(python -m harness.batch --rehearse), in a scratch output root.
 
 - CI (``make test``, marker ``notebooks``) runs the data and training notebooks (01-03) of the
   rehearsal: the whole-corpus Wikipedia build on a few articles, every phrase mined, the
@@ -29,7 +29,7 @@ def _env(root: Path) -> dict:
 def _batch(root: Path, *args: str) -> subprocess.Popen:
     """The rehearsal (``args``: its first notebooks, ``--record``) as make rehearse runs it, in a process
     group of its own."""
-    return subprocess.Popen([sys.executable, str(ROOT / ".ci" / "batch.py"), "--rehearse", *args], cwd=ROOT,
+    return subprocess.Popen([sys.executable, "-m", "harness.batch", "--rehearse", *args], cwd=ROOT,
                             env=_env(root), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
 
@@ -70,11 +70,8 @@ def _tables(root: Path) -> dict:
 @pytest.mark.notebooks
 def test_the_rehearsal_trains_on_the_gpu_profiles_branches(tmp_path, monkeypatch):
     """Notebooks 01-03 of the rehearsal, one seed (CI's time; the slow test trains the three)."""
-    import importlib.util
+    from harness import batch
 
-    spec = importlib.util.spec_from_file_location("batch", ROOT / ".ci" / "batch.py")
-    batch = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(batch)
     for key, value in _env(tmp_path).items():
         monkeypatch.setenv(key, value)
     monkeypatch.setenv("PEARL_REHEARSAL", "1")

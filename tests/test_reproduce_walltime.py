@@ -4,7 +4,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from pearl.report import common, timings
+from harness.report import common, timings
 
 ROOT = Path(__file__).resolve().parents[1]
 spec = importlib.util.spec_from_file_location("reproduce_walltime", ROOT / "perf" / "reproduce_walltime.py")

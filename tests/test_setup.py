@@ -21,7 +21,7 @@ def test_lib_is_tracked_by_git():
 
 def test_the_makefile_declares_what_it_has_and_runs_notebooks_through_the_batch_runner():
     """Every .PHONY target has a rule and every named rule is .PHONY; no recipe starts papermill
-    itself: notebooks run through .ci/batch.py (provenance, resume, parameters by declaration)."""
+    itself: notebooks run through harness.batch (provenance, resume, parameters by declaration)."""
     import re
 
     text = (ROOT / "Makefile").read_text()
@@ -30,4 +30,4 @@ def test_the_makefile_declares_what_it_has_and_runs_notebooks_through_the_batch_
     assert phony - rules == set(), "declared .PHONY without a rule"
     assert rules - phony == set(), "targets that are no file: declare them .PHONY"
     recipes = [ln for ln in text.splitlines() if ln.startswith("\t")]
-    assert not [ln for ln in recipes if "papermill" in ln], "run notebooks through .ci/batch.py, not papermill"
+    assert not [ln for ln in recipes if "papermill" in ln], "run notebooks through harness.batch, not papermill"

@@ -70,7 +70,7 @@ def test_save_table_writes_specs_and_refuses_text(scratch_output):
 
 #: files that may spell a Markdown table themselves, and why
 NOT_TABLES = {
-    "lib/pearl/display/site_text.py": "reads a rendered table (the claims ledger) and moves its columns for the site",
+    "lib/harness/site_text.py": "reads a rendered table (the claims ledger) and moves its columns for the site",
     "lib/pearl/training/export.py": "a model card: the README of a model folder, not a results table",
 }
 #: a table written or formatted by hand: pandas' or tabulate's writers, a Markdown rule, a "± std" cell
@@ -83,7 +83,7 @@ def test_every_table_goes_through_the_one_renderer_and_formatter():
     offenders = []
     for path in files:
         rel = str(path.relative_to(ROOT))
-        if rel == "lib/pearl/tabular.py" or rel in NOT_TABLES or rel.startswith("lib/pearl/report/"):
+        if rel == "lib/pearl/tabular.py" or rel in NOT_TABLES or rel.startswith("lib/harness/report/"):
             continue  # the report's modules write sentences, not cells
         for n, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0] if not line.lstrip().startswith("#") else ""

@@ -13,7 +13,6 @@ import pytest
 from pearl import workers
 
 HERE = Path(__file__).resolve().parent
-BATCH = HERE.parent / ".ci" / "batch.py"
 
 
 def _alive(pid: int) -> bool:
@@ -66,8 +65,7 @@ def test_killing_the_batchs_process_group_ends_its_kernel_and_spacys_workers(tmp
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
         f"import sys\nsys.path.insert(0, {str(HERE)!r})\nimport _orphans\n_orphans.main('spacy', report={str(report)!r})")])
     nbformat.write(nb, str(tmp_path / "orphans.ipynb"))
-    driver = (f"import importlib.util, pathlib\nspec = importlib.util.spec_from_file_location('batch', {str(BATCH)!r})\n"
-              "batch = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(batch)\n"
+    driver = ("import pathlib\nfrom harness import batch\n"
               f"batch.execute(pathlib.Path({str(tmp_path / 'orphans.ipynb')!r}), pathlib.Path({str(tmp_path / 'out.ipynb')!r}), {{}})")
     proc = subprocess.Popen([sys.executable, "-c", driver], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                             text=True, start_new_session=True)

@@ -1,6 +1,6 @@
 """The embedding cache: a model that has not changed is never asked to encode a phrase twice.
 
-Vectors are keyed by the model's **fingerprint** (:func:`pearl.fingerprint.fingerprint`: a
+Vectors are keyed by the model's **fingerprint** (:func:`pearl.backbones.fingerprint.fingerprint`: a
 sha256 of its weights, config, tokenizer pipeline and settings, PEARL settings, pooling and
 truncation: not its name or folder, so retrained weights or an edited setting never get old
 vectors) and the **exact text**. They live in one SQLite file under the derived-data folder
@@ -43,7 +43,7 @@ import numpy as np
 
 from . import data, paths
 from .encode import Encoder, encode
-from .fingerprint import fingerprint
+from .backbones.fingerprint import fingerprint
 from .provenance import jsonable
 
 ENV = "PEARL_EMBEDDING_CACHE"  # "0" turns the cache off; a path puts the file elsewhere
@@ -151,8 +151,8 @@ class EmbeddingStore:
 #: the code that decides every task's score besides the model (paths under lib/pearl): the
 #: encoder, this cache (it serves the vectors) and the fingerprint it keys them by, the data
 #: readers, the evaluators, the task definitions with their sizes, the string baselines
-SCORING_CODE = ("encode.py", "cache.py", "fingerprint.py", "data.py", "benchmark/evaluate.py",
-                "benchmark/tasks.py", "baselines.py", "resources.py")
+SCORING_CODE = ("encode.py", "cache.py", "backbones/fingerprint.py", "data.py", "benchmark/evaluate.py",
+                "benchmark/tasks.py", "backbones/baselines.py", "resources.py")
 #: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
 #: YAGO, UMLS and AutoFJ. Left out on purpose:

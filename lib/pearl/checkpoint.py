@@ -1,5 +1,5 @@
 """Checkpoints that are whole and verified, or refused: the trainer's (:mod:`pearl.training.train`)
-and ``mlm-wiki``'s pretraining's (:mod:`pearl.mlm_pretrain`), which sits below the model registry.
+and ``mlm-wiki``'s pretraining's (:mod:`pearl.backbones.mlm_pretrain`), which sits below the model registry.
 
 A run folder holds at most two checkpoints, each with a sha256 digest beside it
 (``sha256sum`` format)::

@@ -207,7 +207,7 @@ def encode(
     """
     if not (hasattr(model, "fn") and hasattr(model, "dim")):  # not an Encoder
         kind = type(model).__name__
-        if hasattr(model, "matrix"):  # the string baseline (pearl.baselines.CharJaccard)
+        if hasattr(model, "matrix"):  # the string baseline (pearl.backbones.baselines.CharJaccard)
             raise TypeError(f"{getattr(model, 'name', kind)} gives similarities, not vectors, so encode() cannot "
                             "embed with it: use its .matrix(queries, keys), .paired(a, b) or .nearest(queries, keys)")
         raise TypeError(f"encode() takes a model loaded by pearl.models.load_model, got {kind}: load it first, "

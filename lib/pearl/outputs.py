@@ -2,8 +2,8 @@
 run never reads a SMOKE one as evidence or input.
 
 Every table, figure and notebook record is written through :func:`write_output` (by
-:func:`pearl.provenance.save_table`, :func:`pearl.provenance.save_figure` and
-:meth:`pearl.provenance.Run.save`); the derived data under ``data/derived/`` (the corpus, the
+:func:`pearl.provenance.save_table`, :func:`pearl.provenance.save_figure` and the
+notebook run's record); the derived data under ``data/derived/`` (the corpus, the
 augmentation tables, the hard negatives, the Wikipedia builds) and the model folders are checked
 by the same :func:`refuse_full` before their writers write. The scale is read from structured
 data, never from a text prefix (:func:`scale_of`): a record's parameters, the metadata that
@@ -182,8 +182,8 @@ def refuse_full_all(targets, smoke: bool) -> None:
 
 
 def refuse_full_stage(run, *targets, figures=(), own: bool = True) -> None:
-    """A notebook stage's check before its first write: in a SMOKE run (``run.scale``, a
-    :class:`pearl.provenance.Run`), refuse when any of ``targets`` (derived files and folders), the
+    """A notebook stage's check before its first write: in a SMOKE run (``run.scale``, the
+    notebook run's record), refuse when any of ``targets`` (derived files and folders), the
     figures named in ``figures`` (``figures/<name>.png`` and ``.pdf``) or, with ``own``, the run's
     record ``results/<run.name>.json`` holds a full-size output, in that order
     (:func:`refuse_full_all`). A stage that writes derived data and then fails on a figure would

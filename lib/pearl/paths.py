@@ -54,7 +54,7 @@ def cache_dir() -> Path:
 def output_root() -> Path:
     """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
 
-    The scale does not enter here: a notebook's preamble (:func:`pearl.preamble.start`) points
+    The scale does not enter here: a notebook's preamble (the harness's first cell) points
     the root of a SMOKE run away from the repository once (:func:`use_output` with
     :meth:`pearl.scale.Scale.output_root`: ``smoke-output/`` unless ``$PEARL_OUTPUT`` names a
     scratch folder). Tests set ``PEARL_OUTPUT`` to a scratch folder. A relative ``$PEARL_OUTPUT``
@@ -136,7 +136,7 @@ def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> l
     """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
     the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
     ``separate``; none when there is no ``notebooks/ORDER``. It imports nothing but the standard
-    library (.ci/batch.py reads the batch with it)."""
+    library (the batch runner reads the batch with it)."""
     folder = Path(root if root is not None else ROOT) / "notebooks"
     if not (folder / "ORDER").is_file():
         return []

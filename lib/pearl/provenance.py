@@ -1,16 +1,15 @@
-"""Provenance for every result: package versions, git SHA, hardware, wall time, parameters.
+"""Provenance for every result: package versions, git SHA, hardware, and the strict writers.
 
-Each notebook starts with ``run = start("04_benchmark", globals(), __annotations__)``
-(:func:`pearl.preamble.start`: a :class:`Run` holding the checked parameters and the
-:class:`pearl.scale.Scale`) and ends with ``run.save(metrics={...})``, which writes
-``results/04_benchmark.json``. Every JSON file the library writes goes through :func:`write_json`:
-strict JSON (``NaN`` and ``Infinity`` refused) written atomically; a metric that is undefined is
-saved as ``null`` with its reason under ``"undefined"``. Tables go through :func:`save_table`,
-figures through :func:`save_figure`, records through :meth:`Run.save`, all by way of
-:func:`pearl.outputs.write_output`: a SMOKE write (the caller says which, ``smoke=``) never
-replaces a full-size output. The git commit comes from :func:`git_state`, which in a batch run
-uses the commit recorded at the run's start (the Makefile's ``reproduce``). Nothing here reads
-results back.
+Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
+``Infinity`` refused) written atomically; a value that is undefined is saved as ``null``
+(:func:`finite`, :func:`nulled`). Tables go through :func:`save_table`, figures through
+:func:`save_figure`, both by way of :func:`pearl.outputs.write_output`: a SMOKE write (the caller
+says which, ``smoke=``) never replaces a full-size output. The git commit comes from
+:func:`git_state`, which in a batch run uses the commit recorded at the run's start (the
+Makefile's ``reproduce``). Nothing here reads results back.
+
+What it leaves out: a notebook run's record (its parameters, timings and metrics), which the
+harness that runs the notebooks writes with these pieces.
 """
 from __future__ import annotations
 
@@ -20,16 +19,12 @@ import math
 import os
 import platform
 import subprocess
-import time
-from contextlib import contextmanager
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 
 from . import paths
-from .atomic import remove_debris, write_atomic
+from .atomic import write_atomic
 from .outputs import refuse_full, write_output, write_outputs
-from .scale import FULL, Scale
 from .tabular import Table, render, smoke_label
 
 PACKAGES = (
@@ -127,74 +122,7 @@ def _version(name: str) -> str | None:
         return None
 
 
-@dataclass
-class Run:
-    """One notebook run: parameters in, metrics and provenance out, at the scale ``scale``."""
-
-    name: str
-    params: dict = field(default_factory=dict)
-    started: float = field(default_factory=time.time)
-    timings: dict = field(default_factory=dict)
-    scale: Scale = FULL
-
-    def __post_init__(self) -> None:
-        for folder in (paths.results_dir(), paths.figures_dir()):  # temp files of writes killed in an earlier run
-            remove_debris(folder)
-
-    def resolve(self, **values):
-        """Record each resolved value in the parameters (``PROFILE="smoke"`` in place of the
-        given ``"cpu"``); return the value, or a tuple of them in order when several."""
-        self.params.update(values)
-        return next(iter(values.values())) if len(values) == 1 else tuple(values.values())
-
-    def time(self, key: str, seconds: float) -> None:
-        self.timings[key] = round(float(seconds), 3)
-
-    def time_all(self, seconds: dict) -> None:  # times measured elsewhere, e.g. in worker processes
-        for key, value in seconds.items():
-            self.time(key, value)
-
-    @contextmanager
-    def timer(self, key: str):
-        """Time the block into ``timings_s[key]``: ``with run.timer("train/seed0"): ...``."""
-        start = time.perf_counter()
-        try:
-            yield
-        finally:
-            self.time(key, time.perf_counter() - start)
-
-    def save(self, metrics: dict, undefined: dict | None = None, also: str | None = None, own: bool = True,
-             **extra) -> Path:
-        """Write ``results/<name>.json`` (and the same record to ``results/<also>.json``: a
-        notebook whose outputs are named by a parameter; ``own=False`` writes only that one, for a
-        run outside ``make reproduce`` that must not replace the batch's record); returns the first
-        written. A non-finite number anywhere in the record becomes ``null`` and is listed under
-        ``"undefined"`` (key: its path, e.g. ``"f1"`` for ``metrics["f1"]`` or ``"parameters/x"``)
-        with the reason from ``undefined`` (metric key -> reason) or a generic one."""
-        smoke = {"SMOKE": "smoke-size run on tiny subsets: these numbers are not results"} \
-            if self.params.get("SMOKE") or self.scale.smoke else {}
-        record = {**smoke, "notebook": self.name, "parameters": self.params, "metrics": metrics, **extra,
-                  "timings_s": self.timings, "wall_time_s": round(time.time() - self.started, 2),
-                  "provenance": {**git_state(), "versions": versions(), "hardware": hardware(),
-                                 "finished": time.strftime("%Y-%m-%dT%H:%M:%S%z")}}
-        targets = [paths.results_dir(f"{n}.json") for n in ([self.name] if own else []) + ([also] if also else [])]
-        if not targets:
-            raise ValueError("own=False writes only results/<also>.json: pass also=")
-        for path in targets:  # all of them before any is written
-            refuse_full(path, smoke=bool(smoke))
-        changed = record["provenance"]["changed_by_run"]
-        if changed is not None:  # the records about to be written change too
-            mine = {str(t.relative_to(paths.ROOT)) for t in targets if t.is_relative_to(paths.ROOT)}
-            record["provenance"]["changed_by_run"] = sorted(set(changed) | mine)
-        found: dict = {}
-        record = {k: _finite(v, "" if k == "metrics" else k, found) for k, v in record.items()}
-        if found:
-            reasons = undefined or {}
-            record["undefined"] = {key: reasons.get(key, f"{value} (not a finite number)") for key, value in found.items()}
-        return [write_output(t, dumps_strict(record, indent=2) + "\n", smoke=bool(smoke)) for t in targets][0]
-
-
-def _finite(obj, path: str, found: dict):
+def finite(obj, path: str, found: dict):
     """``obj`` with every non-finite float replaced by None (recorded in ``found[path] = repr``)."""
     if hasattr(obj, "item") and getattr(obj, "ndim", 0) == 0:  # numpy / torch scalars
         obj = obj.item()
@@ -206,9 +134,9 @@ def _finite(obj, path: str, found: dict):
         found[path] = str(obj)
         return None
     if isinstance(obj, dict):
-        return {k: _finite(v, f"{path}/{k}" if path else str(k), found) for k, v in obj.items()}
+        return {k: finite(v, f"{path}/{k}" if path else str(k), found) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
-        return [_finite(v, f"{path}/{i}" if path else str(i), found) for i, v in enumerate(obj)]
+        return [finite(v, f"{path}/{i}" if path else str(i), found) for i, v in enumerate(obj)]
     return obj
 
 
@@ -225,7 +153,7 @@ def write_json(path: str | Path, obj, indent: int | None = 2, **kwargs) -> Path:
 def nulled(obj) -> tuple[object, dict]:
     """``obj`` with every non-finite number replaced by None, and ``{path: "nan"}`` of those replaced."""
     found: dict = {}
-    return _finite(obj, "", found), found
+    return finite(obj, "", found), found
 
 
 def append_jsonl(path: str | Path, record: dict) -> Path:

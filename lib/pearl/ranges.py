@@ -1,6 +1,6 @@
 """Range checks of a settings dataclass's fields: each field's check and its allowed range in
 words (:func:`check_fields`), shared by the trainer's settings (:mod:`pearl.training.settings`)
-and the raw LM's (:mod:`pearl.mlm_config`). A bad value fails when the config is made, naming
+and the raw LM's (:mod:`pearl.backbones.mlm_config`). A bad value fails when the config is made, naming
 the field, the value and the allowed range. What it leaves out: the ranges themselves, which
 each settings module owns.
 """

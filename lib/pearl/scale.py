@@ -1,6 +1,6 @@
 """The scale a run works at, as a value: :class:`Scale`, passed to the library as ``scale=``.
 
-A notebook's preamble (:func:`pearl.preamble.start`) builds one from its ``SMOKE`` parameter
+A notebook's preamble (the harness's first cell) builds one from its ``SMOKE`` parameter
 (and, in ``make rehearse``, the batch's request for a rehearsal) and hands it down: trainers,
 runners and the studies take ``scale=``, worker processes receive it among their pickled
 arguments. What it leaves out: reading the environment (the preamble does that, once) and

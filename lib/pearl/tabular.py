@@ -18,7 +18,7 @@ Scores.
 | a | 61.2 ± 0.4 |
 
 What it leaves out: what the cells mean (the modules that build the frames), where the text is
-written (:mod:`pearl.provenance`) and sentences with numbers (:mod:`pearl.report`).
+written (:mod:`pearl.provenance`) and sentences with numbers (the report, outside the library).
 """
 from __future__ import annotations
 

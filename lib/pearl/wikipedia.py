@@ -1,5 +1,5 @@
 """Stream Wikipedia articles from WikiExtractor ``.xz`` files, verified, in bounded memory: the text
-that the phrase corpus (:mod:`pearl.corpus.build`) and ``mlm-wiki``'s pretraining (:mod:`pearl.mlm_pretrain`) read.
+that the phrase corpus (:mod:`pearl.corpus.build`) and ``mlm-wiki``'s pretraining (:mod:`pearl.backbones.mlm_pretrain`) read.
 
 The offline copy (``corpora/wikipedia/{AA,AB,AC,AD}.txt.xz``, 30,729 articles, about 65.2M
 whitespace tokens, see the data folder's README) is found and checked through

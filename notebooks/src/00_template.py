@@ -21,7 +21,7 @@ PHRASES: list = ["The New York Times", "NYTimes", "New York Post", "nytimes.com"
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("00_template", globals(), __annotations__)
 

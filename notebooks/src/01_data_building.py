@@ -42,7 +42,7 @@ CHUNK_ARTICLES: int = 50    # articles per chunk: a killed build loses at most o
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("01_data_building", globals(), __annotations__)
 

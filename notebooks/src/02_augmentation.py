@@ -41,7 +41,7 @@ FIGURE_PHRASE: str = "The New York Times"
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("02_augmentation", globals(), __annotations__)
 

@@ -61,7 +61,7 @@ VARIANT: str = ""  # folder-name tag for a non-default recipe, e.g. "no-char-enc
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("03_training", globals(), __annotations__)
 

@@ -55,7 +55,7 @@ UPDATE: bool = False  # True: replace only these models' rows in the existing re
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("04_benchmark", globals(), __annotations__)
 

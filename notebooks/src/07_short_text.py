@@ -44,7 +44,7 @@ WORKERS: int = 2  # models classified side by side in one-thread processes (1: i
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("07_short_text", globals(), __annotations__)
 

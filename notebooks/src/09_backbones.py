@@ -9,9 +9,9 @@
 # The same code runs any Hugging Face encoder (mean pooling; `BACKBONES` accepts hub ids such
 # as `bert-base-uncased` on a connected machine, `pearl.experiments.backbones.PAPER_BACKBONES`).
 # Offline, the backbones are MiniLM, **me5-small** (multilingual-E5-small, 4-bit weights
-# dequantised: the stand-in for the paper's E5-small, `pearl.me5`; its models are notebook 13's
+# dequantised: the stand-in for the paper's E5-small, `pearl.backbones.me5`; its models are notebook 13's
 # me5-small × WikiText-2 × cpu configuration), **mlm-wiki** (a small masked LM pretrained here on
-# Wikipedia, `pearl.mlm`: the stand-in for a raw language model such as BERT, and the only row
+# Wikipedia, `pearl.backbones.mlm`: the stand-in for a raw language model such as BERT, and the only row
 # of the paper's own population). Each gets the character encoder and the phrase-type head like
 # MiniLM does. Two weaker encoders cut from MiniLM are extra rows (`EXTRA_BACKBONES`: `make
 # extras` trains them, `make reproduce` does not, to stay within its time), labelled as what they
@@ -49,7 +49,7 @@ WORKERS: int = 2  # models trained / scored side by side, in one-thread processe
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("09_backbones", globals(), __annotations__)
 

@@ -45,7 +45,7 @@ WORKERS: int = 2  # models trained / scored side by side, in one-thread processe
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("11_methods", globals(), __annotations__)
 

@@ -36,7 +36,7 @@ RESULTS_FROM: str = ""  # a results folder to read; "" for the repository's resu
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("12_claims", globals(), __annotations__)
 

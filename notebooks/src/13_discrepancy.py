@@ -8,7 +8,7 @@
 #
 # * **backbone**: all-MiniLM-L6-v2 (trained on a billion sentence pairs: it already starts above
 #   the paper's E5-small on BIRD, CoNLL and BC5CDR) or `me5-small`, multilingual-E5-small with
-#   4-bit weights dequantised, the offline stand-in for the paper's E5-small (`pearl.me5`);
+#   4-bit weights dequantised, the offline stand-in for the paper's E5-small (`pearl.backbones.me5`);
 # * **corpus**: WikiText-2 (455K tokens), a Wikipedia sample of the same size, or one about 15x
 #   larger (`pearl.corpus.variants`; the paper's is all of Wikipedia, 3.8M phrases);
 # * **budget**: the cpu profile (150 steps × 32 = 4,800 phrase views) or ten times the views with
@@ -43,7 +43,7 @@ WORKERS: int = 2  # models trained / scored side by side, in one-thread processe
 # %%
 # the parameters above, checked against their types (a list passed with -p fails here); the run's
 # record and its scale (SMOKE: tiny sizes, outputs labelled, never in place of full-size ones)
-from pearl.preamble import start
+from harness.preamble import start
 
 run = start("13_discrepancy", globals(), __annotations__)
 

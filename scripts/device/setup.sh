@@ -59,8 +59,8 @@ import sys
 from safetensors.torch import load_file, save_file
 p = sys.argv[1]; save_file({k: v.float().contiguous() for k, v in load_file(p).items()}, p)" "$S/minilm/model.safetensors"
   # the restored copy records its own digests: models are verified whole before they load
-  # (pearl.weights), and the package that ships MiniLM with its digests is not installed there
-  PYTHONPATH=$R/lib python3 -c "import sys; from pearl.weights import write_manifest; write_manifest(sys.argv[1])" "$S/minilm" || exit 1
+  # (pearl.backbones.weights), and the package that ships MiniLM with its digests is not installed there
+  PYTHONPATH=$R/lib python3 -c "import sys; from pearl.backbones.weights import write_manifest; write_manifest(sys.argv[1])" "$S/minilm" || exit 1
   # the gpu profile's output root: same derived data, hard negatives mined for every phrase
   mkdir -p "$PGPU/data/derived" && for f in "$POUT"/data/derived/*; do ln -sfn "$f" "$PGPU/data/derived/"; done
   rm "$PGPU/data/derived/hard_negatives.json" && cp "$S/hn_all.json" "$PGPU/data/derived/hard_negatives.json"

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 from pearl.benchmark import evaluate as ev
-from pearl.baselines import CharJaccard
+from pearl.backbones.baselines import CharJaccard
 from pearl.benchmark.probe import PAPER_PROBE, ProbeConfig, probe_scores, split_indices
 from pearl.encode import Encoder
 

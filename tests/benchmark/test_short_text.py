@@ -187,7 +187,7 @@ def test_report_adds_the_seed_mean_beside_the_papers_rows(scratch_output):
 
 
 def test_a_model_without_vectors_gets_a_row_saying_so():
-    from pearl.baselines import CharJaccard
+    from pearl.backbones.baselines import CharJaccard
 
     rows = scoring.run_model("char3gram-jaccard", CharJaccard(), ["atis_s"], size="smoke", log=lambda _: None)
     assert math.isnan(rows[0]["score"]) and "needs phrase vectors" in rows[0]["note"]

@@ -35,7 +35,7 @@ def die():
 def kill_while_saving(kill_at: int, kill_in: str) -> None:
     """SIGKILL this process while :func:`pearl.checkpoint.save` writes the checkpoint of
     step ``kill_at``: ``write``: its temporary file half written, before the rename; ``between``:
-    after the checkpoint, before its digest (also used by ../_mlm_killable.py)."""
+    after the checkpoint, before its digest (also used by ../backbones/_mlm_killable.py)."""
     from pearl import checkpoint
 
     inner_write, inner_save = checkpoint.write_atomic, checkpoint.save

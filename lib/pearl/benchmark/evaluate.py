@@ -2,7 +2,7 @@
 classification (Table 2).
 
 Each evaluator takes a model — an :class:`pearl.encode.Encoder` (vectors, compared by
-cosine) or a string-similarity model such as :class:`pearl.baselines.CharJaccard` where
+cosine) or a string-similarity model such as :class:`pearl.backbones.baselines.CharJaccard` where
 the task only needs similarities — plus the task's data (read from the benchmark files
 when not given) and returns a dict with ``score`` (percent) and details.
 

@@ -28,7 +28,7 @@ from .. import models
 from .. import workers as workers_
 from ..cache import ScoreStore, cached, score_store, scoring_version
 from ..encode import Encoder, encode, torch_threads
-from ..fingerprint import fingerprint
+from ..backbones.fingerprint import fingerprint
 from . import evaluate
 from .tasks import DATASETS, task
 

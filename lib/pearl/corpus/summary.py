@@ -135,7 +135,7 @@ def training_rows(corpus: str, counts: Counter, min_freq: int, wiki_rows: list) 
 
 def wordnet_rows(on: bool, common_nouns: bool, timer: Callable) -> list:
     """WordNet's multi-word phrases (:func:`pearl.corpus.lexicon.wordnet_phrases`), timed by
-    ``timer("wordnet_phrases")`` (a :meth:`pearl.provenance.Run.timer`); none when ``on`` is False."""
+    ``timer("wordnet_phrases")`` (a notebook run's timer); none when ``on`` is False."""
     if not on:
         return []
     from .lexicon import wordnet_phrases

@@ -153,7 +153,7 @@ def preset_models(preset: str = "minilm") -> list[str]:
     """Model names of a preset: ``"minilm"`` MiniLM and every trained PEARL seed on it;
     ``"raw-lm"`` the raw masked LM ``mlm-wiki``, then its PEARL and SimCSE models of seed 0 (those
     notebook 09 has trained; the untrained LM alone before that)."""
-    from .. import mlm
+    from ..backbones import mlm
     from ..models import folder_name, trained_folders
     from .figure1 import default_models
 
@@ -177,8 +177,8 @@ TYPED = "Massachusetts Institute of Technology"
 
 def latency_study(run, app: Explorer, models: Mapping, vocabulary: Sequence[str], variants: QueryVariants,
                   candidates: int, repeats: int, static: bool):
-    """Notebook 06's latency measurement, printed and saved with ``run`` (a
-    :class:`pearl.provenance.Run`): MiniLM ranking ``candidates`` names of the ``vocabulary`` as
+    """Notebook 06's latency measurement, printed and saved with ``run`` (the
+    notebook run's record): MiniLM ranking ``candidates`` names of the ``vocabulary`` as
     :data:`TYPED` is typed, with the teaching view and without it, plus ``app``'s top five per model.
     Returns the results path; ``None`` and nothing measured in a live session (``static`` False),
     where the user's typing shares the kernel."""

@@ -3,7 +3,7 @@
 The paper compares BERT, RoBERTa, ALBERT, SpanBERT, LUKE and E5 (:data:`PAPER_BACKBONES`):
 the same code runs them by name on a connected machine (mean pooling over any Hugging Face
 encoder). Offline, the backbones are MiniLM, ``me5-small`` (the stand-in for the paper's E5-small,
-:mod:`pearl.me5`), ``mlm-wiki`` (a small masked LM pretrained here, :mod:`pearl.mlm`: the one
+:mod:`pearl.backbones.me5`), ``mlm-wiki`` (a small masked LM pretrained here, :mod:`pearl.backbones.mlm`: the one
 raw language model, the paper's Table-4 population) and two weaker encoders cut from MiniLM
 (:data:`OFFLINE_BACKBONES`), so that the gain can be measured on encoders with headroom:
 
@@ -25,12 +25,13 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from .. import models, paths, weights
+from .. import models, paths
+from ..backbones import weights
 
 PAPER_BACKBONES = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
                    "studio-ousia/luke-base", "intfloat/e5-small-v2", "intfloat/e5-base-v2")
 #: folder name -> layers of MiniLM kept (None: the whole model, by its alias); ``me5-small`` is
-#: multilingual-E5-small with 4-bit weights dequantised, the stand-in for the paper's E5-small (:mod:`pearl.me5`)
+#: multilingual-E5-small with 4-bit weights dequantised, the stand-in for the paper's E5-small (:mod:`pearl.backbones.me5`)
 OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0, "me5-small": None, "mlm-wiki": None}
 #: backbones that are raw language models (no contrastive or sentence-level training): the
 #: paper's five Table-4 models are; offline only the masked LM pretrained here is

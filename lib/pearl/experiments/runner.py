@@ -172,7 +172,7 @@ def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: 
 
 def _built_on_first_use(backbone: str) -> bool:
     """Whether loading ``backbone`` would build it first: mlm-wiki's pretraining, me5-small's conversion."""
-    from .. import me5, mlm
+    from ..backbones import me5, mlm
 
     name = models.ALIASES.get(str(backbone).lower())
     return (name == mlm.NAME and not mlm.built()) or (name == me5.NAME and not me5.built())

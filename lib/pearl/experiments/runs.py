@@ -32,7 +32,7 @@ def seed_logs(folders: Sequence[str | Path], seeds: Sequence[int]):
 
 
 def train_times(summary) -> dict[str, float]:
-    """``{"train_seed<N>": seconds}`` from :func:`seed_summaries` (for :meth:`pearl.provenance.Run.time_all`)."""
+    """``{"train_seed<N>": seconds}`` from :func:`seed_summaries` (for a notebook run's timings)."""
     return {f"train_seed{row.seed}": row.train_s for row in summary.itertuples()}
 
 

