@@ -13,7 +13,7 @@ PPDB (filtered)    MLP probe on concatenated pair embeddings (probe.py)       ac
 Turney             bigram vs gold unigram + distractors, argmax cosine        accuracy
 BIRD               cosine of the pair vs human relatedness                    Pearson r
 YAGO, UMLS         top-1 nearest dictionary name (exact by default)           accuracy
-CoNLL, BC5CDR      KMeans(k = #types), lowest inertia of 100 starts          NMI
+CoNLL, BC5CDR      KMeans(k = #types), lowest inertia of many starts         NMI
 AutoFJ             each right record with a ground truth -> nearest left one  accuracy
 Twitter, ATIS      MLP classifier on frozen text embeddings (classifier.py)   accuracy
 =================  =========================================================  ==========
@@ -198,10 +198,10 @@ def evaluate_clustering(model, mentions: Sequence[tuple[str, str]], seed: int = 
                         n_init: int = 10) -> dict:
     """Entity clustering: KMeans with k = number of types on the mention vectors; NMI x100.
 
-    ``protocol`` ``"lowest-inertia"`` (default): the lowest-inertia solution of ``restarts``
-    k-means++ starts, with the evaluator's own noise (``nmi_std`` and the rest,
-    :mod:`pearl.benchmark.clustering`); ``"single-seed"``: ``KMeans(k, random_state=seed,
-    n_init=n_init)``, the protocol of the tables scored before it."""
+    ``protocol`` ``"lowest-inertia"`` (default): the lowest-inertia solution of k-means++ starts
+    run in rounds of ``restarts`` until the best is reached three times, with the evaluator's own
+    noise (``nmi_std`` and the rest, :mod:`pearl.benchmark.clustering`); ``"single-seed"``:
+    ``KMeans(k, random_state=seed, n_init=n_init)``, the protocol of the tables scored before it."""
     _needs_vectors(model, "clustering")
     types = sorted({t for _, t in mentions})
     if len(types) < 2:
