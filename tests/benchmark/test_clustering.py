@@ -33,7 +33,7 @@ def test_two_near_equal_solutions_the_lower_inertia_wins_at_every_seed():
     assert all(min(abs(i - INERTIA_A), abs(i - INERTIA_B)) < 1e-9 for i in inertia)
     assert (np.abs(inertia - INERTIA_B) < 1e-9).any()  # B is reached: one start alone can land there
     for seed in range(5):
-        out = ev.evaluate_clustering(_fake(NEAR), list(zip(_names(NEAR), NEAR_TYPES)), seed=seed)
+        out = clustering.cluster_score(NEAR, NEAR_TYPES, seed=seed)
         assert out["score"] == pytest.approx(100) and out["inertia"] == pytest.approx(INERTIA_A)
         assert out["nmi_near_best"] == pytest.approx([100, 100])  # B is 1.3 % above: not near-best
         share_b = 1 - out["best_share"]
@@ -65,22 +65,6 @@ def test_starts_run_in_rounds_until_the_best_is_reached_enough_times(monkeypatch
         clustering.kmeans_starts(NEAR, 2, restarts=0)
 
 
-def test_the_old_protocol_stays_reachable_and_an_unknown_one_names_both():
-    from sklearn.cluster import KMeans
-    from sklearn.metrics import normalized_mutual_info_score
-
-    rng = np.random.default_rng(0)
-    x = rng.normal(size=(60, 4))
-    x /= np.linalg.norm(x, axis=1, keepdims=True)
-    types = ["a", "b", "c"] * 20
-    old = ev.evaluate_clustering(_fake(x), list(zip(_names(x), types)), seed=3, protocol="single-seed")
-    want = normalized_mutual_info_score(types, KMeans(n_clusters=3, random_state=3, n_init=10).fit_predict(
-        x.astype(np.float32)))
-    assert old["score"] == pytest.approx(100 * want) and old["protocol"] == "single-seed" and "nmi_std" not in old
-    with pytest.raises(ValueError, match="'best' is not one of.*lowest-inertia.*single-seed"):
-        ev.evaluate_clustering(_fake(x), list(zip(_names(x), types)), protocol="best")
-
-
 def test_a_trained_pearl_models_score_holds_still_across_the_seed(tmp_path):
     """A tiny PEARL model trained six steps, on CoNLL's first 200 test mentions: the old protocol
     gave 50.2 at seed 0 and 44.6 at seed 1 here; the default agrees within 0.3 at seeds 0 to 2."""
@@ -99,14 +83,3 @@ def test_a_trained_pearl_models_score_holds_still_across_the_seed(tmp_path):
     scores = [ev.evaluate_clustering(model, mentions, seed=seed) for seed in (0, 1, 2)]
     assert max(s["score"] for s in scores) - min(s["score"] for s in scores) <= 0.3
     assert all(s["nmi_std"] <= 1 for s in scores)  # and the evaluator says it holds still
-
-
-def _names(x) -> list[str]:
-    return [f"p{i}" for i in range(len(x))]
-
-
-def _fake(x):
-    from pearl.encode import Encoder
-
-    table = dict(zip(_names(x), np.asarray(x, np.float32)))
-    return Encoder(name="fake", dim=x.shape[1], fn=lambda ps: np.array([table[p] for p in ps]))
