@@ -15,8 +15,10 @@ Two protocols, named by :data:`PROTOCOLS`:
   label changes, in float64, in rounds of :data:`RESTARTS` until :data:`CONFIRM` starts have
   reached the lowest inertia (at most :data:`MOST_STARTS`); the score is the NMI of the solution
   with the lowest inertia. It is *the* KMeans solution (the one the objective prefers) as far as
-  the starts can find it, and found more than once, so a second seed finds the same one. The
-  dict also says how much the answer still hangs on the starts (``restarts``: how many ran):
+  the starts can find it, and found more than once, so a second seed finds the same one or one
+  of nearly the same inertia (not always the same: a lower one that few starts reach may turn up
+  under one seed only). The dict says how much the answer still hangs on the starts
+  (``restarts``: how many ran):
   ``nmi_std``, the bootstrap standard deviation of the score (the starts resampled with
   replacement, the lowest inertia taken again); ``best_share``, the share of starts that reached
   the lowest inertia; ``nmi_near_best``, the lowest and highest NMI of the starts within
