@@ -16,8 +16,10 @@ through the runner when missing; same weights as a direct training). One line pe
 reads every ``results/budget/*.jsonl`` and ``results/gpu/budget/*.jsonl``, pools each
 machine's lines per join (a series' name up to its first ``-``: ``gpu-anchors`` and ``gpu``
 make one curve), gives the gain per group and on average per (curve, budget) with its std
-over seeds, fits the average gain on log10(views) per series and
-projects it to the paper's 7.6M views with a 95 % prediction interval.
+over seeds, fits the average gain per series with two curves (a line in log10(views) and the
+saturating ``a·v/(v+b)``) and projects both to the paper's 7.6M views, the interval the union of
+their 95 % prediction intervals (:func:`pearl.experiments.budget.project_models`). ``--summarise``
+trains nothing: it refits the committed lines, so a change to the fit is rerun from them alone.
 """
 from __future__ import annotations
 
@@ -141,7 +143,7 @@ def summarise(smoke: bool) -> None:
 
     from pearl import paths
     from pearl.benchmark.tasks import GROUPS
-    from pearl.experiments.budget import PAPER_VIEWS, fit, project
+    from pearl.experiments.budget import PAPER_VIEWS, fit_models, project_models
     from pearl.experiments.references import gpu_points
     from pearl.provenance import save_figure, save_table
     from harness.record import Run
@@ -173,15 +175,12 @@ def summarise(smoke: bool) -> None:
                           **{f"gain {c}": float(g[c].mean()) for c in cols},
                           "std average": float(g["average"].std(ddof=1)) if len(g) > 1 else np.nan})
         if pts["views"].nunique() >= 2 and len(pts) >= 3:
-            f = fit(pts["views"], pts["average"])
-            fits[f"{series}/{backbone}"] = {"fit": f, "paper_budget": project(f, PAPER_VIEWS)}
+            both = fit_models(pts["views"], pts["average"])
+            fits[f"{series}/{backbone}"] = {"fit": both["log-linear"], "saturating": both["saturating"],
+                                            "paper_budget": project_models(both, PAPER_VIEWS)}
     frame = pd.DataFrame(table)
     label = "SMOKE: " if smoke else ""
-    proj = "\n".join(f"- {k}: gain {v['fit']['slope']:+.2f} per tenfold budget (se {v['fit']['se_slope']:.2f}); "
-                     f"at the paper's {PAPER_VIEWS:,} views {v['paper_budget']['gain']:+.2f} "
-                     f"(95 % prediction interval {v['paper_budget']['pi_low']:+.2f} to {v['paper_budget']['pi_high']:+.2f}; "
-                     f"{v['paper_budget']['extrapolation']:.0f}x beyond the largest budget trained)"
-                     for k, v in fits.items())
+    proj = "\n".join(f"- {k}: {fit_words(v)}" for k, v in fits.items())
     md = Table(frame.round(3), head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
                "per group and on average)", notes=["## Fit and projection", proj or "- too few points to fit"])
     save_table(frame, "budget_curve", markdown=md, smoke=smoke)
@@ -195,9 +194,33 @@ def summarise(smoke: bool) -> None:
     print(render(md, "md"))
 
 
+def fit_words(v: dict) -> str:
+    """One series' two curves and their projection to the paper's budget, in words (the table's notes).
+
+    A curve that could not be fitted is named with the reason; the interval is the union of the
+    fitted curves' (:func:`pearl.experiments.budget.project_models`)."""
+    from pearl.experiments.budget import PAPER_VIEWS, about
+
+    line, sat, pb = v["fit"], v["saturating"], v["paper_budget"]
+    lin_p = pb["models"]["log-linear"]
+    words = (f"log-linear: {line['slope']:+.2f} per tenfold budget (se {line['se_slope']:.2f}), RSS {line['rss']:.3f}, "
+             f"{lin_p['gain']:+.2f} at the paper's {PAPER_VIEWS:,} views (95 % prediction interval "
+             f"{lin_p['pi_low']:+.2f} to {lin_p['pi_high']:+.2f}); ")
+    if "failed" in sat:
+        words += f"saturating a·v/(v+b): not fitted ({sat['failed']}); "
+    else:
+        sat_p = pb["models"]["saturating"]
+        words += (f"saturating a·v/(v+b): a {sat['a']:+.2f}, b {sat['b']:,.0f} views, RSS {sat['rss']:.3f}, "
+                  f"{sat_p['gain']:+.2f} ({sat_p['pi_low']:+.2f} to {sat_p['pi_high']:+.2f}); AIC weights "
+                  + ", ".join(f"{m} {w:.2f}" for m, w in pb["weights"].items()) + "; ")
+    return (words + f"both curves' intervals together {pb['pi_low']:+.2f} to {pb['pi_high']:+.2f}: the projection "
+            f"extrapolates {about(pb['extrapolation'])} beyond the largest budget trained, where no point checks either curve")
+
+
 def plot(points, fits, gpu_profile=()):
-    """Six panels against log(views): the average gain (each seed, the fit and its 95 % prediction
-    interval to the paper's budget, the gpu-profile run as a star) and each group's mean gain."""
+    """Six panels against log(views): the average gain (each seed, the log-linear fit as a line and
+    the saturating one dashed, the union of their 95 % prediction intervals to the paper's budget,
+    the gpu-profile run as a star) and each group's mean gain."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -205,7 +228,7 @@ def plot(points, fits, gpu_profile=()):
     import numpy as np
 
     from pearl.benchmark.tasks import GROUPS
-    from pearl.experiments.budget import PAPER_VIEWS, project
+    from pearl.experiments.budget import PAPER_VIEWS, project_models
 
     fig, axes = plt.subplots(2, 3, figsize=(12, 6.6))
     ax = axes[0, 0]
@@ -214,10 +237,12 @@ def plot(points, fits, gpu_profile=()):
         color = f"C{i}"
         ax.scatter(g["views"], g["average"], s=14, color=color, alpha=0.6, label=f"{backbone} ({series}), each seed")
         key = f"{series}/{backbone}"
-        if key in fits:
+        if key in fits:  # each curve, and the union of their intervals (the projection's)
             xs = np.geomspace(g["views"].min(), PAPER_VIEWS, 50)
-            pr = [project(fits[key]["fit"], x) for x in xs]
-            ax.plot(xs, [p["gain"] for p in pr], color=color)
+            pr = [project_models({"log-linear": fits[key]["fit"], "saturating": fits[key]["saturating"]}, x) for x in xs]
+            for model, style in (("log-linear", "-"), ("saturating", "--")):
+                if model in pr[0]["models"]:
+                    ax.plot(xs, [p["models"][model]["gain"] for p in pr], style, color=color)
             ax.fill_between(xs, [p["pi_low"] for p in pr], [p["pi_high"] for p in pr], color=color, alpha=0.12)
         for group, sub_ax in zip(GROUPS, axes.flat[1:]):
             mean = g.groupby("views")[group].mean()

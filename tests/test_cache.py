@@ -194,6 +194,21 @@ def test_scoring_version_is_per_task(tmp_path):
     assert all(cache.scoring_version(t, root) != after[t] for t in TASKS)
 
 
+def test_a_changed_clustering_protocol_rescores_the_two_clustering_tasks_only(tmp_path):
+    import shutil
+    from pathlib import Path
+
+    from pearl import cache
+    from pearl.benchmark.tasks import TASKS
+
+    root = tmp_path / "pearl"
+    shutil.copytree(Path(cache.__file__).parent, root, ignore=shutil.ignore_patterns("__pycache__"))
+    before = {t: cache.scoring_version(t, root) for t in TASKS}
+    with open(root / "benchmark" / "clustering.py", "a") as fh:
+        fh.write("\n# a changed protocol\n")
+    assert {t for t in TASKS if cache.scoring_version(t, root) != before[t]} == {"conll", "bc5cdr"}
+
+
 def test_a_stored_vector_takes_little_more_disk_than_its_bytes(tmp_path):
     # SQLite's default 4 KB pages pushed each 1.8 KB row to an overflow page: 4.7 KB a vector,
     # about 27 GB for the ~5.7M vectors of one cpu-profile make reproduce (an estimate)

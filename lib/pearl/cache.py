@@ -155,11 +155,12 @@ SCORING_CODE = ("encode.py", "cache.py", "backbones/fingerprint.py", "data.py", 
                 "benchmark/tasks.py", "backbones/baselines.py", "resources.py")
 #: ... and the code only some tasks use: a change to the probe re-scores the two PPDB tasks and
 #: nothing else, one to the stand-in dictionaries YAGO and UMLS, one to the sweep suite's pools
-#: YAGO, UMLS and AutoFJ. Left out on purpose:
+#: YAGO, UMLS and AutoFJ, one to the clustering protocol CoNLL and BC5CDR. Left out on purpose:
 #: benchmark/scoring.py and benchmark/table.py, which time and tabulate a score without deciding it
 TASK_CODE = {"ppdb": ("benchmark/probe.py", "benchmark/mlp.py"), "ppdb_filtered": ("benchmark/probe.py", "benchmark/mlp.py"),
              "yago": ("benchmark/dictionaries.py", "benchmark/pools.py"),
              "umls": ("benchmark/dictionaries.py", "benchmark/pools.py"), "autofj": ("benchmark/pools.py",),
+             "conll": ("benchmark/clustering.py",), "bc5cdr": ("benchmark/clustering.py",),
              **{name: ("benchmark/short_text.py", "benchmark/classifier.py", "benchmark/mlp.py")
                 for name in ("twitter_s", "twitter_l", "atis_s", "atis_l")}}
 

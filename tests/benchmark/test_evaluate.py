@@ -80,6 +80,26 @@ def test_clustering_nmi_perfect_and_chance():
         ev.evaluate_clustering(CharJaccard(), [("a", "X"), ("b", "Y")])
 
 
+def test_the_old_clustering_protocol_stays_reachable_and_an_unknown_one_names_both():
+    """``protocol="single-seed"`` is the tables' former KMeans(k, random_state=seed, n_init=10) on
+    the same float32 vectors (pearl.benchmark.clustering holds the default protocol's tests)."""
+    from sklearn.cluster import KMeans
+    from sklearn.metrics import normalized_mutual_info_score
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(60, 4)).astype(np.float32)
+    x /= np.linalg.norm(x, axis=1, keepdims=True)
+    model = fake({f"p{i}": v for i, v in enumerate(x)})
+    mentions = [(f"p{i}", "abc"[i % 3]) for i in range(len(x))]
+    old = ev.evaluate_clustering(model, mentions, seed=3, protocol="single-seed")
+    found = KMeans(n_clusters=3, random_state=3, n_init=10).fit_predict(ev.encode(model, [m for m, _ in mentions]))
+    assert old["score"] == pytest.approx(100 * normalized_mutual_info_score([t for _, t in mentions], found))
+    assert old["protocol"] == "single-seed" and "nmi_std" not in old
+    assert "nmi_std" in ev.evaluate_clustering(model, mentions, seed=3)  # the default: the lowest-inertia protocol
+    with pytest.raises(ValueError, match="'best' is not one of.*lowest-inertia.*single-seed"):
+        ev.evaluate_clustering(model, mentions, protocol="best")
+
+
 def test_autofj_set_and_average():
     model = fake({"r1": [1, 0], "r2": [0, 1], "r3": [1, 1], "L1": [1, 0.1], "L2": [0.1, 1], "L3": [1, 0]})
     left, right = ["L1", "L2", "L3"], ["r1", "r2", "r3"]

@@ -2,7 +2,8 @@
 import math
 
 import pytest
-from pearl.experiments.budget import CPU_VIEWS, PAPER_VIEWS, batch_for, budget_config, epochs_for, fit, project
+from pearl.experiments.budget import (CPU_VIEWS, PAPER_VIEWS, batch_for, budget_config, epochs_for, fit, project,
+                                     project_models)
 
 
 def test_budgets_keep_their_views_and_the_known_points():
@@ -68,3 +69,78 @@ def test_the_1x_point_is_table_4s_model_reused(tmp_path, monkeypatch):
     assert point["loaded"] == f"loaded {folder}" and point["model"] == "pearl-me5-seed1"
     assert (point["budget"], point["seed"], point["views"], point["batch_size"], point["steps"]) == (1.0, 1, 4800, 32, 150)
     assert (point["phrases"], point["train_s"]) == (9281, 480.5)
+
+
+def test_the_saturating_curve_is_recovered_from_points_on_it():
+    """Points on 2 v / (v + 1000): a = 2 and b = 1000 back, no residual; the log-linear line fits
+    them worse, so the AIC weighs the saturating curve."""
+    from pearl.experiments.budget import fit_models
+
+    views = [250, 500, 1000, 2000, 4000, 8000]
+    gains = [2 * v / (v + 1000) for v in views]
+    both = fit_models(views, gains)
+    sat = both["saturating"]
+    assert sat["a"] == pytest.approx(2, rel=1e-6) and sat["b"] == pytest.approx(1000, rel=1e-6)
+    assert sat["rss"] == pytest.approx(0, abs=1e-12) and both["log-linear"]["rss"] > 1e-3
+    p = project_models(both, 1e6)
+    assert p["weights"]["saturating"] == pytest.approx(1) and p["models"]["saturating"]["gain"] == pytest.approx(2e6 / 1001000)
+
+
+def test_a_line_in_log_views_wins_on_its_own_points():
+    from pearl.experiments.budget import fit_models
+
+    views = [10, 100, 1000, 10000, 100000]
+    gains = [0.5 + 0.6 * math.log10(v) + e for v, e in zip(views, [0.01, -0.01, 0.0, 0.01, -0.01])]
+    both = fit_models(views, gains)
+    assert both["log-linear"]["slope"] == pytest.approx(0.6, abs=0.01)
+    assert both["log-linear"]["rss"] < both["saturating"]["rss"]
+    assert project_models(both, 1e7)["weights"]["log-linear"] > 0.99
+
+
+def test_the_saturating_interval_by_hand():
+    """a = 2, b = 1 with var(a) = 0.04, var(b) = 0.09, cov 0.01, s = 0.1, 2 dof; at v = 3 the
+    gradient is (3/4, -2·3/16) = (0.75, -0.375): g'Cg = 0.0225 + 0.01265625 - 0.005625 = 0.0295312."""
+    from pearl.experiments.budget import project_saturating
+
+    f = {"a": 2.0, "b": 1.0, "cov": [[0.04, 0.01], [0.01, 0.09]], "resid_std": 0.1, "dof": 2, "views_max": 1.5}
+    p = project_saturating(f, 3.0)
+    half = 4.302652729911275 * math.sqrt(0.01 + 0.75 ** 2 * 0.04 + 0.375 ** 2 * 0.09 - 2 * 0.75 * 0.375 * 0.01)
+    assert p["gain"] == pytest.approx(1.5) and p["pi_high"] - p["gain"] == pytest.approx(half)
+    assert p["extrapolation"] == pytest.approx(2)
+
+
+def test_the_projection_carries_the_choice_of_curve():
+    """Two curves with AICs 0 and 2: weights 1 / (1 + e^-1) and e^-1 / (1 + e^-1); the interval
+    spans both curves' intervals, the gain is their weighted mean."""
+    line = {"intercept": 0.0, "slope": 1.0, "resid_std": 0.1, "dof": 3, "n": 5, "x_mean": 2.0, "sxx": 2.5,
+            "views_max": 1000.0, "aic": 2.0}
+    sat = {"a": 1.0, "b": 10.0, "cov": [[0.0, 0.0], [0.0, 0.0]], "resid_std": 0.1, "dof": 3, "views_max": 1000.0,
+           "aic": 0.0}
+    p = project_models({"log-linear": line, "saturating": sat}, 1e5)
+    w = 1 / (1 + math.exp(-1))
+    assert p["weights"] == pytest.approx({"saturating": w, "log-linear": 1 - w})
+    lin, curve = p["models"]["log-linear"], p["models"]["saturating"]
+    assert lin["gain"] == pytest.approx(5) and curve["gain"] == pytest.approx(1e5 / (1e5 + 10))
+    assert p["pi_low"] == curve["pi_low"] and p["pi_high"] == lin["pi_high"]
+    assert p["gain"] == pytest.approx(w * curve["gain"] + (1 - w) * 5) and p["extrapolation"] == pytest.approx(100)
+
+
+def test_a_saturating_curve_that_cannot_be_fitted_is_named_and_left_out(monkeypatch):
+    """curve_fit's two ways of failing (no convergence, a parameter of infinite variance): the
+    series keeps its line, and the record says why the curve is missing."""
+    import numpy as np
+    import scipy.optimize
+    from pearl.experiments.budget import fit_models
+
+    def no_convergence(*args, **kwargs):
+        raise RuntimeError("Optimal parameters not found")
+
+    views, gains = [10, 100, 1000, 10000], [1.0, 2.0, 2.0, 3.0]
+    monkeypatch.setattr(scipy.optimize, "curve_fit", no_convergence)
+    both = fit_models(views, gains)
+    assert both["saturating"] == {"failed": "the saturating curve did not converge on these points: "
+                                            "Optimal parameters not found"}
+    p = project_models(both, 1e5)
+    assert list(p["models"]) == ["log-linear"] and p["pi_high"] == p["models"]["log-linear"]["pi_high"]
+    monkeypatch.setattr(scipy.optimize, "curve_fit", lambda *a, **k: ((1.0, 1.0), np.full((2, 2), np.inf)))
+    assert "undetermined" in fit_models(views, gains)["saturating"]["failed"]

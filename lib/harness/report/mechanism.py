@@ -1,7 +1,7 @@
 """Sentences of the two views' check and the budget curve: the centred recipe's clustering over
 seeds against the untrained backbone (``results/views_mechanism.json``, ``make views``) and each
-budget series' fit and projection to the paper's budget (``results/budget_curve.json``, ``make
-budget``). Returns ``{key: sentence}`` (see :mod:`harness.report.timings`); a key is absent while its
+budget series' two fits (a line in log(views), a saturating curve) and their projection to the
+paper's budget (``results/budget_curve.json``, ``make budget``). Returns ``{key: sentence}`` (see :mod:`harness.report.timings`); a key is absent while its
 results file is.
 """
 from __future__ import annotations
@@ -44,15 +44,28 @@ def budget() -> dict[str, str]:
                                       for k, v in series.items())}
     fits = rec.get("fits") or {}
     if fits:
-        out["budget.fits"] = "; ".join(
-            f"{k.split('/')[1]} ({k.split('/')[0]}): {num(v['fit']['slope'], '+.2f')} per tenfold budget (se "
-            f"{num(v['fit']['se_slope'], '.2f')}), {num(v['paper_budget']['gain'], '+.2f')} projected at the paper's "
-            "budget (95 % "
-            f"prediction interval {num(v['paper_budget']['pi_low'], '+.2f')} to "
-            f"{num(v['paper_budget']['pi_high'], '+.2f')}, "
-            f"{num(v['paper_budget']['extrapolation'], '.0f')}x beyond the largest budget "
-            "trained)" for k, v in fits.items())
+        out["budget.fits"] = "; ".join(f"{k.split('/')[1]} ({k.split('/')[0]}): {_fit(v)}" for k, v in fits.items())
     return out
+
+
+def _projected(p: dict) -> str:
+    return f"{num(p['gain'], '+.2f')} ({num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')})"
+
+
+def _fit(v: dict) -> str:
+    """One series: the line's slope, each curve's projection to the paper's budget with its 95 %
+    prediction interval, the union of the two, and how far that extrapolates."""
+    from pearl.experiments.budget import about
+
+    pb = v["paper_budget"]
+    models = pb["models"]
+    saturating = (f"the saturating curve a·v/(v+b) {_projected(models['saturating'])}" if "saturating" in models
+                  else f"the saturating curve could not be fitted ({v['saturating']['failed']})")
+    num(pb["extrapolation"])  # a missing factor is *no result*, as every number of the sentence
+    return (f"{num(v['fit']['slope'], '+.2f')} per tenfold budget (se {num(v['fit']['se_slope'], '.2f')}) on "
+            f"log(views); at the paper's budget the line gives {_projected(models['log-linear'])} and {saturating}, "
+            f"together {num(pb['pi_low'], '+.2f')} to {num(pb['pi_high'], '+.2f')} (95 % prediction intervals), "
+            f"an extrapolation {about(pb['extrapolation'])} beyond the largest budget trained")
 
 
 def sentences() -> dict[str, str]:

@@ -9,8 +9,16 @@ the profile's.
 :func:`fit` regresses the average gain on ``log10(views)`` (one point per trained seed, ordinary
 least squares) and :func:`project` gives the fitted gain at another budget with its 95 %
 prediction interval for one new model (scipy's t quantile). A straight line in log(views) is the
-simplest curve that can rise without bound; nothing guarantees it holds two orders of magnitude
-beyond the data, which the interval does not cover: the report says so beside the number.
+simplest curve that can rise without bound. :func:`fit_saturating` fits the other simple shape,
+a curve that levels off, ``a * v / (v + b)`` in views ``v`` (zero gain at zero views, a ceiling
+``a`` reached half-way at ``b`` views; scipy's ``curve_fit``), and :func:`project_saturating`
+projects it with the delta method's interval. The two can fit the points about equally well and
+still part far beyond them, so :func:`project_models` lets the interval carry the choice of
+curve: its interval is the *union* of the two curves' prediction intervals, not an average of them
+weighted by AIC. The AIC weights (also given, with the weighted gain as a midpoint) say which
+curve fits the budgets trained; nothing in those points says which one holds a hundredfold beyond
+them, where the projection is read, so a weighted interval would let a small difference in fit
+decide a large difference in extrapolation. :func:`about` words the extrapolation's factor.
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner` and
 ``scripts/budget_curve.py`` do them).
@@ -62,9 +70,16 @@ def epochs_for(steps: int, batch_size: int, phrases: int, at_least: int = 2) -> 
     return max(at_least, math.ceil(steps / per_epoch))
 
 
+def _fit_quality(resid: np.ndarray, params: int = 2) -> dict:
+    """The residual sum of squares and the least-squares AIC, ``n ln(RSS / n) + 2 k`` (the
+    noise variance, common to both curves, left out)."""
+    rss = float(resid @ resid)
+    return {"rss": rss, "aic": len(resid) * math.log(max(rss, 1e-300) / len(resid)) + 2 * params}
+
+
 def fit(views: Sequence[float], gains: Sequence[float]) -> dict:
     """OLS of ``gains`` on ``log10(views)``: intercept, slope (gain per tenfold budget), their
-    standard errors, the residual std and the points' log-views (kept for :func:`project`).
+    standard errors, the residual std, RSS and AIC, and the points' log-views (kept for :func:`project`).
 
     >>> f = fit([10, 100, 1000], [1.0, 2.0, 3.0]); round(f["slope"], 6), round(f["intercept"], 6)
     (1.0, 0.0)
@@ -79,7 +94,7 @@ def fit(views: Sequence[float], gains: Sequence[float]) -> dict:
     s = float(np.sqrt(resid @ resid / dof)) if dof > 0 else math.nan
     cov = s ** 2 * np.linalg.inv(design.T @ design)
     return {"intercept": float(coef[0]), "slope": float(coef[1]), "se_intercept": float(np.sqrt(cov[0, 0])),
-            "se_slope": float(np.sqrt(cov[1, 1])), "resid_std": s, "dof": dof, "n": len(x),
+            "se_slope": float(np.sqrt(cov[1, 1])), "resid_std": s, "dof": dof, "n": len(x), **_fit_quality(resid),
             "x_mean": float(x.mean()), "sxx": float(((x - x.mean()) ** 2).sum()),
             "views_min": float(10 ** x.min()), "views_max": float(10 ** x.max())}
 
@@ -95,7 +110,104 @@ def project(f: dict, views: float, level: float = 0.95) -> dict:
 
     x = math.log10(views)
     yhat = f["intercept"] + f["slope"] * x
-    half = stats.t.ppf(0.5 + level / 2, f["dof"]) * f["resid_std"] * math.sqrt(
-        1 + 1 / f["n"] + (x - f["x_mean"]) ** 2 / f["sxx"])
+    half = float(stats.t.ppf(0.5 + level / 2, f["dof"]) * f["resid_std"] * math.sqrt(
+        1 + 1 / f["n"] + (x - f["x_mean"]) ** 2 / f["sxx"]))
     return {"views": views, "gain": yhat, "pi_low": yhat - half, "pi_high": yhat + half, "level": level,
             "extrapolation": views / f["views_max"] if views > f["views_max"] else 1.0}
+
+
+def fit_saturating(views: Sequence[float], gains: Sequence[float]) -> dict:
+    """Least squares of ``gains`` on ``a * v / (v + b)`` (scipy's ``curve_fit``, ``b > 0``): ``a``
+    (the ceiling), ``b`` (the views at half of it), their covariance and standard errors, the
+    residual std, RSS and AIC. A ``ValueError`` when the fit does not converge or leaves a
+    parameter undetermined (infinite variance): the points do not pin the curve down.
+
+    >>> f = fit_saturating([1, 2, 4, 8], [1.0, 4 / 3, 1.6, 16 / 9]); round(f["a"], 6), round(f["b"], 6)
+    (2.0, 1.0)
+    """
+    from scipy.optimize import curve_fit
+
+    v, y = np.asarray(views, float), np.asarray(gains, float)
+    if len(v) < 3 or np.ptp(v) == 0:
+        raise ValueError("a fit needs at least 3 points over at least 2 budgets")
+    try:
+        (a, b), cov = curve_fit(_saturating, v, y, p0=(2 * y.max() if y.max() > 0 else 1.0, float(np.median(v))),
+                                bounds=((-np.inf, 1e-12), (np.inf, np.inf)), maxfev=20_000)
+    except RuntimeError as err:
+        raise ValueError(f"the saturating curve did not converge on these points: {err}") from err
+    if not np.all(np.isfinite(cov)):
+        raise ValueError("the saturating curve's parameters are undetermined on these points (infinite variance)")
+    resid = y - _saturating(v, a, b)
+    dof = len(v) - 2
+    return {"a": float(a), "b": float(b), "se_a": float(np.sqrt(cov[0, 0])), "se_b": float(np.sqrt(cov[1, 1])),
+            "cov": cov.tolist(), "resid_std": float(np.sqrt(resid @ resid / dof)) if dof > 0 else math.nan,
+            "dof": dof, "n": len(v), **_fit_quality(resid), "views_min": float(v.min()), "views_max": float(v.max())}
+
+
+def _saturating(v, a, b):
+    return a * v / (v + b)
+
+
+def project_saturating(f: dict, views: float, level: float = 0.95) -> dict:
+    """The saturating curve's gain at ``views`` and its ``level`` prediction interval for one new
+    model: ``yhat -+ t * sqrt(s^2 + g' C g)``, ``g`` the curve's gradient in ``(a, b)`` and ``C``
+    their covariance (the delta method).
+
+    >>> f = {"a": 2.0, "b": 1.0, "cov": [[0.0, 0.0], [0.0, 0.0]], "resid_std": 0.0, "dof": 2, "views_max": 8.0}
+    >>> p = project_saturating(f, 3.0); p["gain"], p["pi_low"], p["extrapolation"]
+    (1.5, 1.5, 1.0)
+    """
+    from scipy import stats
+
+    a, b = f["a"], f["b"]
+    grad = np.array([views / (views + b), -a * views / (views + b) ** 2])
+    var = f["resid_std"] ** 2 + float(grad @ np.asarray(f["cov"]) @ grad)
+    yhat = float(_saturating(views, a, b))
+    half = float(stats.t.ppf(0.5 + level / 2, f["dof"]) * math.sqrt(var))
+    return {"views": views, "gain": yhat, "pi_low": yhat - half, "pi_high": yhat + half, "level": level,
+            "extrapolation": views / f["views_max"] if views > f["views_max"] else 1.0}
+
+
+def fit_models(views: Sequence[float], gains: Sequence[float]) -> dict:
+    """Both curves on the same points: ``{"log-linear": fit, "saturating": fit}``; a curve that
+    cannot be fitted gives ``{"failed": why}`` in its place."""
+    out = {"log-linear": fit(views, gains)}
+    try:
+        out["saturating"] = fit_saturating(views, gains)
+    except ValueError as err:
+        out["saturating"] = {"failed": str(err)}
+    return out
+
+
+#: each curve's projection
+PROJECTORS = {"log-linear": project, "saturating": project_saturating}
+
+
+def project_models(fits: dict, views: float, level: float = 0.95) -> dict:
+    """Every fitted curve of :func:`fit_models` projected to ``views``, and the projection that
+    carries the choice of curve: ``pi_low``/``pi_high`` the union of their ``level`` prediction
+    intervals, ``gain`` their AIC-weighted mean (a midpoint, not an estimate either curve makes),
+    ``weights`` the AIC weights, ``models`` each curve's own projection (module docstring).
+
+    >>> f = {"log-linear": fit([10, 100, 1000, 10000], [1, 2, 2, 3]), "saturating": {"failed": "no"}}
+    >>> p = project_models(f, 1e5); round(p["gain"], 2), p["weights"], p["pi_high"] == p["models"]["log-linear"]["pi_high"]
+    (3.5, {'log-linear': 1.0}, True)
+    """
+    fitted = {name: f for name, f in fits.items() if "failed" not in f}
+    models = {name: PROJECTORS[name](f, views, level) for name, f in fitted.items()}
+    best = min(f["aic"] for f in fitted.values())
+    raw = {name: math.exp(-(f["aic"] - best) / 2) for name, f in fitted.items()}
+    weights = {name: w / sum(raw.values()) for name, w in raw.items()}
+    return {"views": views, "gain": sum(weights[m] * p["gain"] for m, p in models.items()),
+            "pi_low": min(p["pi_low"] for p in models.values()), "pi_high": max(p["pi_high"] for p in models.values()),
+            "level": level, "extrapolation": max(p["extrapolation"] for p in models.values()),
+            "weights": weights, "models": models}
+
+
+def about(factor: float) -> str:
+    """A factor in words, to two significant figures: how far a projection reaches.
+
+    >>> about(395.83), about(158.3), about(15.8), about(1.0)
+    ('about 400x', 'about 160x', 'about 16x', 'about 1x')
+    """
+    return f"about {float(f'{factor:.2g}'):g}x"

@@ -11,8 +11,9 @@ This module measures that, for one model and one clustering set:
 - :func:`total_variance`: the trace of the covariance of a set of vectors;
 - :func:`view_report`: each view's variance, its share of the joined embedding's variance and
   the clustering NMI of the phrase part, the character part and the joined embedding, with the
-  phrase part centred or not (the evaluator's KMeans: k = #types, seed 0, n_init 10, on
-  L2-normalised vectors, as :func:`pearl.benchmark.evaluate.evaluate_clustering` does);
+  phrase part centred or not (KMeans: k = #types, seed 0, n_init 10, on L2-normalised vectors:
+  :func:`pearl.benchmark.evaluate.evaluate_clustering`'s ``protocol="single-seed"``, its protocol
+  when the committed readings were made, not its default now);
 - :func:`split_surface`: what the 2-means clusters of a set hold in surface terms (a first
   capital letter, an all-capitals token, length), to read what a split follows.
 

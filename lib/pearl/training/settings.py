@@ -26,7 +26,8 @@ RANGES = {
     "seed": (lambda v: integer(v) and 0 <= v < 2 ** 32, "an integer in [0, 2**32 - 1] (numpy's seed range)"),
     "hard_negatives": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
     "char_dim": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
-    "char_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
+    "char_weight": (lambda v: real(v) and 0 < v < 1, "a weight in (0, 1) (the character part's scale beside the unit "
+                                                     "phrase part; use_char=False drops the part)"),
     "char_distill_steps": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
     "char_distill_vocab": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "type_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
