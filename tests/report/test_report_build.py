@@ -131,3 +131,9 @@ def test_links_are_relative_to_each_pages_folder():
     for path, text in build.pages().items():
         for target in re.findall(r"\]\(((?:\.\./)+[^)#]+)\)", text):
             assert (ROOT / "results" / path).parent.joinpath(target).resolve().exists(), (path, target)
+
+
+def test_the_readme_headline_says_simcse_as_the_first_screen_does():
+    """The README's headline and the report's first screen say SimCSE against PEARL in the same words."""
+    simcse = build.sentences()["methods.simcse"]
+    assert simcse in build.headline() and simcse in "\n".join(build.report().splitlines()[:40])

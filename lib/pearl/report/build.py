@@ -206,13 +206,16 @@ def _averages(text: str) -> str:
 
 
 def headline() -> str:
-    """The README's generated block: Table 1's averages, the claims' verdict counts, the batch's time
+    """The README's generated block: Table 1's averages, the claims' verdict counts and the central
+    claim, SimCSE against PEARL (as the report's first screen says them), the batch's time
     (a part whose results file lacks a number is *no result*, with the reason)."""
     def said(make, prefix: str, key: str) -> str | None:  # None: the file does not say it
         return pick(strict(make, prefix, sources=TIMING_FILES), key)
 
     verdicts = pick(strict(ledger_lines.headline, "headline.", sources=("claims.csv",)), "headline.verdicts") \
         or missing("headline.verdicts")
+    simcse = pick(strict(findings.methods, "methods.", sources=("11_methods.json",)), "methods.simcse") \
+        or missing("methods.simcse")
     minutes = said(timings.batch_time, "reproduce.", "reproduce.time") or missing("reproduce.time")
     gpu = said(timings.gpu_projection, "gpu.", "gpu.projection") or missing("gpu.projection")
     rehearsal = said(timings.rehearsal_time, "rehearsal.", "rehearsal.time") or missing("rehearsal.time")
@@ -220,6 +223,7 @@ def headline() -> str:
             f"- **Table 1, average over the nine datasets** (`results/table1.md`; our YAGO and UMLS dictionaries are "
             f"rebuilt and easier, so the averages do not compare with the paper's): {table1_averages()}.\n"
             f"- **The paper's claims against our runs** (`results/claims.md`): {verdicts}.\n"
+            f"- **At this budget** (`results/methods.md`, notebook 11, the cpu profile): {simcse}.\n"
             f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}.\n"
             f"- **Projected** for `make reproduce PROFILE=gpu` (`results/perf/gpu_projection.md`, a projection from "
             f"measured throughputs, never run end to end; what still differs from the paper: "
