@@ -168,7 +168,7 @@ site: $(STAMP)
 	$(PY) -m harness.executed
 	$(PY) -m harness.site
 
-# results/REPORT.md and the README's headline block, from the results files (tests/report checks both)
+# results/REPORT.md, its pages results/report/*.md and the README's headline block, from the results files (tests/report checks them)
 report: $(STAMP)
 	$(PY) -m harness.report.build
 

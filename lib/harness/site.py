@@ -4,7 +4,8 @@ rendered by mkdocs-jupyter, built and viewed offline.
 :func:`write_sources` lays out a MkDocs project under ``build/site_src``: each notebook as
 the last batch run executed it (``results/executed/``), else its committed executed copy
 (``results/notebooks/``, :mod:`harness.executed`, labelled with its commit and profile),
-else as committed without outputs under a banner; the findings report ``results/REPORT.md``;
+else as committed without outputs under a banner; the findings report ``results/REPORT.md`` and its
+pages ``results/report/*.md`` (the index repeats its *What we found*);
 every table of ``results/*.md``; every figure of ``figures/*.png``; one page per stand-in of
 ``STANDINS.md``; and the claims ledger ``results/claims.md`` when a run wrote one, its tables led
 by the verdict column. :func:`build` runs MkDocs on it. Pages from a SMOKE run carry a SMOKE
@@ -28,7 +29,7 @@ from pathlib import Path
 from pearl import paths
 from pearl.atomic import write_atomic
 from .executed import read_notebook
-from .site_text import admonition, html_banner, is_smoke, nice, standins, verdict_first
+from .site_text import admonition, html_banner, is_smoke, nice, section, site_links, standins, verdict_first
 
 # the paper's sections, in its order; a notebook of ORDER not named here goes under "More notebooks"
 SECTIONS = [
@@ -75,6 +76,28 @@ def prepare_notebook(src: Path, dest: Path, banners: list[str]) -> str:
         nb["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": "\n\n".join(banners)})
     write_atomic(dest, json.dumps(nb, allow_nan=False))
     return title
+
+
+def findings_pages(root: Path, docs: Path) -> tuple[str, list[dict]]:
+    """Write the committed findings into ``docs``: ``results/REPORT.md`` as ``results.md``, its pages
+    ``results/report/*.md`` under ``report/``, the figures they show under ``report_figures/``, each
+    link moved to the site (:func:`harness.site_text.site_links`). Returns the front page's
+    Markdown and a navigation entry per page of ``report/``."""
+    report = root / "results" / "REPORT.md"  # the committed findings, generated from the committed results
+    front = report.read_text() if report.is_file() else "# Findings\n\nNo `results/REPORT.md` yet (`make report`).\n"
+    pages = {"results.md": front, **{f"report/{p.name}": p.read_text()
+                                     for p in sorted((root / "results" / "report").glob("*.md"))}}
+    (docs / "report_figures").mkdir()
+    nav = []
+    for name, text in pages.items():
+        for fig in set(re.findall(r"\]\((?:\.\./)+figures/([\w.-]+)\)", text)):
+            if (root / "figures" / fig).is_file():
+                shutil.copy2(root / "figures" / fig, docs / "report_figures" / fig)
+        write_atomic(docs / name, site_links(text, nested="/" in name) + "\n")
+        if "/" in name:
+            title = re.search(r"^# (.+)$", text, re.M)
+            nav.append({title[1].strip() if title else nice(Path(name).stem): name})
+    return front, nav
 
 
 def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) -> dict:
@@ -156,14 +179,8 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         write_atomic(docs / "claims.md", ("" if text.lstrip().startswith("# ") else "# Claims ledger\n\n") + head
                      + verdict_first(text))
 
-    report = root / "results" / "REPORT.md"  # the committed findings, generated from the committed results
-    report_md = report.read_text() if report.is_file() else "# Findings\n\nNo `results/REPORT.md` yet (`make report`).\n"
-    (docs / "report_figures").mkdir()
-    for name in set(re.findall(r"\]\(\.\./figures/([\w.-]+)\)", report_md)):
-        if (root / "figures" / name).is_file():
-            shutil.copy2(root / "figures" / name, docs / "report_figures" / name)
-    write_atomic(docs / "results.md", report_md.replace("](../figures/", "](report_figures/")
-                 .replace("](../STANDINS.md)", "](standins.md)") + "\n")
+    report_md, report_nav = findings_pages(root, docs)
+    found = section(report_md, "What we found")
 
     missing = [s for s in order if s not in ran]
     source = ("executed notebooks (the last run's, else their committed copies)" if executed else
@@ -175,11 +192,15 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
              admonition("danger", "SMOKE", SMOKE_NOTE + " Every table, figure and notebook here is from a "
                         "SMOKE run, except the findings report (the committed run's).") if smoke else "",
              f"Built from {source}.", "",
-             "- [Findings](results.md): what holds, every table with the paper's numbers beside ours",
+             "- [Findings](results.md): what we found, a glossary and the claims; its pages give the study, "
+             "every table with the paper's numbers beside ours, and provenance",
              "- [Claims ledger](claims.md): each claim of the paper, our number, and the verdict" if claims.is_file()
              else "- Claims ledger: not built yet (no `results/claims.md` in this run)",
              "- [Tables](tables/index.md) and [figures](figures.md)",
-             "- [Stand-ins](standins.md): what differs from the paper, and why", "", "## Notebooks, by section of the paper", ""]
+             "- [Stand-ins](standins.md): what differs from the paper, and why", ""]
+    if found:  # the findings first, as the report's front page gives them (the committed run's)
+        index += ["## What we found", "", site_links(found, nested=False), ""]
+    index += ["## Notebooks, by section of the paper", ""]
     for title, stems in nav_sections(order):
         index += [f"**{title}**", ""] + [f"- [{nb_titles[s]}]({s}.ipynb) (`{s}`)" for s in stems] + [""]
     write_atomic(docs / "index.md", "\n".join(index))
@@ -195,7 +216,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         mathjax = "assets/no-mathjax.js"
         write_atomic(docs / mathjax, "// libjs-mathjax is not installed (make sysdeps): formulas show as TeX source\n")
 
-    nav = [{"Home": "index.md"}, {"Findings": "results.md"}]
+    nav = [{"Home": "index.md"}, {"Findings": ["results.md", *report_nav]} if report_nav else {"Findings": "results.md"}]
     if claims.is_file():
         nav.append({"Claims ledger": "claims.md"})
     nav += [{title: [{nb_titles[s]: f"{s}.ipynb"} for s in stems]} for title, stems in nav_sections(order)]

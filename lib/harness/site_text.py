@@ -1,5 +1,6 @@
 """The text pieces of the static site (:mod:`harness.site`): stand-in bullets, names and
-titles, the ledger's verdict column first, and Material call-outs in Markdown and HTML."""
+titles, the ledger's verdict column first, a section of the findings (the index shows *What we found*),
+the report's links moved to the site's layout, and Material call-outs in Markdown and HTML."""
 from __future__ import annotations
 
 import re
@@ -60,6 +61,34 @@ def verdict_first(text: str) -> str:
             line = "|" + "|".join(cells) + "|"
         out.append(line)
     return "\n".join(out)
+
+
+def section(page: str, heading: str) -> str:
+    """The body of ``page``'s ``## heading`` section (up to the next ``##``), or ``""`` when it has none.
+
+    >>> section("# R\\n\\n## What we found\\n\\n- a gain\\n\\n## Glossary\\n\\n- TOST\\n", "What we found")
+    '- a gain'
+    >>> section("# R\\n", "What we found")
+    ''
+    """
+    m = re.search(rf"^## {re.escape(heading)}\n(.*?)(?=^## |\Z)", page, re.M | re.S)
+    return m[1].strip() if m else ""
+
+
+def site_links(text: str, nested: bool) -> str:
+    """A page of the findings (``results/REPORT.md``, or ``results/report/*.md`` when ``nested``) with its
+    links moved to the site: figures to ``report_figures/``, ``STANDINS.md`` to ``standins.md`` and the
+    front page to ``results.md``, each from the page's own folder.
+
+    >>> site_links("![f](../../figures/a.png) [s](../../STANDINS.md) [r](../REPORT.md)", nested=True)
+    '![f](../report_figures/a.png) [s](../standins.md) [r](../results.md)'
+    >>> site_links("![f](../figures/a.png) [s](../STANDINS.md) [t](report/tables.md)", nested=False)
+    '![f](report_figures/a.png) [s](standins.md) [t](report/tables.md)'
+    """
+    up = "../" if nested else ""
+    text = re.sub(r"\]\((?:\.\./)+figures/", f"]({up}report_figures/", text)
+    text = re.sub(r"\]\((?:\.\./)+STANDINS\.md\)", f"]({up}standins.md)", text)
+    return text.replace("](../REPORT.md)", "](../results.md)")
 
 
 def admonition(kind: str, title: str, text: str) -> str:

@@ -11,6 +11,7 @@ The screenshot goes to ``$PEARL_SCREENSHOT_SITE`` when set, else beside the scra
 import functools
 import json
 import os
+import re
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -157,6 +158,20 @@ def test_smoke_build_has_an_index_a_page_per_notebook_and_nothing_off_the_machin
     assert (root / "claims.html").is_file() and (root / "tables" / "table3.html").is_file()
     assert "SMOKE" in (root / "index.html").read_text() and "SMOKE" in (root / "claims.html").read_text()
     assert site.external_references(root) == []
+
+
+def test_the_index_shows_what_we_found_and_every_findings_page_is_built(built):
+    """The index repeats the report's first screen; each page of results/report/ is a page of the
+    site whose figures and links resolve there."""
+    docs = built["site"].parent / "build" / "site_src" / "docs"
+    found = site_text.section((ROOT / "results" / "REPORT.md").read_text(), "What we found")
+    assert found and "## What we found" in (docs / "index.md").read_text()
+    assert site_text.site_links(found, nested=False) in (docs / "index.md").read_text()
+    for page in sorted((ROOT / "results" / "report").glob("*.md")):
+        assert (built["site"] / "report" / f"{page.stem}.html").is_file(), page.name
+        text = (docs / "report" / page.name).read_text()
+        for target in re.findall(r"\]\((\.\./[^)#]+)\)", text):
+            assert (docs / "report" / target).resolve().exists(), (page.name, target)
 
 
 @pytest.mark.browser

@@ -180,6 +180,8 @@ def methods() -> dict[str, str]:
                                    f"it: " + against("short-text average")
                                    + f" (pooled seed std {num(m['seed_std_short_text'], '.2f')})"),
             "methods.versus": versus(rows, {k: v for k, v in names.items() if k != "backbone"}),
+            # the report's first screen: the neighbour that wins or loses the average, by the same test
+            "methods.simcse": versus([r for r in rows if r["column"] == "average"], {"simcse": "SimCSE"}),
             "methods.labels": "PAUSE's average by labelled share: " + ", ".join(
                 f"{num(share, '.0%')} → {num(sum(v) / len(v), '.1f')}" for share, v in by_share.items())}
 

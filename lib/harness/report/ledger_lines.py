@@ -74,6 +74,26 @@ def central(t: pd.DataFrame) -> str:
             f"here: " + ", ".join(parts))
 
 
+def reproduced(t: pd.DataFrame) -> str:
+    """The counted rows (:func:`counted`) the rule finds reproduced, or in direction only, by id,
+    quantity and backbone: what reproduces, for the report's first screen.
+
+    >>> t = pd.DataFrame({"id": ["C22", "C23", "C31"], "backbone": ["MiniLM", "mlm-wiki", "none"],
+    ...                   "quantity": ["type silhouette", "gain over the raw LMs", "cost"], "apart": ["", "", "a cost"],
+    ...                   "verdict": ["reproduced", "direction only, smaller", "reproduced"]})
+    >>> reproduced(t)
+    'Of 2 counted rows, reproduced: C22 (type silhouette; MiniLM); direction only, smaller: C23 (gain over the raw LMs; mlm-wiki)'
+    """
+    rows = counted(t)
+    said = []
+    for verdict in VERDICTS[:3]:
+        hits = rows[rows["verdict"] == verdict]
+        if len(hits):
+            said.append(f"{verdict}: " + ", ".join(
+                f"{r.id} ({r.quantity}{'' if r.backbone == 'none' else '; ' + r.backbone})" for r in hits.itertuples()))
+    return f"Of {num(len(rows))} counted rows, " + ("; ".join(said) if said else "none is reproduced, even in direction")
+
+
 def _pv(p: float) -> str:
     """A p-value as the ledger writes it.
 
@@ -120,7 +140,7 @@ def sentences() -> dict[str, str]:
 
     t = ledger()
     rows, apart = counted(t), t[~t.index.isin(counted(t).index)]
-    out = {"ledger.counts": tally(t), "ledger.central": central(t), "ledger.rule": render(RULE, "md"),
+    out = {"ledger.counts": tally(t), "ledger.central": central(t), "ledger.reproduced": reproduced(t), "ledger.rule": render(RULE, "md"),
            "ledger.by_backbone": "Per backbone: " + " — ".join(f"{b}: {count(rows[rows['backbone'] == b])}"
                                                                for b in dict.fromkeys(rows["backbone"])),
            "ledger.lines": "\n".join(f"- {line_or_note(r)}" for r in rows.itertuples()),

@@ -87,6 +87,7 @@ def test_the_report_builds_from_an_empty_results_folder_without_a_crash(results)
     values = build.sentences()
     assert "paper.bird" not in values and "is absent" in build.render("{{paper.bird}}", values)
     assert "no result yet: `table1`" in build.headline()
+    assert "no result yet: `methods.simcse`" in build.headline()
 
 
 @pytest.mark.parametrize("broken, why", [

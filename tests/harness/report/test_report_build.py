@@ -84,3 +84,56 @@ def test_a_quoted_log_in_another_shape_fails(tmp_path, monkeypatch):
     log.write_text("the vectors agree\n")
     with pytest.raises(ValueError, match="encode_throughput.txt no longer holds"):
         quotes.quote("quote.encode_diff")
+
+
+def test_the_front_page_is_at_most_6000_words():
+    """Findings first: REPORT.md is the front page; provenance, the long tables and the study have pages of their own."""
+    words = len(build.report().split())
+    assert words <= 6000, f"results/REPORT.md is {words} words: move a section to a page of its own (<!-- page: -->)"
+
+
+def test_the_first_screen_gives_each_backbones_gain_beside_the_papers():
+    """The first 40 lines state the central claim's gain on every backbone of the ledger (C01's rows) and the paper's."""
+    import pandas as pd
+
+    rows = pd.read_csv(ROOT / "results" / "claims.csv").query("id.str.match('^C01(-|$)')", engine="python")
+    screen = "\n".join(build.report().splitlines()[:40])
+    assert "## What we found" in screen
+    assert f"by {common.num(rows['paper'].iloc[0], 'g')} points" in screen
+    for r in rows.itertuples():
+        assert f"{r.backbone} " in screen and common.num(r.ours, "+.2f") in screen, r.id
+
+
+def test_every_page_exists_and_the_front_page_links_it():
+    pages = build.pages()
+    assert set(pages) >= {"REPORT.md", "report/provenance.md", "report/tables.md", "report/study.md"}
+    for path in pages:
+        assert (ROOT / "results" / path).is_file(), f"results/{path} is missing: run `make report`"
+        if path != "REPORT.md":
+            assert f"]({path})" in pages["REPORT.md"], f"REPORT.md does not link {path}"
+            assert "](../REPORT.md)" in pages[path], f"{path} does not link back to REPORT.md"
+
+
+def test_no_page_shows_nan():
+    assert [p for p, text in build.pages().items() if re.search(r"\bnan\b", text, re.I)] == []
+
+
+@pytest.mark.parametrize("term", ["TOST", "Holm", "Like for like", "MDE", "Views", "Centred join", "`cpu`", "`gpu`",
+                                  "SMOKE", "rehearsal"])
+def test_the_glossary_explains_the_terms(term):
+    text = build.report()
+    glossary = text[text.index("## Glossary"):].split("\n## ")[0]
+    assert term in glossary
+
+
+def test_links_are_relative_to_each_pages_folder():
+    """A page of report/ reaches the figures, STANDINS.md and the front page from its own folder."""
+    for path, text in build.pages().items():
+        for target in re.findall(r"\]\(([^)#:\s]+)\)", text):  # every relative link (a URL has a colon)
+            assert (ROOT / "results" / path).parent.joinpath(target).resolve().exists(), (path, target)
+
+
+def test_the_readme_headline_says_simcse_as_the_first_screen_does():
+    """The README's headline and the report's first screen say SimCSE against PEARL in the same words."""
+    simcse = build.sentences()["methods.simcse"]
+    assert simcse in build.headline() and simcse in "\n".join(build.report().splitlines()[:40])
