@@ -48,6 +48,7 @@ MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/out
                  "fonts/HTML-CSS/TeX/woff", "localization/en"]
 # figures as wide as the content (notebook outputs, the figures page, the report), and the enlarged view
 FIGURE_CSS = """.md-grid { max-width: 100rem; }
+body:has(.jupyter-wrapper) .md-sidebar--secondary { display: none; } /* a notebook's outline: two or three headings */
 .md-typeset .jp-RenderedImage img, .md-typeset img[src*="figures/"] { width: 100% !important; max-width: 100% !important; height: auto; cursor: zoom-in; }
 .pearl-lightbox { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: rgba(0, 0, 0, .85); cursor: zoom-out; }
 .pearl-lightbox img { display: block; margin: 1rem auto; width: auto !important; max-width: none !important; background: #fff; }
