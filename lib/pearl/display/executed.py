@@ -26,7 +26,7 @@ from ..atomic import write_atomic
 from ..outputs import read_record
 
 KEPT = "notebooks"  # under results/
-MAX_OUTPUT = 400_000  # characters of one output's data; larger ones are left out of the kept copy
+MAX_OUTPUT = 400_000  # characters of one output, images not counted; larger ones are left out of the kept copy
 WIDGET = "application/vnd.jupyter.widget-view+json"
 # one tqdm bar state: "Loading weights:  40%|####      | 41/103 [00:00<00:01, ...]"
 PROGRESS = re.compile(r"\d+%\|[^|]*\|\s*\d+(?:\.\d+)?[kMG]?/")
