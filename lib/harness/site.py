@@ -15,7 +15,9 @@ Offline by construction: Material's Google fonts are off (system fonts), search 
 lunr, MathJax is copied from Debian's ``libjs-mathjax`` when installed (else formulas stay TeX
 source), saved widget state is dropped (its renderer comes from a CDN) and
 :func:`external_references` lists any ``src``/``href`` that would leave the machine.
-Leaves out: deployment and any JavaScript of its own.
+Figures span the content's width and open enlarged, at full size, on a click: a few lines of
+CSS and JavaScript of its own (:data:`FIGURE_CSS`, :data:`LIGHTBOX_JS`), nothing fetched.
+Leaves out: deployment.
 """
 from __future__ import annotations
 
@@ -45,6 +47,35 @@ SMOKE_NOTE = "SMOKE run: tiny subsets; these numbers are not results."
 MATHJAX = Path("/usr/share/javascript/mathjax")  # Debian's libjs-mathjax (make sysdeps)
 MATHJAX_PARTS = ["MathJax.js", "config", "extensions", "jax/input/TeX", "jax/output/CommonHTML", "jax/element",
                  "fonts/HTML-CSS/TeX/woff", "localization/en"]
+# figures as wide as the content (notebook outputs, the figures page, the report), and the enlarged view
+FIGURE_CSS = """.md-grid { max-width: 100rem; }
+body:has(.jupyter-wrapper) .md-sidebar--secondary { display: none; } /* a notebook's outline: two or three headings */
+.md-typeset .jp-RenderedImage img, .md-typeset img[src*="figures/"] { width: 100% !important; max-width: 100% !important; height: auto; cursor: zoom-in; }
+.pearl-lightbox { position: fixed; inset: 0; z-index: 1000; overflow: auto; background: rgba(0, 0, 0, .85); cursor: zoom-out; }
+.pearl-lightbox img { display: block; margin: 1rem auto; width: auto !important; max-width: none !important; background: #fff; }
+"""
+# a click on a figure shows it at its own size over the page; a click or Escape closes it.
+# Not a link to the image: a notebook's figure is a data: URI, which Chromium will not open as a page.
+LIGHTBOX_JS = """document.addEventListener("DOMContentLoaded", function () {
+  var figures = document.querySelectorAll('.md-typeset .jp-RenderedImage img, .md-typeset img[src*="figures/"]');
+  figures.forEach(function (img) {
+    img.title = "Click to enlarge";
+    img.addEventListener("click", function () {
+      var box = document.createElement("div");
+      box.className = "pearl-lightbox";
+      var big = document.createElement("img");
+      big.src = img.src;
+      big.alt = img.alt;
+      box.appendChild(big);
+      function close() { box.remove(); document.removeEventListener("keydown", onKey); }
+      function onKey(e) { if (e.key === "Escape") close(); }
+      box.addEventListener("click", close);
+      document.addEventListener("keydown", onKey);
+      document.body.appendChild(box);
+    });
+  });
+});
+"""
 # what a browser fetches by itself: src=, <link href=, CSS url(); an <a href> to the paper is only a link
 EXTERNAL = re.compile(r"""(?:\bsrc\s*=\s*["']?|<link\b[^>]*\bhref\s*=\s*["']?|url\(\s*["']?)((?:https?:)?//[^"' >)]+)""", re.I)
 
@@ -216,6 +247,9 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         mathjax = "assets/no-mathjax.js"
         write_atomic(docs / mathjax, "// libjs-mathjax is not installed (make sysdeps): formulas show as TeX source\n")
 
+    write_atomic(docs / "assets" / "figures.css", FIGURE_CSS)
+    write_atomic(docs / "assets" / "lightbox.js", LIGHTBOX_JS)
+
     nav = [{"Home": "index.md"}, {"Findings": ["results.md", *report_nav]} if report_nav else {"Findings": "results.md"}]
     if claims.is_file():
         nav.append({"Claims ledger": "claims.md"})
@@ -229,6 +263,7 @@ def write_sources(dest: Path, root: Path = paths.ROOT, out: Path | None = None) 
         "plugins": [{"search": {}}, {"mkdocs-jupyter": {"execute": False, "include_requirejs": False,
                                                         "custom_mathjax_url": mathjax, "ignore_h1_titles": True}}],
         "markdown_extensions": ["tables", "admonition", "toc"],
+        "extra_css": ["assets/figures.css"], "extra_javascript": ["assets/lightbox.js"],
         "nav": nav,
     }
     write_atomic(dest / "mkdocs.yml", json.dumps(config, indent=1, ensure_ascii=False, allow_nan=False))  # JSON is YAML

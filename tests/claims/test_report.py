@@ -36,3 +36,24 @@ def test_claims_json_keeps_the_file_commit_and_scale_of_every_source(tmp_path, m
     assert "results/08_ablations.json" in files and "results/table1.csv" in files and files == sorted(files)
     assert all(s["scale"] == "full" and set(s) == {"file", "commit", "scale", "commit_from"} for s in body["sources"])
     assert all(s["commit"] for s in body["sources"] if s["file"].endswith(".json"))
+
+
+def test_claim_labels_wrap_at_word_boundaries_and_keep_every_word():
+    """figures/claims.png cut its labels at 56 characters, mid-word; each label now holds the whole
+    quantity, broken only between words. Drawn again from the committed ledger (results/claims.csv)."""
+    from pathlib import Path
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    csv = Path(__file__).resolve().parents[2] / "results" / "claims.csv"
+    ledger = pd.read_csv(csv)
+    fig = report.redraw(csv)
+    shown = ledger[ledger["verdict"] != "not testable here"].iloc[::-1]
+    labels = [t.get_text() for t in fig.axes[0].get_yticklabels()]
+    plt.close(fig)
+    assert [label.replace("\n", " ") for label in labels] == [f"{r.id} {r.quantity}" for r in shown.itertuples()]
+    assert all(len(line) <= report.LABEL_WIDTH for label in labels for line in label.split("\n"))
+    assert any("\n" in label for label in labels), "a long quantity goes on two lines"

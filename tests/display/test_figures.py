@@ -106,8 +106,14 @@ def test_figure4_data_and_plot(minilm):
     assert (table["zero_vectors"] == 0).all(), "MiniLM sees every name"
     assert proj["minilm"]["tsne"].shape == (len(sample), 2)
     fig = figure4.plot_figure4(proj, [g for _, g in sample], table)
-    assert "silhouette" in fig.axes[0].get_xlabel() and fig.axes[0].get_ylabel() == "t-SNE"
-    assert fig.axes[0].get_title().replace("\n", " ") == model_label("minilm")
+    assert fig.axes[0].get_xlabel().startswith("2-D: silhouette") and fig.axes[0].get_ylabel() == "t-SNE"
+    # the embeddings' own numbers, not only the projection's, under the model's name (#70: the
+    # panels quoted t-SNE's silhouettes alone, two to three times the embeddings')
+    name, space, measured = fig.axes[0].get_title().rsplit("\n", 2)
+    emb = figure4.in_space(table).iloc[0]
+    assert name.replace("\n", " ") == model_label("minilm") and space == "full embeddings:"
+    assert measured == f"silhouette {emb.silhouette:.3f} · kNN acc {emb.knn_accuracy:.2f}"
+    assert "full embeddings" in fig.get_supxlabel().replace("\n", " ")
     # a model with zero vectors (GloVe: names out of vocabulary) gets the note on the figure
     glove = table.assign(model="glove", zero_vectors=5)
     fig = figure4.plot_figure4({"glove": proj["minilm"]}, [g for _, g in sample], glove)

@@ -4,7 +4,8 @@ unexecuted case, shows a committed executed copy with its commit and profile, in
 claims ledger (verdict first) only when a run wrote one, and references nothing off the
 machine; then Chromium walks it from a 127.0.0.1 server at 1280 px (index -> ledger, whose
 verdict column is on screen; index -> Table 3, the figures page), every image loads and no
-request leaves 127.0.0.1.
+request leaves 127.0.0.1; figures span the text and open enlarged on a click (notebook 05's
+Figure 4 among them), and no executed notebook's page quotes a path of the machine that ran it.
 
 The screenshot goes to ``$PEARL_SCREENSHOT_SITE`` when set, else beside the scratch site.
 """
@@ -40,7 +41,7 @@ def smoke_outputs(out: Path, claims: bool = True) -> Path:
         save_table(pd.DataFrame({"recipe": ["PEARL"], "Average": [1.0]}), "table3", smoke=True)
         if claims:
             save_table(pd.DataFrame({"claim": ["PEARL beats MiniLM"], "verdict": ["holds"]}), "claims", smoke=True)
-        fig, ax = plt.subplots(figsize=(2, 2))
+        fig, ax = plt.subplots(figsize=(12, 4))  # wider than the page: the figures page shows it enlarged on a click
         ax.plot([0, 1], [0, 1])
         save_figure(fig, "figure1", smoke=True)
         plt.close(fig)
@@ -174,20 +175,26 @@ def test_the_index_shows_what_we_found_and_every_findings_page_is_built(built):
             assert (docs / "report" / target).resolve().exists(), (page.name, target)
 
 
-@pytest.mark.browser
-def test_chromium_walks_the_site_offline(built):
+class Quiet(SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
+    """``folder`` served on 127.0.0.1 from a thread; the caller shuts the server down."""
     if not CHROMIUM.is_file():
         pytest.skip("Debian's chromium is missing at /usr/bin/chromium: apt-get install chromium (make sysdeps)")
     pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+@pytest.mark.browser
+def test_chromium_walks_the_site_offline(built):
     from playwright.sync_api import sync_playwright
 
-    class Quiet(SimpleHTTPRequestHandler):
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(built["site"])))
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}/"
+    server, base = serve(built["site"])
     screenshot = Path(os.environ.get("PEARL_SCREENSHOT_SITE") or built["site"].parent / "site_screenshot.png")
     requests, broken = [], []
 
@@ -234,3 +241,64 @@ def test_chromium_walks_the_site_offline(built):
     off = [u for u in requests if not u.startswith(base) and not u.startswith("data:")]
     assert off == [], f"requests that left 127.0.0.1: {off}"
     assert screenshot.stat().st_size > 10_000
+
+
+# a path of the machine that ran a notebook (its checkout, a scratch file), not one of the repository
+MACHINE_PATH = r"(?<![\w.~-])/(?:work|root|tmp|home|Users|mnt|scratch)/"
+
+
+@pytest.mark.browser
+def test_figures_are_full_width_and_open_enlarged_and_no_notebook_shows_a_machine_path(built):
+    """Notebook 05's page shows Figure 4 (its committed copy had cut it at 400,000 characters),
+    every figure spans the text's width and a click shows it at its own size over the page
+    (Escape closes it), on notebook pages and the figures page alike; and no executed
+    notebook's page quotes a path of the machine that ran it (results/notebooks/, tidied by
+    harness.executed)."""
+    import re
+
+    from playwright.sync_api import sync_playwright
+
+    server, base = serve(built["site"])
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            try:
+                page = browser.new_page(viewport={"width": 1280, "height": 900})
+                page.goto(base + "05_figures.html", wait_until="load")
+                article = page.inner_text("article")
+                assert "is left out of the committed copy" not in article
+                figures = page.locator("article .jp-RenderedImage img")
+                assert figures.count() >= 2  # Figure 1 and Figure 4
+                # Figure 4: the cell that draws it (plot_figure4) is followed by its image
+                fig4 = page.locator("article .jp-Cell", has_text="plot_figure4").locator(".jp-RenderedImage img").first
+                opens_enlarged(page, fig4)
+                page.goto(base + "figures.html", wait_until="load")
+                opens_enlarged(page, page.locator('article img[src*="figures/"]').first)
+                for stem in ORDER:
+                    if stem not in built["ran"]:
+                        continue
+                    page.goto(base + f"{stem}.html", wait_until="domcontentloaded")
+                    found = re.findall(MACHINE_PATH + r"\S*", page.inner_text("article"))
+                    assert found == [], f"{stem}'s page shows paths of the machine that ran it: {found[:3]}"
+            finally:
+                browser.close()
+    finally:
+        server.shutdown()
+
+
+def opens_enlarged(page, img) -> None:
+    """``img`` spans the article's text width; a click shows it at its own size, wider, over the page; Escape closes it."""
+    img.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.complete && el.naturalWidth > 0", arg=img.element_handle())
+    shown = img.bounding_box()["width"]
+    text_width = page.evaluate("() => document.querySelector('article').clientWidth")
+    assert shown >= 0.9 * text_width - 40, f"a figure {shown:.0f} px wide in an article {text_width} px wide"
+    natural = img.evaluate("el => el.naturalWidth")
+    img.click()
+    big = page.locator(".pearl-lightbox img")
+    big.wait_for(state="visible")
+    assert big.evaluate("el => el.getBoundingClientRect().width") == pytest.approx(natural, abs=1)
+    assert natural > shown, f"the enlarged figure ({natural} px) is no larger than the page's ({shown:.0f} px)"
+    page.keyboard.press("Escape")
+    assert page.locator(".pearl-lightbox").count() == 0

@@ -264,14 +264,33 @@ def save(table, smoke: bool = False, sources: list | None = None) -> list:
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
 
+LABEL_WIDTH = 48  # characters of a claim's label per line in figures/claims.png
+
+
+def claim_label(claim_id: str, quantity: str, width: int = LABEL_WIDTH) -> str:
+    """A claim's row label: its id and quantity, wrapped at word boundaries (never cut mid-word).
+
+    >>> print(claim_label("C22-knn", "type kNN accuracy ×100, PEARL − MiniLM (embedding space)", 30))
+    C22-knn type kNN accuracy
+    ×100, PEARL − MiniLM
+    (embedding space)
+    """
+    import textwrap
+
+    return "\n".join(textwrap.wrap(f"{claim_id} {quantity}", width, break_long_words=False, break_on_hyphens=False))
+
+
 def plot(table):
-    """Per claim: the paper's like-for-like effect (×) and ours with its 95 % interval (bar), one row each."""
+    """Per claim: the paper's like-for-like effect (×) and ours with its 95 % interval (bar), one
+    row each, labelled by :func:`claim_label` (rows as tall as their labels' lines need)."""
     import matplotlib.pyplot as plt
 
     shown = table[table["verdict"] != "not testable here"].iloc[::-1]
     colours = {"reproduced": "C2", "direction only": "C1", "direction only, smaller": "C4", "not reproduced": "C3",
                "inconclusive": "0.5"}
-    fig, ax = plt.subplots(figsize=(7.5, 0.3 * len(shown) + 1.4))
+    labels = [claim_label(r.id, r.quantity) for r in shown.itertuples()]
+    lines = sum(label.count("\n") + 1 for label in labels)
+    fig, ax = plt.subplots(figsize=(8.5, 0.3 * len(shown) + 0.12 * (lines - len(shown)) + 1.4))
     for y, r in enumerate(shown.itertuples()):
         shift = r.paper if r.kind == "value" else 0.0
         mid = (r.ci_low + r.ci_high) / 2 if r.kind == "all" else r.ours  # "all": the least favourable part
@@ -285,7 +304,7 @@ def plot(table):
             ax.annotate("→" if r.direction > 0 else "←", (0, y), ha="center", va="center", fontsize=9)
     ax.axvline(0, color="0.7", lw=0.8)
     ax.set_yticks(range(len(shown)))
-    ax.set_yticklabels([f"{r.id} {r.quantity[:56]}" for r in shown.itertuples()], fontsize=7)
+    ax.set_yticklabels(labels, fontsize=7)
     ax.set_xscale("symlog", linthresh=2)
     ax.set_xlabel("effect (points; symlog). × paper (like for like), ● ours ± 95 % interval; arrows: direction claimed")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in colours.items()]
@@ -293,3 +312,21 @@ def plot(table):
     ax.set_title("The paper's claims against ours (String Distance, Figure 1: ours − paper)", fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def redraw(csv_path):
+    """:func:`plot` of a saved ledger (``results/claims.csv``), measuring nothing again: the
+    figure is a pure rendering of the ledger's columns."""
+    import pandas as pd
+
+    return plot(pd.read_csv(csv_path, keep_default_na=True))
+
+
+if __name__ == "__main__":
+    # python -m pearl.claims.report: figures/claims.{png,pdf} drawn again from results/claims.{csv,json}
+    import json
+
+    from ..provenance import save_figure
+
+    smoke = "SMOKE" in json.loads(paths.results_dir("claims.json").read_text())
+    print("\n".join(str(p) for p in save_figure(redraw(paths.results_dir("claims.csv")), "claims", smoke=smoke)))

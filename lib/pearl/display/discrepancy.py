@@ -9,13 +9,22 @@
 - :func:`views_frame`, :func:`plot_views`: the two views of the embedding on a clustering set
   (``results/views_mechanism.json``): what the old join lost and what centring keeps.
 
+- :func:`redraw`: a design's figure drawn again from its committed record
+  (``results/13_discrepancy.json`` of the design's run, or ``results/<design>.json``), titled
+  with that run's commit and date, and marked when that run trained the recipe before the
+  centred join (:data:`CENTRED_SINCE`): ``python -m pearl.display.discrepancy discrepancy``.
+
 Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`).
 """
 from __future__ import annotations
 
 import json
+import sys
+from pathlib import Path
 
 import numpy as np
+
+from .. import paths
 
 from ..benchmark.tasks import GROUPS
 from ..tabular import Table, cell, render
@@ -28,10 +37,11 @@ def config_label(row) -> str:
     return f"{backbone} · {corpus} · {row['budget']} (n={row['seeds']})"
 
 
-def plot_gains(summary, gains, paper: dict, extra: list | None = None):
+def plot_gains(summary, gains, paper: dict, extra: list | None = None, note: str = ""):
     """``summary``/``gains``: :func:`pearl.experiments.discrepancy.summary` and its per-seed frame;
     ``paper``: :func:`pearl.experiments.references.paper_gains`; ``extra``: more labelled points
-    ``{"label", column: gain}`` drawn as hollow markers (the GPU run)."""
+    ``{"label", column: gain}`` drawn as hollow markers (the GPU run); ``note``: a line under
+    the title (which run drew it; in red when it says the recipe is superseded)."""
     import matplotlib.pyplot as plt
     import numpy as np
 
@@ -60,10 +70,60 @@ def plot_gains(summary, gains, paper: dict, extra: list | None = None):
     ax.axhline(0, color="0.5", lw=0.6)
     ax.set_xticks(x, [c.replace(" ", "\n") if c != "average" else "average of\nthe groups" for c in COLUMNS], fontsize=8)
     ax.set_ylabel("PEARL − its untrained backbone (points)")
-    ax.set_title("Where the gain comes from: backbone × corpus × budget (hatched: 10x budget)", fontsize=10)
+    ax.set_title("Where the gain comes from: backbone × corpus × budget (hatched: 10x budget)"
+                 + (f"\n{note}" if note else ""), fontsize=10, color="darkred" if SUPERSEDED in note else "black")
     ax.legend(fontsize=7, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.14))
     fig.tight_layout()
     return fig
+
+
+#: the commit that made the centred join (``TrainConfig.centre``) the recipe: a study run before
+#: it trained the recipe it replaced
+CENTRED_SINCE = "9ab9ae1"
+SUPERSEDED = "superseded recipe"
+
+
+def predates_centring(commit: str, root: Path = paths.ROOT) -> bool | None:
+    """Whether the run at ``commit`` came before :data:`CENTRED_SINCE` (git's ancestry); None
+    when git cannot tell (no repository, a commit it does not hold)."""
+    import subprocess
+
+    if not commit:
+        return None
+    try:
+        proc = subprocess.run(["git", "merge-base", "--is-ancestor", CENTRED_SINCE, commit], cwd=root,
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return {0: False, 1: True}.get(proc.returncode)  # 128: an unknown commit
+
+
+def run_note(record: dict, root: Path = paths.ROOT) -> str:
+    """Which run a record is from, and whether it trained the superseded recipe, as one line."""
+    prov = record.get("provenance", {})
+    commit = (prov.get("commit") or "")[:7]
+    line = f"{record['parameters'].get('DESIGN', '?')} design, run at commit {commit or '?'} on {(prov.get('finished') or '?')[:10]}"
+    if predates_centring(commit, root):
+        line += f": {SUPERSEDED}, before the centred join ({CENTRED_SINCE}); not rerun since"
+    return line
+
+
+def redraw(record_path: Path, root: Path = paths.ROOT):
+    """The figure of the study run recorded in ``record_path`` (its ``metrics``: ``table``,
+    ``per_seed``, ``paper_gains``, ``gpu_point``), drawn again without training, titled by
+    :func:`run_note`. A record without those raises ``ValueError`` naming it and the fix."""
+    import pandas as pd
+
+    from ..outputs import read_record
+
+    record = read_record(record_path)
+    m = record.get("metrics", {})
+    missing = [k for k in ("table", "per_seed", "paper_gains") if k not in m]
+    if missing or "parameters" not in record:
+        raise ValueError(f"{record_path} is not a discrepancy study's record (no {missing or ['parameters']}): "
+                         "give notebook 13's record (results/13_discrepancy.json, or the design's own copy)")
+    return plot_gains(pd.DataFrame(m["table"]), pd.DataFrame(m["per_seed"]), m["paper_gains"],
+                      extra=m.get("gpu_point"), note=run_note(record, root))
 
 
 def design_frame(design_cells: list):
@@ -205,3 +265,14 @@ def views_section(path) -> tuple[str, object]:
                    "holding an all-capitals token, mean length):", Table(pd.DataFrame(record["bc5cdr_split_step0"]).round(3)),
                    "**Development subset** (the join is chosen here, never on a test set alone):", Table(dev.round(2))])
     return render(md, "md"), plot_views(record)
+
+
+if __name__ == "__main__":
+    # python -m pearl.display.discrepancy discrepancy [record]: figures/discrepancy.png from its record
+    name = sys.argv[1] if len(sys.argv) > 1 else "discrepancy"
+    record = Path(sys.argv[2]) if len(sys.argv) > 2 else paths.results_dir(f"{name}.json")
+    from ..provenance import save_figure
+
+    fig = redraw(record)
+    smoke = bool(json.loads(Path(record).read_text()).get("parameters", {}).get("SMOKE"))
+    print("\n".join(str(p) for p in save_figure(fig, name, smoke=smoke)))

@@ -144,10 +144,17 @@ def figure4_data(models: dict, sample: Sequence[tuple[str, str]], methods=("tsne
     return pd.DataFrame(rows), projections
 
 
+#: the note under Figure 4 that says which space each number is measured in
+READING = ("Under each model's name: silhouette (cosine) and 10-NN type accuracy (5-fold) of the full embeddings. "
+           "Under each panel: the same measured on that 2-D projection (Euclidean), which t-SNE and UMAP "
+           "make look more separated than the embeddings are.")
+
+
 def plot_figure4(projections: dict, labels: Sequence[str], table=None):
-    """One column per model, one row per projection (t-SNE, UMAP); colour = YAGO group; the
-    projection's silhouette and kNN accuracy under each panel when ``table`` is given. With
-    ``table``, a note under the panels says how many names each model embeds as the zero vector
+    """One column per model, one row per projection (t-SNE, UMAP); colour = YAGO group. When
+    ``table`` is given: the embeddings' silhouette and kNN accuracy under each model's name,
+    the projection's under each panel, and a note (:data:`READING`) saying which is which; a
+    further note under the panels says how many names each model embeds as the zero vector
     (GloVe: every word out of vocabulary): such points have no direction, and t-SNE puts them on
     the ring around the others. Zero-vector points are not marked one by one."""
     import matplotlib.pyplot as plt
@@ -165,12 +172,16 @@ def plot_figure4(projections: dict, labels: Sequence[str], table=None):
                 sel = labels == g
                 ax.scatter(xy[sel, 0], xy[sel, 1], s=5, color=colour, label=g, alpha=0.8)
             if i == 0:
-                ax.set_title(_wrap(model_label(m), 30), fontsize=9)
+                title = _wrap(model_label(m), 30)
+                if table is not None:  # the embeddings' own separation, which the projections exaggerate
+                    e = in_space(table[table["model"] == m]).iloc[0]
+                    title += f"\nfull embeddings:\nsilhouette {e.silhouette:.3f} · kNN acc {e.knn_accuracy:.2f}"
+                ax.set_title(title, fontsize=9)
             if j == 0:
                 ax.set_ylabel("t-SNE" if meth == "tsne" else "UMAP" if meth == "umap" else meth, fontsize=10)
             if table is not None:
                 r = table[(table["model"] == m) & (table["space"] == meth)].iloc[0]
-                ax.set_xlabel(f"silhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}", fontsize=8)
+                ax.set_xlabel(f"2-D: silhouette {r.silhouette:.2f} · kNN acc {r.knn_accuracy:.2f}", fontsize=8)
             ax.set_xticks([]), ax.set_yticks([])
     handles, names = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, names, loc="outside right upper", fontsize=8, markerscale=2.5,
@@ -180,8 +191,9 @@ def plot_figure4(projections: dict, labels: Sequence[str], table=None):
         notes = [f"{model_label(r.model)}: {r.zero_vectors} of {len(labels)} names have no word in the model's "
                  "vocabulary and embed as the zero vector; having no direction, they have no cosine neighbours, "
                  "and t-SNE spreads them on the ring around the other points." for r in zero.itertuples()]
-        if notes:  # supxlabel: constrained layout keeps room for it
-            fig.supxlabel("\n".join(_wrap(n, 40 * len(models)) for n in notes), fontsize=8, ha="left", x=0.01)
+        notes.insert(0, READING)
+        # supxlabel: constrained layout keeps room for it
+        fig.supxlabel("\n".join(_wrap(n, 40 * len(models)) for n in notes), fontsize=8, ha="left", x=0.01)
     return fig
 
 
