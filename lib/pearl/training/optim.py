@@ -23,7 +23,8 @@ update's weights up to float rounding, because:
 
 Rows never in a batch keep zero moments, so dense Adam never moves them either. A parameter
 with a dense gradient goes through ``torch.optim.Adam`` unchanged (fused, as the trainer asks).
-What it leaves out: weight decay, amsgrad and maximize on a row-wise parameter (refused: the
+The trainer keeps dense gradients when it compiles the backbone (``compile`` on CUDA): inductor
+cannot compile a sparse embedding backward. What it leaves out: weight decay, amsgrad and maximize on a row-wise parameter (refused: the
 window's bound assumes plain Adam), and closures.
 """
 from __future__ import annotations

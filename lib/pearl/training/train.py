@@ -267,7 +267,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         checkpoint.set_rng_state(resume["rng"])
 
     net: nn.Module = model
-    if device.startswith("cuda") and cfg.compile:
+    compiled = device.startswith("cuda") and cfg.compile
+    if compiled:
         model.backbone = torch.compile(model.backbone, dynamic=True)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.startswith("cuda") else None)
@@ -280,7 +281,9 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
                                          generator=torch.Generator().manual_seed(cfg.seed))
     t0 = time.perf_counter()
     bar = tqdm(loader, total=end - start, initial=0, desc=f"{cfg.objective} seed {cfg.seed}", disable=not progress or rank)
-    with sparse_embedding_grads(model.backbone, cfg.embedding_update == "rows"):  # restored after the loop
+    # compiled, the word embeddings keep dense gradients (RowAdam then updates them as torch's Adam
+    # does): inductor cannot compile a sparse embedding backward and breaks the graph there
+    with sparse_embedding_grads(model.backbone, cfg.embedding_update == "rows" and not compiled):  # restored after
         for batch in bar:
             batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
