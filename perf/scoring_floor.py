@@ -50,22 +50,22 @@ from pearl.atomic import write_atomic
 from pearl.provenance import git_sha, hardware, write_json
 
 
-def sustained(work, flop: float, warmup: int, repeats: int) -> float:
+def sustained(work, flop: float, warmup: int, repeats: int, clock=time.perf_counter) -> float:
     """FLOP/s of ``work()``, which does ``flop`` floating-point operations: median of ``repeats``
-    timed calls after ``warmup`` untimed ones."""
+    timed calls after ``warmup`` untimed ones, on ``clock`` (wall time unless told)."""
     for _ in range(warmup):
         work()
     times = []
     for _ in range(repeats):
-        start = time.perf_counter()
+        start = clock()
         work()
-        times.append(time.perf_counter() - start)
+        times.append(clock() - start)
     return flop / statistics.median(times)
 
 
-def matmul_rate(n: int = 2048, repeats: int = 10) -> float:
+def matmul_rate(n: int = 2048, repeats: int = 10, clock=time.perf_counter) -> float:
     a, b = torch.randn(n, n), torch.randn(n, n)
-    return sustained(lambda: a @ b, 2 * n**3, 3, repeats)
+    return sustained(lambda: a @ b, 2 * n**3, 3, repeats, clock)
 
 
 def encoder_config(model):
@@ -74,7 +74,7 @@ def encoder_config(model):
     return inner.model.backbone.config if hasattr(inner.model, "backbone") else inner.model.config
 
 
-def encoder_shapes_rate(cfg, tokens: int = TOKENS_PER_BATCH["cpu"], repeats: int = 5) -> float:
+def encoder_shapes_rate(cfg, tokens: int = TOKENS_PER_BATCH["cpu"], repeats: int = 5, clock=time.perf_counter) -> float:
     """Sustained fp32 rate on the encoder's own matrix products: a batch of ``tokens`` rows through
     the four d x d projections and the two feed-forward ones (d x f, f x d), FLOP-weighted.
 
@@ -90,7 +90,7 @@ def encoder_shapes_rate(cfg, tokens: int = TOKENS_PER_BATCH["cpu"], repeats: int
         x @ wf
         h @ wb
 
-    return sustained(layer, 2 * tokens * (4 * d * d + 2 * d * f), 2, repeats)
+    return sustained(layer, 2 * tokens * (4 * d * d + 2 * d * f), 2, repeats, clock)
 
 
 def probe_shapes_rate(d_in: int, config: ProbeConfig = ProbeConfig(), seeds: int = 3) -> float:

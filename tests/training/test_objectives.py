@@ -188,7 +188,7 @@ def test_settings_of_another_objective_are_refused():
     dict(length_buckets=0), dict(checkpoint_every=-1), dict(num_workers=-1),
     dict(use_char="yes"), dict(bf16="no"), dict(backbone=""),
     dict(seed=2 ** 32), dict(temperature=0.0), dict(temperature=1e-9), dict(temperature=50.0), dict(device="gpu"),
-    dict(device="cuda:x"), dict(device=""),
+    dict(device="cuda:x"), dict(device=""), dict(embedding_update="sparse"), dict(embedding_update=None),
 ])
 def test_every_setting_is_range_checked_naming_field_value_and_range(bad):
     """Each field out of range fails at creation, not steps into a run (steps=0 used to train two

@@ -15,6 +15,7 @@ from _tiny import (
     tiny_hard_negatives,
 )
 from pearl.training.model import average_weights
+from pearl.training.optim import sparse_embedding_grads
 from pearl.training.train import TrainConfig, compute_loss, train
 
 
@@ -115,23 +116,26 @@ def _model():
     return build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
 
 
-def _ddp_worker(rank, world, port, out):
+def _ddp_worker(rank, world, port, out, sparse):
     import torch.distributed as dist
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.set_num_threads(1)
     model = _model()
-    ddp = torch.nn.parallel.DistributedDataParallel(model)
-    collator, indices = _global_batch()
-    loss, _ = compute_loss(ddp, collator(rank, world)(0, indices), TrainConfig(), world)
-    loss.backward()
+    with sparse_embedding_grads(model.backbone, sparse):
+        ddp = torch.nn.parallel.DistributedDataParallel(model)
+        collator, indices = _global_batch()
+        loss, _ = compute_loss(ddp, collator(rank, world)(0, indices), TrainConfig(), world)
+        loss.backward()
     if rank == 0:
-        torch.save({n: p.grad.clone() for n, p in model.named_parameters()}, out)
+        torch.save({n: p.grad.to_dense() for n, p in model.named_parameters()}, out)
     dist.destroy_process_group()
 
 
-def test_ddp_two_processes_match_one(tmp_path):
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "sparse word-embedding gradient"])
+def test_ddp_two_processes_match_one(tmp_path, sparse):
+    """Also with the sparse gradient of the row-wise update (embedding_update="rows", the default)."""
     collator, indices = _global_batch()
     model = _model()
     loss, _ = compute_loss(model, collator(0, 1)(0, indices), TrainConfig(), 1)
@@ -140,7 +144,7 @@ def test_ddp_two_processes_match_one(tmp_path):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     out = tmp_path / "grads.pt"
-    mp.spawn(_ddp_worker, args=(2, port, str(out)), nprocs=2, join=True)
+    mp.spawn(_ddp_worker, args=(2, port, str(out), sparse), nprocs=2, join=True)
     ddp_grads = torch.load(out)
     for name, p in model.named_parameters():
         torch.testing.assert_close(ddp_grads[name], p.grad, rtol=1e-4, atol=1e-6, msg=name)

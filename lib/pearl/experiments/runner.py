@@ -131,8 +131,9 @@ def _training_files(corpus: str = "") -> dict:
     return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
 
 
-#: settings that change how fast a model trains, not what it learns
-_NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every"}
+#: settings that change how fast a model trains, not what it learns (embedding_update: the same
+#: weights up to float rounding, pearl.training.optim)
+_NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every", "embedding_update"}
 
 
 def _config_key(cfg) -> dict:

@@ -45,5 +45,7 @@ RANGES = {
     "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
     "device": (lambda v: v is None or (isinstance(v, str) and DEVICE.fullmatch(v) is not None),
                "None (CUDA, else MPS, else CPU: pearl.encode.pick_device), 'cpu', 'mps', 'cuda' or 'cuda:N'"),
+    "embedding_update": (lambda v: v in ("rows", "dense"), "'rows' (a row-wise update of the word embeddings, "
+                                                            "pearl.training.optim) or 'dense'"),
     "objective": (lambda v: isinstance(v, str) and bool(v), "an objective's name (pearl.training.objectives.OBJECTIVES)"),
 }

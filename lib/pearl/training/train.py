@@ -10,7 +10,9 @@ What a run does:
    when it has a character encoder, initialises it by distilling the backbone's own
    vectors of the training vocabulary (:func:`pearl.training.char_encoder.distill_init`);
 2. Adam (``lr``, 3e-5 in the paper), the learning rate decayed by ``gamma`` = 0.98 every
-   ``decay_every`` = 2,000 steps; batches from :mod:`pearl.training.batches` (tokenised in the
+   ``decay_every`` = 2,000 steps; the word embeddings get sparse gradients and a row-wise update
+   (``embedding_update="rows"``, :mod:`pearl.training.optim`: dense Adam's weights up to float
+   rounding, without a dense gradient of the whole vocabulary per length bucket); batches from :mod:`pearl.training.batches` (tokenised in the
    collate, optionally in DataLoader workers); bf16 autocast and optional ``torch.compile``
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
@@ -49,6 +51,7 @@ from ..encode import pick_device
 from ..models import load_backbone
 from ..atomic import write_atomic
 from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
+from .optim import RowAdam, sparse_embedding_grads
 from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
 from . import objectives
 from .settings import RANGES, check_fields
@@ -85,6 +88,9 @@ class TrainConfig:
     device: str | None = None
     compile: bool = False
     bf16: bool | None = None  # bf16 autocast; None = on CUDA only (False: fp32 on a GPU too)
+    # "rows": the word embeddings get a sparse gradient and a row-wise Adam update, giving the dense
+    # update's weights up to float rounding (pearl.training.optim); "dense": every row every step
+    embedding_update: str = "rows"
 
     @classmethod
     def of(cls, objective: str = "pearl", **values) -> TrainConfig:
@@ -147,6 +153,18 @@ def param_groups(model: PearlModel, cfg: TrainConfig) -> list[dict]:
     if head:
         groups.append({"params": head, "lr": cfg.head_lr})
     return groups
+
+
+def make_optimizer(model: PearlModel, cfg: TrainConfig) -> torch.optim.Adam:
+    """Adam over :func:`param_groups`: :class:`pearl.training.optim.RowAdam` when
+    ``cfg.embedding_update`` is "rows" (the word embeddings, given sparse gradients by
+    :func:`pearl.training.optim.sparse_embedding_grads`, are updated row-wise), else torch's own."""
+    # fused: one kernel over all parameters. Torch's CPU default loops over them one tensor at a
+    # time; for MiniLM (22M parameters, half of them the word embeddings, updated densely every
+    # step) that loop took 16 % of a cpu-profile step (py-spy), 0.23 s against 0.03 s fused
+    # (perf/train_throughput.py prints both)
+    kind = RowAdam if cfg.embedding_update == "rows" else torch.optim.Adam
+    return kind(param_groups(model, cfg), lr=cfg.lr, fused=True)
 
 
 def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1,
@@ -234,11 +252,7 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
                         hard_negatives, augmenter, cfg.hard_negatives,
                         cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled)
-    # fused: one kernel over all parameters. Torch's CPU default loops over them one tensor at a
-    # time; for MiniLM (22M parameters, half of them the word embeddings, updated densely every
-    # step) that loop took 16 % of a cpu-profile step (py-spy), 0.23 s against 0.03 s fused
-    # (perf/train_throughput.py prints both)
-    optimizer = torch.optim.Adam(param_groups(model, cfg), lr=cfg.lr, fused=True)
+    optimizer = make_optimizer(model, cfg)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
     inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
@@ -253,7 +267,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         checkpoint.set_rng_state(resume["rng"])
 
     net: nn.Module = model
-    if device.startswith("cuda") and cfg.compile:
+    compiled = device.startswith("cuda") and cfg.compile
+    if compiled:
         model.backbone = torch.compile(model.backbone, dynamic=True)
     if world > 1:
         net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.startswith("cuda") else None)
@@ -266,21 +281,24 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
                                          generator=torch.Generator().manual_seed(cfg.seed))
     t0 = time.perf_counter()
     bar = tqdm(loader, total=end - start, initial=0, desc=f"{cfg.objective} seed {cfg.seed}", disable=not progress or rank)
-    for batch in bar:
-        batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
-        with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
-            loss, parts = compute_loss(net, batch, cfg, world, total)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-        scheduler.step()
-        step = batch["step"] + 1
-        if not math.isfinite(parts["loss"]):
-            raise FloatingPointError(f"loss is {parts['loss']} at step {step}: lower lr (now {cfg.lr})")
-        log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
-        bar.set_postfix(loss=f"{parts['loss']:.3f}")
-        if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
-            checkpoint.save_state(run_dir, model, optimizer, scheduler, step, log, cfg, inputs)
+    # compiled, the word embeddings keep dense gradients (RowAdam then updates them as torch's Adam
+    # does): inductor cannot compile a sparse embedding backward and breaks the graph there
+    with sparse_embedding_grads(model.backbone, cfg.embedding_update == "rows" and not compiled):  # restored after
+        for batch in bar:
+            batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
+            with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
+                loss, parts = compute_loss(net, batch, cfg, world, total)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+            scheduler.step()
+            step = batch["step"] + 1
+            if not math.isfinite(parts["loss"]):
+                raise FloatingPointError(f"loss is {parts['loss']} at step {step}: lower lr (now {cfg.lr})")
+            log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
+            bar.set_postfix(loss=f"{parts['loss']:.3f}")
+            if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
+                checkpoint.save_state(run_dir, model, optimizer, scheduler, step, log, cfg, inputs)
     seconds = time.perf_counter() - t0
     if ckpt_path is not None and cfg.checkpoint_every and rank == 0 and log and log[-1]["step"] % cfg.checkpoint_every:
         checkpoint.save_state(run_dir, model, optimizer, scheduler, log[-1]["step"], log, cfg, inputs)  # the last step too
