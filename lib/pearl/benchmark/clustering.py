@@ -55,6 +55,10 @@ MOST_STARTS = 1000
 NEAR_BEST = 1e-3
 #: bootstrap resamples behind ``nmi_std``
 BOOTSTRAP = 1000
+#: Lloyd iterations a start may run before it stops unconverged (scikit-learn's default ``max_iter``)
+MAX_ITER = 300
+#: BLAS threads of the starts' matrix products (the labels are the same on one thread or two)
+THREADS = 1
 
 
 def _reached(inertia: np.ndarray) -> np.ndarray:
@@ -63,7 +67,7 @@ def _reached(inertia: np.ndarray) -> np.ndarray:
 
 
 def kmeans_starts(vectors: np.ndarray, k: int, seed: int = 0, restarts: int = RESTARTS, confirm: int = CONFIRM,
-                  most: int = MOST_STARTS) -> tuple[np.ndarray, np.ndarray]:
+                  most: int = MOST_STARTS, threads: int = THREADS) -> tuple[np.ndarray, np.ndarray]:
     """``(inertia of each start, cluster of each row under each start)``: rounds of ``restarts``
     k-means++ starts on ``vectors`` (float64), each run until no label changes (``tol=0``), until
     ``confirm`` starts have reached the lowest inertia or ``most`` starts have run.
@@ -71,26 +75,151 @@ def kmeans_starts(vectors: np.ndarray, k: int, seed: int = 0, restarts: int = RE
     Stopping on a repeated best rather than after a fixed count: on a small set, or one whose best
     solution few starts reach, a hundred starts may find it once or not at all, and a second seed
     then lands on a near-equal solution with another NMI. The starts' seeds are the first of
-    ``np.random.SeedSequence(seed)``'s, so two seeds give two independent sets of starts.
-    Each start runs on one OpenMP thread: on cores shared with other jobs scikit-learn's waiting
-    threads spin, which made a start on a few hundred mentions tens of times slower on two
-    threads than on one."""
-    from sklearn.cluster import KMeans
+    ``np.random.SeedSequence(seed)``'s, so two seeds give two independent sets of starts. Each
+    start is ``KMeans(k, n_init=1, tol=0, random_state=its seed)``; a round's starts run together
+    (:func:`lloyd_round`) on ``threads`` BLAS threads (the result does not depend on them)."""
     from threadpoolctl import threadpool_limits
 
     if not 1 <= restarts <= most or confirm < 1:
         raise ValueError(f"need 1 <= restarts <= most and confirm >= 1, got restarts={restarts}, most={most}, "
                          f"confirm={confirm}")
-    x = np.asarray(vectors, np.float64)
     seeds = np.random.SeedSequence(seed).generate_state(most)
-    inertia, labels = [], []
-    with threadpool_limits(limits=1, user_api="openmp"):
-        while len(inertia) < most and (not inertia or _reached(np.array(inertia)).sum() < confirm):
-            for start in seeds[len(inertia):len(inertia) + restarts]:
-                fit = KMeans(n_clusters=k, init="k-means++", n_init=1, tol=0.0, random_state=int(start)).fit(x)
-                inertia.append(fit.inertia_)
-                labels.append(fit.labels_)
-    return np.array(inertia), np.array(labels)
+    inertia, labels = np.empty(0), np.empty((0, len(vectors)), np.int64)
+    with threadpool_limits(limits=threads, user_api="blas"):
+        while len(inertia) < most and (not len(inertia) or _reached(inertia).sum() < confirm):
+            more, found, _ = lloyd_round(vectors, k, seeds[len(inertia):len(inertia) + restarts])
+            inertia, labels = np.concatenate([inertia, more]), np.concatenate([labels, found])
+    return inertia, labels
+
+
+def _plusplus(x: np.ndarray, norms: np.ndarray, k: int, states: Sequence) -> np.ndarray:
+    """Each start's k-means++ centres, ``(starts, k)`` row indices into ``x``: scikit-learn's greedy
+    k-means++ (``2 + log k`` candidates a centre, the one that lowers the potential most kept),
+    run for every start at once.
+
+    Each start draws from its own ``RandomState(seed)`` exactly what ``KMeans(random_state=seed)``
+    draws: the first centre by ``choice(n, p=uniform)``, then ``2 + log k`` uniforms per further
+    centre (drawn together: the stream is the same). The candidates' distances to every row are
+    one matrix product for all starts' candidates."""
+    n = len(x)
+    trials = 2 + int(np.log(k))
+    weight = np.ones(n)
+    rngs = [np.random.RandomState(int(s)) for s in states]
+    chosen = np.empty((len(rngs), k), np.int64)
+    chosen[:, 0] = [rng.choice(n, p=weight / weight.sum()) for rng in rngs]
+    uniforms = np.array([rng.uniform(size=(k - 1, trials)) for rng in rngs]).reshape(len(rngs), k - 1, trials)
+    closest = _sq_distances(x[chosen[:, 0]], x, norms[chosen[:, 0]], norms)
+    potential = closest @ weight
+    for c in range(1, k):
+        cumulative = np.cumsum(closest, axis=1)
+        targets = uniforms[:, c - 1] * potential[:, None]
+        candidates = np.array([np.searchsorted(row, t) for row, t in zip(cumulative, targets)])
+        np.clip(candidates, None, n - 1, out=candidates)
+        flat = candidates.reshape(-1)
+        distance = _sq_distances(x[flat], x, norms[flat], norms).reshape(len(rngs), trials, n)
+        np.minimum(closest[:, None], distance, out=distance)
+        pots = distance @ weight
+        best = pots.argmin(1)
+        rows = np.arange(len(rngs))
+        potential, closest = pots[rows, best], distance[rows, best]
+        chosen[:, c] = candidates[rows, best]
+    return chosen
+
+
+def _sq_distances(a: np.ndarray, x: np.ndarray, a_norms: np.ndarray, x_norms: np.ndarray) -> np.ndarray:
+    """Squared distances of each row of ``a`` to each row of ``x`` as scikit-learn forms them
+    (``-2 a.x + |a|^2 + |x|^2``, clipped at 0), so that k-means++ picks the same candidates."""
+    out = -2 * (a @ x.T)
+    out += a_norms[:, None]
+    out += x_norms[None, :]
+    return np.maximum(out, 0, out=out)
+
+
+def _update(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Lloyd's update for a batch of starts: ``labels`` ``(n, starts)``, the centres they were
+    assigned by ``(starts, k, d)``; -> the new centres and whether each start's centres stood still.
+
+    The sums are one matrix product (a one-hot matrix of every start's clusters times ``x``). An
+    emptied cluster moves to the row farthest from its centre, taken from the cluster of that row,
+    and the mean is a multiplication by the reciprocal count: both as scikit-learn does it."""
+    n, starts = labels.shape
+    onehot = np.zeros((n, starts * k))
+    onehot[np.arange(n)[:, None], labels + np.arange(starts) * k] = 1.0
+    sums = (onehot.T @ x).reshape(starts, k, -1)
+    counts = onehot.sum(0).reshape(starts, k)
+    for s in np.flatnonzero((counts == 0).any(1)):
+        _relocate(x, labels[:, s], centres[s], sums[s], counts[s])
+    new = np.empty_like(sums)
+    filled = counts > 0
+    new[filled] = sums[filled] * (1.0 / counts[filled])[:, None]
+    for s, j in zip(*np.nonzero(~filled)):  # scikit-learn puts a cluster still empty on the biggest one
+        new[s, j] = new[s, counts[s].argmax()]
+    still = (new == centres).all(axis=(1, 2))
+    return new, still
+
+
+def _relocate(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> None:
+    """One start's empty clusters, in place, as ``sklearn.cluster._k_means_common``'s
+    ``_relocate_empty_clusters_dense`` does: each takes one of the rows farthest from their centres."""
+    empty = np.flatnonzero(counts == 0)
+    distances = ((x - centres[labels]) ** 2).sum(axis=1)
+    if distances.max() == 0:
+        return
+    far = np.argpartition(distances, -len(empty))[:-len(empty) - 1:-1]
+    for cluster, row in zip(empty, far):
+        sums[labels[row]] -= x[row]
+        sums[cluster] = x[row]
+        counts[cluster] = 1.0
+        counts[labels[row]] -= 1.0
+
+
+def _assign(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
+    """Each row's nearest centre under each start, ``(n, starts)``: one matrix product for all
+    starts' centres ``(starts, k, d)``; ties go to the lower cluster, as in scikit-learn."""
+    starts, k, d = centres.shape
+    flat = centres.reshape(-1, d)
+    scores = np.einsum("ij,ij->i", flat, flat)[None, :] - 2 * (x @ flat.T)
+    return scores.reshape(len(x), starts, k).argmin(2)
+
+
+def lloyd_round(vectors: np.ndarray, k: int, states: Sequence, max_iter: int = MAX_ITER
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(inertia, labels, iterations)`` of one k-means++ start per seed in ``states``, all run
+    together: the same as ``KMeans(k, init="k-means++", n_init=1, tol=0, random_state=seed)`` on
+    ``vectors`` in float64 for each seed (same draws, same labels, inertias equal to float
+    rounding), at one matrix product per Lloyd iteration for every start still running.
+
+    A start stops when no label changes (or after ``max_iter`` iterations, then the labels are
+    taken once more from its last centres); a stopped start leaves the batch. Like scikit-learn it
+    works on the rows less their mean (the distances are more accurate). Leaves out the choice of
+    BLAS threads (the caller's ``threadpool_limits``)."""
+    from sklearn.utils.extmath import row_norms
+
+    x = np.array(vectors, np.float64)
+    x -= x.mean(axis=0)
+    norms = row_norms(x, squared=True)
+    starts = len(states)
+    centres = x[_plusplus(x, norms, k, states)]
+    labels = np.full((starts, len(x)), -1, np.int64)
+    iterations = np.zeros(starts, np.int64)
+    running = np.arange(starts)
+    for _ in range(max_iter):
+        new = _assign(x, centres[running])
+        centres[running], still = _update(x, new, centres[running], k)
+        iterations[running] += 1
+        same = (new.T == labels[running]).all(1)
+        labels[running] = new.T
+        # stopped without a strict convergence: the labels of the last centres, as scikit-learn reruns the E-step
+        stalled = running[still & ~same]
+        if len(stalled):
+            labels[stalled] = _assign(x, centres[stalled]).T
+        running = running[~(same | still)]
+        if not len(running):
+            break
+    else:
+        labels[running] = _assign(x, centres[running]).T
+    inertia = np.array([((x - c[lab]) ** 2).sum() for c, lab in zip(centres, labels)])
+    return inertia, labels, iterations
 
 
 def lowest_inertia_score(inertia: np.ndarray, nmi: np.ndarray, seed: int = 0, resamples: int = BOOTSTRAP) -> dict:
