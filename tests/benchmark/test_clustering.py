@@ -116,8 +116,8 @@ def test_an_emptied_cluster_moves_as_in_scikit_learn():
     centres = np.ascontiguousarray(np.vstack([x[:2], 50 * np.ones((1, 8)), x[2:3]]))  # the third is far from all
     new, weights, labels, shift = np.zeros_like(centres), np.zeros(4), np.zeros(300, np.int32), np.zeros(4)
     lloyd_iter_chunked_dense(x, np.ones(300), centres, new, weights, labels, shift, 1)
-    ours = clustering._assign(x, centres[None])
-    moved, still = clustering._update(x, ours, centres[None].copy(), 4)
+    ours, _ = clustering._assign(x, centres[None])
+    moved, still = clustering._means(x, ours, centres[None], *clustering._sums(x, ours, 4))
     assert ours[:, 0].tolist() == labels.tolist() and (weights > 0).all()  # scikit-learn refilled it
     np.testing.assert_allclose(moved[0], new, rtol=1e-12, atol=1e-15)
     assert not still[0]

@@ -59,6 +59,9 @@ BOOTSTRAP = 1000
 MAX_ITER = 300
 #: BLAS threads of the starts' matrix products (the labels are the same on one thread or two)
 THREADS = 1
+#: the cluster sums are recomputed from scratch when more than one label in DENSE_SHARE changed
+#: in an iteration, else moved row by row (a sparse product costs about ten times a dense one per entry)
+DENSE_SHARE = 10
 
 
 def _reached(inertia: np.ndarray) -> np.ndarray:
@@ -135,18 +138,46 @@ def _sq_distances(a: np.ndarray, x: np.ndarray, a_norms: np.ndarray, x_norms: np
     return np.maximum(out, 0, out=out)
 
 
-def _update(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
-    """Lloyd's update for a batch of starts: ``labels`` ``(n, starts)``, the centres they were
-    assigned by ``(starts, k, d)``; -> the new centres and whether each start's centres stood still.
-
-    The sums are one matrix product (a one-hot matrix of every start's clusters times ``x``). An
-    emptied cluster moves to the row farthest from its centre, taken from the cluster of that row,
-    and the mean is a multiplication by the reciprocal count: both as scikit-learn does it."""
+def _sums(x: np.ndarray, labels: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each start's cluster sums ``(starts, k, d)`` and sizes ``(starts, k)`` from scratch, for
+    ``labels`` ``(n, starts)``: one matrix product (a one-hot matrix of every start's clusters times ``x``)."""
     n, starts = labels.shape
     onehot = np.zeros((n, starts * k))
     onehot[np.arange(n)[:, None], labels + np.arange(starts) * k] = 1.0
-    sums = (onehot.T @ x).reshape(starts, k, -1)
-    counts = onehot.sum(0).reshape(starts, k)
+    return (onehot.T @ x).reshape(starts, k, -1), onehot.sum(0).reshape(starts, k)
+
+
+def _resum(x: np.ndarray, new: np.ndarray, old: np.ndarray, sums: np.ndarray, counts: np.ndarray, k: int
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The cluster sums and sizes after the labels went from ``old`` to ``new`` (both ``(n, starts)``):
+    only the rows that changed cluster are moved (a sparse product), unless more than one entry in
+    :data:`DENSE_SHARE` changed (the first iteration, all of them), then from scratch (:func:`_sums`).
+
+    Why not from scratch every time: that is a second product the size of the assignment's, and
+    after the first few iterations few rows move. The sums it keeps differ from fresh ones only
+    by float rounding (each move adds one rounding of the sum's size)."""
+    rows, cols = np.nonzero(new != old)
+    if len(rows) * DENSE_SHARE > new.size:
+        return _sums(x, new, k)
+    from scipy import sparse
+
+    starts, d = new.shape[1], x.shape[1]
+    into, out_of = cols * k + new[rows, cols], cols * k + old[rows, cols]
+    moves = sparse.csr_matrix((np.r_[np.ones(len(rows)), -np.ones(len(rows))], (np.r_[into, out_of], np.r_[rows, rows])),
+                              shape=(starts * k, len(x)))
+    sizes = counts.reshape(-1) + np.bincount(into, minlength=starts * k) - np.bincount(out_of, minlength=starts * k)
+    return sums + (moves @ x).reshape(starts, k, d), sizes.reshape(starts, k).astype(np.float64)
+
+
+def _means(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, sums: np.ndarray, counts: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Lloyd's update for a batch of starts from their cluster sums and sizes: the new centres, and
+    whether each start's centres stood still. ``labels`` ``(n, starts)`` were assigned by ``centres``.
+
+    An emptied cluster moves to the row farthest from its centre, taken from that row's cluster (on
+    a copy of the sums: the labels do not change), and a mean is a multiplication by the reciprocal
+    size: both as scikit-learn does it."""
+    sums, counts = sums.copy(), counts.copy()
     for s in np.flatnonzero((counts == 0).any(1)):
         _relocate(x, labels[:, s], centres[s], sums[s], counts[s])
     new = np.empty_like(sums)
@@ -154,8 +185,7 @@ def _update(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, k: int) -> t
     new[filled] = sums[filled] * (1.0 / counts[filled])[:, None]
     for s, j in zip(*np.nonzero(~filled)):  # scikit-learn puts a cluster still empty on the biggest one
         new[s, j] = new[s, counts[s].argmax()]
-    still = (new == centres).all(axis=(1, 2))
-    return new, still
+    return new, (new == centres).all(axis=(1, 2))
 
 
 def _relocate(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, sums: np.ndarray, counts: np.ndarray) -> None:
@@ -173,13 +203,21 @@ def _relocate(x: np.ndarray, labels: np.ndarray, centres: np.ndarray, sums: np.n
         counts[labels[row]] -= 1.0
 
 
-def _assign(x: np.ndarray, centres: np.ndarray) -> np.ndarray:
-    """Each row's nearest centre under each start, ``(n, starts)``: one matrix product for all
-    starts' centres ``(starts, k, d)``; ties go to the lower cluster, as in scikit-learn."""
+def _assign(x: np.ndarray, centres: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's nearest centre under each start, ``(n, starts)``, and ``|c|^2 - 2 x.c`` for it
+    (the row's squared distance less ``|x|^2``): one matrix product for all starts' centres
+    ``(starts, k, d)``, formed as scikit-learn forms it (the factor -2 on the centres is exact);
+    ties go to the lower cluster, as in scikit-learn."""
     starts, k, d = centres.shape
-    flat = centres.reshape(-1, d)
-    scores = np.einsum("ij,ij->i", flat, flat)[None, :] - 2 * (x @ flat.T)
-    return scores.reshape(len(x), starts, k).argmin(2)
+    flat = centres.transpose(1, 0, 2).reshape(k * starts, d)  # cluster-major: a cluster's column of every start together
+    scores = x @ (-2 * flat).T
+    scores += np.einsum("ij,ij->i", flat, flat)
+    scores = scores.reshape(len(x), k, starts)
+    best, labels = scores[:, 0].copy(), np.zeros((len(x), starts), np.int64)
+    for j in range(1, k):
+        labels[scores[:, j] < best] = j
+        np.minimum(best, scores[:, j], out=best)
+    return labels, best
 
 
 def lloyd_round(vectors: np.ndarray, k: int, states: Sequence, max_iter: int = MAX_ITER
@@ -200,26 +238,30 @@ def lloyd_round(vectors: np.ndarray, k: int, states: Sequence, max_iter: int = M
     norms = row_norms(x, squared=True)
     starts = len(states)
     centres = x[_plusplus(x, norms, k, states)]
-    labels = np.full((starts, len(x)), -1, np.int64)
+    labels = np.full((len(x), starts), -1, np.int64)
+    sums, counts = np.zeros_like(centres), np.zeros((starts, k))
     iterations = np.zeros(starts, np.int64)
+    nearest = np.zeros((len(x), starts))  # each row's |c|^2 - 2 x.c to its centre: the inertia's terms less |x|^2
     running = np.arange(starts)
     for _ in range(max_iter):
-        new = _assign(x, centres[running])
-        centres[running], still = _update(x, new, centres[running], k)
+        (new, near), old = _assign(x, centres[running]), labels[:, running]
+        sums[running], counts[running] = _resum(x, new, old, sums[running], counts[running], k)
+        centres[running], still = _means(x, new, centres[running], sums[running], counts[running])
         iterations[running] += 1
-        same = (new.T == labels[running]).all(1)
-        labels[running] = new.T
+        same = (new == old).all(0)
+        labels[:, running], nearest[:, running] = new, near
         # stopped without a strict convergence: the labels of the last centres, as scikit-learn reruns the E-step
         stalled = running[still & ~same]
         if len(stalled):
-            labels[stalled] = _assign(x, centres[stalled]).T
+            labels[:, stalled], nearest[:, stalled] = _assign(x, centres[stalled])
         running = running[~(same | still)]
         if not len(running):
             break
     else:
-        labels[running] = _assign(x, centres[running]).T
-    inertia = np.array([((x - c[lab]) ** 2).sum() for c, lab in zip(centres, labels)])
-    return inertia, labels, iterations
+        labels[:, running], nearest[:, running] = _assign(x, centres[running])
+    # the inertia from the last assignment's products: a strictly converged start's centres are the
+    # ones its labels were assigned by (no label moved, so neither did a sum)
+    return (norms[:, None] + nearest).sum(0), labels.T.copy(), iterations
 
 
 def lowest_inertia_score(inertia: np.ndarray, nmi: np.ndarray, seed: int = 0, resamples: int = BOOTSTRAP) -> dict:
