@@ -28,6 +28,12 @@ Two protocols, named by :data:`PROTOCOLS`:
   Averaging NMI over seeds instead was rejected: single starts are bimodal (a poor local minimum
   scores a few points of NMI, the good ones many times more), so the mean mixes in solutions
   KMeans itself rejects, and its spread shrinks only as one over the square root of the seeds.
+  How the starts run: a round's starts run together (:func:`lloyd_round`), every running start's
+  centres in one matrix and one matrix product per Lloyd iteration, a start leaving the batch when
+  it converges; each start is still ``KMeans(k, init="k-means++", n_init=1, tol=0,
+  random_state=its seed)`` (same k-means++ draws, same labels, inertias equal to float rounding;
+  the tests hold it to scikit-learn start by start). ``perf/clustering_starts.py`` times a round
+  against the per-start loop.
 - ``"single-seed"``: the protocol of every table scored before it, ``KMeans(k, random_state=seed,
   n_init=n_init)`` on the float32 vectors, kept so that those tables' numbers stay reproducible.
 
