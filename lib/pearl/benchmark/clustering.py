@@ -32,7 +32,8 @@ Two protocols, named by :data:`PROTOCOLS`:
   centres in one matrix and one matrix product per Lloyd iteration, a start leaving the batch when
   it converges; each start is still ``KMeans(k, init="k-means++", n_init=1, tol=0,
   random_state=its seed)`` (same k-means++ draws, same labels, inertias equal to float rounding;
-  the tests hold it to scikit-learn start by start). ``perf/clustering_starts.py`` times a round
+  the tests hold it to scikit-learn start by start, so a scikit-learn that draws or
+  updates otherwise fails them). ``perf/clustering_starts.py`` times a round
   against the per-start loop.
 - ``"single-seed"``: the protocol of every table scored before it, ``KMeans(k, random_state=seed,
   n_init=n_init)`` on the float32 vectors, kept so that those tables' numbers stay reproducible.
