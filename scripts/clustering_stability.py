@@ -64,7 +64,7 @@ def main() -> None:
     from pearl.benchmark.tasks import task
     from pearl.encode import encode
     from pearl.models import load_model
-    from pearl.provenance import Run
+    from harness.record import Run
 
     run = Run("clustering_stability", {"model": args.model, "sets": args.sets, "seeds": args.seeds, "agree": AGREE})
     model = load_model(args.model)

@@ -65,6 +65,72 @@ def test_starts_run_in_rounds_until_the_best_is_reached_enough_times(monkeypatch
         clustering.kmeans_starts(NEAR, 2, restarts=0)
 
 
+def _reference(x, k, seed, max_iter=clustering.MAX_ITER):
+    """The per-start reference: one scikit-learn KMeans start (on one OpenMP thread, as before)."""
+    from sklearn.cluster import KMeans
+    from threadpoolctl import threadpool_limits
+
+    with threadpool_limits(limits=1, user_api="openmp"):
+        fit = KMeans(n_clusters=k, init="k-means++", n_init=1, tol=0.0, max_iter=max_iter, random_state=int(seed)).fit(x)
+    return fit.inertia_, fit.labels_, fit.n_iter_
+
+
+def _blobs(n, d, centres, seed=0):
+    """``n`` unit vectors around ``centres`` random directions in ``d`` dimensions, overlapping."""
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(centres, d))[rng.integers(centres, size=n)] + rng.normal(size=(n, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("name, x, k", [("near", NEAR, 2), ("blobs-k3", _blobs(400, 16, 3), 3),
+                                        ("blobs-k6", _blobs(600, 32, 8, seed=1), 6)])
+def test_a_round_run_together_is_scikit_learns_kmeans_start_by_start(name, x, k):
+    """Every start of a batched round: the labels and iterations of KMeans(random_state=its seed),
+    the inertia to float rounding; on NEAR both near-equal solutions among them."""
+    seeds = np.random.SeedSequence(0).generate_state(40)
+    inertia, labels, iterations = clustering.lloyd_round(x, k, seeds)
+    for start, seed in enumerate(seeds):
+        ref_inertia, ref_labels, ref_iterations = _reference(x, k, seed)
+        assert labels[start].tolist() == ref_labels.tolist() and iterations[start] == ref_iterations
+        assert inertia[start] == pytest.approx(ref_inertia, rel=1e-9)
+    if name == "near":
+        assert {round(i, 9) for i in inertia} == {round(INERTIA_A, 9), round(INERTIA_B, 9)}
+    else:
+        assert len(set(iterations)) > 1  # starts left the batch at different iterations
+
+
+def test_a_start_stopped_by_max_iter_takes_its_last_centres_labels():
+    x, seeds = _blobs(600, 32, 8, seed=1), np.arange(10)
+    inertia, labels, iterations = clustering.lloyd_round(x, 6, seeds, max_iter=2)
+    assert (iterations == 2).all()
+    for start, seed in enumerate(seeds):
+        ref_inertia, ref_labels, _ = _reference(x, 6, seed, max_iter=2)
+        assert labels[start].tolist() == ref_labels.tolist() and inertia[start] == pytest.approx(ref_inertia, rel=1e-9)
+
+
+def test_an_emptied_cluster_moves_as_in_scikit_learn():
+    """A centre no row is nearest to: one update, batched, against scikit-learn's own Lloyd step."""
+    from sklearn.cluster._k_means_lloyd import lloyd_iter_chunked_dense
+
+    x = _blobs(300, 8, 3)
+    centres = np.ascontiguousarray(np.vstack([x[:2], 50 * np.ones((1, 8)), x[2:3]]))  # the third is far from all
+    new, weights, labels, shift = np.zeros_like(centres), np.zeros(4), np.zeros(300, np.int32), np.zeros(4)
+    lloyd_iter_chunked_dense(x, np.ones(300), centres, new, weights, labels, shift, 1)
+    ours, _ = clustering._assign(x, centres[None])
+    moved, still = clustering._means(x, ours, centres[None], *clustering._sums(x, ours, 4))
+    assert ours[:, 0].tolist() == labels.tolist() and (weights > 0).all()  # scikit-learn refilled it
+    np.testing.assert_allclose(moved[0], new, rtol=1e-12, atol=1e-15)
+    assert not still[0]
+
+
+def test_the_labels_are_the_same_on_one_blas_thread_or_two():
+    x = _blobs(3000, 64, 6)
+    one = clustering.kmeans_starts(x, 4, seed=0, restarts=20, threads=1)
+    two = clustering.kmeans_starts(x, 4, seed=0, restarts=20, threads=2)
+    assert (one[1] == two[1]).all()
+    np.testing.assert_allclose(one[0], two[0], rtol=1e-12)
+
+
 def test_a_trained_pearl_models_score_holds_still_across_the_seed(tmp_path):
     """A tiny PEARL model trained six steps, on CoNLL's first 200 test mentions: the old protocol
     gave 50.2 at seed 0 and 44.6 at seed 1 here; the default agrees within 0.3 at seeds 0 to 2."""
