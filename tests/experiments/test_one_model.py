@@ -73,3 +73,19 @@ def test_a_smoke_build_then_a_second_that_reuses_every_stage(tmp_path, monkeypat
     assert f"reuse {tmp_path / 'data' / 'derived' / 'phrases.tsv'}" in second
     assert "reuse pearl-minilm-seed0" in second and "nothing to build" in second
     assert json.loads(record_file.read_text()) == record  # a build that reused everything measured nothing
+
+
+def test_tables_of_another_corpus_are_built_again(tmp_path, monkeypatch):
+    """Tables whose meta.json counts other phrases than the corpus holds were made from an earlier corpus."""
+    from pearl.corpus.store import write_corpus
+    from pearl.corpus.training_tables import targets
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    write_corpus([("the war", "NP-OTHER", 3, "wikitext2"), ("in 2008", "PP-DATE", 2, "wikitext2")], about={})
+    assert not one_model.tables_exist()  # none yet
+    for path in targets():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"phrases": 5, "smoke": False}) if path.name == "meta.json" else "{}")
+    assert not one_model.tables_exist()
+    (tmp_path / "data" / "derived" / "augment" / "meta.json").write_text('{"phrases": 2, "smoke": false}')
+    assert one_model.tables_exist()

@@ -45,6 +45,8 @@ NEEDED = ("corpora/wikitext2/valid.txt", "corpora/wikitext2/test.txt", "wordnet/
 #: the file of the model folder that holds this build's record
 RECORD = "make_model.json"
 STAGES = ("data", "tables", "model")
+#: notebook 01's WikiText-2 lines, and notebook 02's phrases and hard-negative anchors, at SMOKE size
+SMOKE_LINES = SMOKE_PHRASES = 300
 
 
 class SetupError(RuntimeError):
@@ -120,7 +122,7 @@ def build_corpus(scale: Scale = FULL) -> Path:
 
     nb = NOTEBOOK_01
     corpus = summary.training_corpus("cpu", None, scale)  # WikiText-2: the cpu profile trains on it
-    lines = summary.first(data.wikitext2_lines(), scale.smoke_or(0, 300))
+    lines = summary.first(data.wikitext2_lines(), scale.smoke_or(0, SMOKE_LINES))
     wordnet = scale.smoke_or(True, False)
     counts = count_phrases(map(clean_wikitext, lines), load_nlp(nb["SPACY_MODEL"]), max_tokens=nb["MAX_TOKENS"],
                            n_process=summary.build_processes("cpu", None, scale), batch_size=nb["BATCH_SIZE"],
@@ -133,11 +135,20 @@ def build_corpus(scale: Scale = FULL) -> Path:
     return write_corpus(rows, about=about, smoke=scale.smoke)
 
 
-def tables_exist() -> bool:
-    """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there."""
+def tables_exist(scale: Scale = FULL) -> bool:
+    """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there, made
+    from as many phrases as :func:`build_tables` would take from the corpus (the tables of an earlier
+    corpus are built again)."""
+    import json
+
+    from ..corpus.store import read_phrases
     from ..corpus.training_tables import targets
 
-    return all(p.is_file() for p in targets())
+    files = targets()
+    if not all(p.is_file() for p in files):
+        return False
+    meta = json.loads((files[0].parent / "meta.json").read_text(encoding="utf8"))
+    return meta.get("phrases") == len(read_phrases(scale.smoke_or(0, SMOKE_PHRASES)))
 
 
 def build_tables(scale: Scale = FULL) -> None:
@@ -147,8 +158,8 @@ def build_tables(scale: Scale = FULL) -> None:
     from ..corpus.store import read_phrases
     from ..corpus.training_tables import DEFAULTS, build_training_tables
 
-    settings = replace(DEFAULTS, anchors=scale.smoke_or(profile_anchors("cpu", DEFAULTS.anchors), 300))
-    phrases = read_phrases(scale.smoke_or(0, 300))
+    settings = replace(DEFAULTS, anchors=scale.smoke_or(profile_anchors("cpu", DEFAULTS.anchors), SMOKE_PHRASES))
+    phrases = read_phrases(scale.smoke_or(0, SMOKE_PHRASES))
     timer = step_bar(["wordnet_table", "glove_table", "paraphrases", "hard_negatives"], "tables")
     build_training_tables(phrases, settings=settings, timer=timer, progress=not scale.smoke, smoke=scale.smoke)
 
@@ -171,6 +182,7 @@ def build(scale: Scale = FULL, log=print) -> dict:
     from ..provenance import hardware, stamp, write_json
 
     t0, load_start, times, built = time.perf_counter(), list(os.getloadavg()), {}, {}
+    commit = stamp()  # the code that runs: a commit made while it trains is not it
     with stage(1, "data", "WikiText-2 parsed and typed, plus WordNet's phrases (notebook 01, cpu profile)", times, log):
         built["data"] = not corpus_exists()
         if built["data"]:
@@ -178,7 +190,7 @@ def build(scale: Scale = FULL, log=print) -> dict:
         else:
             log(f"reuse {paths.derived_dir('phrases.tsv')} (delete it to build it again)")
     with stage(2, "tables", "augmentation tables and hard negatives (notebook 02)", times, log):
-        built["tables"] = built["data"] or not tables_exist()
+        built["tables"] = built["data"] or not tables_exist(scale)
         if built["tables"]:
             build_tables(scale)
             log(f"wrote {paths.derived_dir('augment')} and {paths.derived_dir('hard_negatives.json')}")
@@ -189,7 +201,7 @@ def build(scale: Scale = FULL, log=print) -> dict:
         folder = train_model(scale, log=lambda line: (lines.append(line), log(line)))
         built["model"] = not any(line.startswith("reuse") for line in lines)
     info = json.loads((folder / "pearl.json").read_text())
-    record = {"what": "make model", **stamp(), "profile": scale.scaled("cpu"), "smoke": scale.smoke,
+    record = {"what": "make model", **commit, "profile": scale.scaled("cpu"), "smoke": scale.smoke,
               "model": folder.name, "pearl_json_settings_sha256": info.get("settings_sha256"),
               "stages": {s: {"built": built[s], "seconds": times[s]} for s in STAGES},
               "wall_time_s": round(time.perf_counter() - t0, 1), "hardware": hardware(),
