@@ -8,6 +8,7 @@ import pytest
 from conftest import ROOT, needs_wordnet, notebook_parameters
 from pearl import paths
 from pearl.experiments import one_model
+from pearl.models import load_model
 
 
 def test_notebook_01_declares_the_settings():
@@ -67,6 +68,7 @@ def test_a_smoke_build_then_a_second_that_reuses_every_stage(tmp_path, monkeypat
     assert all(record["stages"][s]["built"] for s in one_model.STAGES) and record["smoke"] is True
     assert record["pearl_json_settings_sha256"] == json.loads((folder / "pearl.json").read_text())["settings_sha256"]
     assert "[3/3] model" in first and f"== PEARL model: {folder}" in first
+    load_model(folder, device="cpu", cache=False)  # the record beside it leaves the folder verifiable
 
     assert one_model.main(["--smoke", "--record", str(record_file)]) == 0
     second = capsys.readouterr().out

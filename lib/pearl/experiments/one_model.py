@@ -33,7 +33,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import data, paths
+from .. import data, paths, weights
 from ..scale import FULL, SMOKE, Scale
 
 #: notebook 01's parameters on the cpu profile (its ``parameters`` cell; tests/experiments/test_one_model.py
@@ -42,8 +42,8 @@ NOTEBOOK_01 = {"MAX_TOKENS": 6, "MIN_FREQ": 1, "BATCH_SIZE": 32, "SPACY_MODEL": 
                "WORDNET_COMMON_NOUNS": False, "WIKI_MIN_FREQ": 2}
 #: the raw files the three stages read (WikiText-2's two splits, WordNet's lexicographer names)
 NEEDED = ("corpora/wikitext2/valid.txt", "corpora/wikitext2/test.txt", "wordnet/lexnames")
-#: the file of the model folder that holds this build's record
-RECORD = "make_model.json"
+#: the file of the model folder that holds this build's record (never digested: it changes no vector)
+RECORD = weights.BUILD_RECORD
 STAGES = ("data", "tables", "model")
 #: notebook 01's WikiText-2 lines, and notebook 02's phrases and hard-negative anchors, at SMOKE size
 SMOKE_LINES = SMOKE_PHRASES = 300
