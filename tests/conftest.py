@@ -1,5 +1,6 @@
 """Shared fixtures. Tests never touch the network and never write into results/ or figures/:
 everything a run writes goes under a scratch PEARL_OUTPUT."""
+import ast
 import os
 from pathlib import Path
 
@@ -48,3 +49,9 @@ def have_wordnet() -> bool:
 
 
 needs_wordnet = pytest.mark.skipif(not have_wordnet(), reason="WordNet missing: apt-get install wordnet-base")
+
+
+def notebook_parameters(src: Path) -> dict:
+    """The literal defaults of the parameters cell (``# %% tags=["parameters"]``) of a notebook source."""
+    text = src.read_text(encoding="utf8").split('# %% tags=["parameters"]\n', 1)[1].split("# %%", 1)[0]
+    return {node.target.id: ast.literal_eval(node.value) for node in ast.parse(text).body if isinstance(node, ast.AnnAssign)}

@@ -143,3 +143,21 @@ def test_whitespace_controls_and_c1_mojibake_are_accepted():
     """Tab/newline are whitespace to the tokenizer; C1 controls occur in AutoFJ's mis-decoded titles."""
     phrases = ["New\tYork", "New York\n", "Wrightâ\x80\x99s mountain tree frog"]
     assert check_phrases(phrases) == phrases
+
+
+def test_quiet_loading_stops_transformers_own_progress_bars(capfd):
+    """transformers draws "Loading weights" on stderr (on a served explorer page, in make model's log);
+    after quiet_loading() it draws nothing."""
+    from transformers.utils import logging
+
+    from pearl.encode import load_hf_model, quiet_loading
+
+    logging.enable_progress_bar()
+    try:
+        load_hf_model(default_backbone_path())
+        assert "Loading weights" in capfd.readouterr().err  # the bar the page showed
+        quiet_loading()
+        load_hf_model(default_backbone_path())
+        assert "Loading weights" not in capfd.readouterr().err
+    finally:
+        logging.enable_progress_bar()

@@ -4,7 +4,7 @@ reader, not to the team's tracker."""
 import re
 from pathlib import Path
 
-from harness.report.build import HEADLINE_END, HEADLINE_START
+from harness.report.build import HEADLINE_END, HEADLINE_START, TEACHING_END, TEACHING_START
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -13,9 +13,10 @@ DECIMAL = re.compile(r"(?<![\w.§])\d[\d,]*\.\d+|\d+(?:\.\d+)? ?%")
 
 
 def hand_written(text: str) -> str:
-    """``text`` without its generated block, fenced code, code spans and section signs' numbers."""
-    start, end = text.index(HEADLINE_START), text.index(HEADLINE_END) + len(HEADLINE_END)
-    text = text[:start] + text[end:]
+    """``text`` without its generated blocks, fenced code, code spans and section signs' numbers."""
+    for first, last in ((HEADLINE_START, HEADLINE_END), (TEACHING_START, TEACHING_END)):
+        start, end = text.index(first), text.index(last) + len(last)
+        text = text[:start] + text[end:]
     text = re.sub(r"^```.*?^```", " ", text, flags=re.M | re.S)
     text = re.sub(r"\b\d+\.\d+\.\d+\.\d+\b", " ", text)  # addresses (127.0.0.1), not measurements
     return re.sub(r"§[\d.–-]+", " ", text)  # the paper's section numbers
@@ -70,3 +71,14 @@ def test_the_readme_says_how_to_build_the_environment_alone():
     """`make setup` is named, and is a target of the Makefile (the README promises no number for it)."""
     makefile = (ROOT / "Makefile").read_text()
     assert "`make setup`" in README.read_text() and re.search(r"^setup:", makefile, flags=re.M)
+
+
+def test_the_teaching_path_comes_first_with_its_generated_time():
+    """The first section is setup, make model, make explorer, in that order, then make model's time
+    from its record (generated: harness.report.build.teaching)."""
+    text = README.read_text()
+    first = text.split("\n## ", 2)[1]
+    assert first.startswith("First steps")
+    commands = [first.index(f"make {c}") for c in ("setup", "model", "explorer")]
+    assert commands == sorted(commands) and first.index(TEACHING_START) > commands[-1]
+    assert first.index(TEACHING_START) < first.index(TEACHING_END)

@@ -132,6 +132,15 @@ def load_hf_model(path: str | os.PathLike, **kwargs):
     return model
 
 
+def quiet_loading() -> None:
+    """Turn off, for this process, the progress bars transformers and huggingface_hub draw on their
+    own ("Loading weights", "Writing model shards"): in a served page or a build log they are noise
+    between the companion's own bars (:func:`encode`'s, the trainer's), which stay as they are."""
+    from transformers.utils import logging
+
+    logging.disable_progress_bar()  # huggingface_hub's bars with it
+
+
 #: C0 controls but tab, newline and carriage return (whitespace to every tokenizer), and DEL
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 

@@ -13,8 +13,9 @@
 # raw language model such as BERT), beside its PEARL and SimCSE models (seed 0, trained by
 # notebook 09): a query's neighbours before any contrastive training, and after each method.
 #
-# **Running it.** Live in Jupyter or served as an app:
-# `voila notebooks/06_explorer.ipynb` (with `INTERACTIVE=True`, the default). Batch runs
+# **Running it.** Live in Jupyter or served as an app: `make explorer`, or
+# `voila notebooks/06_explorer.ipynb` (with `INTERACTIVE=True`, the default). Its first line says
+# which models it found: without a PEARL model it shows MiniLM alone, and `make model` trains one. Batch runs
 # (`make reproduce`, which passes `-p INTERACTIVE False`, and every `SMOKE=True` run) render
 # a static snapshot instead and measure the update latency into `results/06_explorer.json`.
 
@@ -39,19 +40,22 @@ run = start("06_explorer", globals(), __annotations__)
 from IPython.display import display
 
 from pearl.display import explorer, similarity
+from pearl.encode import quiet_loading
 from pearl.models import load_labelled
 
 scale = run.scale
 STATIC = scale.smoke or not INTERACTIVE
 VOCAB_SIZE = run.resolve(VOCAB_SIZE=scale.smoke_or(VOCAB_SIZE, 300))
 
+quiet_loading()  # transformers' own "Loading weights" bars would show on the page
 with run.timer("build_app"):
     names = MODELS or explorer.preset_models(MODELS_PRESET)
     models = load_labelled(names)
     vocabulary = similarity.autofj_vocabulary(VOCAB_SIZE, seed=SEED)
     variants = similarity.QueryVariants(seed=SEED)
     app = explorer.Explorer(models, QUERY, CANDIDATES, vocabulary=vocabulary, augment=variants)
-print(explorer.summary_line(models, vocabulary, variants))
+print(explorer.models_line(names, MODELS_PRESET))
+print(explorer.summary_line(vocabulary, variants))
 
 # %%
 display(app.view(static=STATIC))

@@ -122,6 +122,16 @@ def test_a_file_the_manifest_does_not_cover_is_refused(tmp_path):
     assert not weights.covered(tmp_path)
 
 
+def test_make_models_record_beside_a_model_leaves_it_loadable(copy):
+    """make model writes its build's record into the folder after export: it changes no vector, so it
+    needs no digest (any other file added still does: the test above)."""
+    (copy / weights.BUILD_RECORD).write_text('{"wall_time_s": 1}')
+    weights.verify(copy)
+    (copy / "notes.json").write_text("{}")
+    with pytest.raises(weights.WeightsError, match=r"notes.json has no sha256 recorded"):
+        weights.verify(copy)
+
+
 @pytest.mark.parametrize("file", ["model.safetensors", "char_encoder.safetensors", "type_head.safetensors"])
 def test_one_flipped_byte_in_tensor_data_is_refused_naming_the_file(copy, file):
     _flip(copy / file, (copy / file).stat().st_size - 3)  # in the last tensor's data, header intact

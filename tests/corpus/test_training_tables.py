@@ -1,12 +1,11 @@
 """One builder of the augmentation tables and hard negatives: notebook 02's defaults, the files it
 writes, and the same result as the pieces called one by one."""
-import ast
 import contextlib
 from dataclasses import asdict, replace
 from pathlib import Path
 
 import pearl.models
-from conftest import ROOT, needs_wordnet
+from conftest import ROOT, needs_wordnet, notebook_parameters
 from pearl.corpus import hard_negatives as hn
 from pearl.corpus.augment import load_tables
 from pearl.corpus.paraphrase import OfflineParaphraser
@@ -18,14 +17,8 @@ NOTEBOOK_NAMES = {"glove_threshold": "GLOVE_THRESHOLD", "glove_vocab": "GLOVE_VO
                   "model": "MODEL", "k": "K_NEGATIVES", "max_distance": "MAX_DISTANCE", "anchors": "HN_ANCHORS"}
 
 
-def _parameters(src: Path) -> dict:
-    """The literal defaults of the parameters cell (``# %% tags=["parameters"]``) of a notebook source."""
-    text = src.read_text(encoding="utf8").split('# %% tags=["parameters"]\n', 1)[1].split("# %%", 1)[0]
-    return {node.target.id: ast.literal_eval(node.value) for node in ast.parse(text).body if isinstance(node, ast.AnnAssign)}
-
-
 def test_notebook_02_declares_the_defaults():
-    params = _parameters(ROOT / "notebooks" / "src" / "02_augmentation.py")
+    params = notebook_parameters(ROOT / "notebooks" / "src" / "02_augmentation.py")
     assert {field: params[name] for field, name in NOTEBOOK_NAMES.items()} == asdict(DEFAULTS)
 
 

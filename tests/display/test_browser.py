@@ -11,6 +11,7 @@ The screenshot goes to ``$PEARL_SCREENSHOT`` when set, else to ``results/`` of t
 output root; the committed ``results/explorer_screenshot.png`` was made with
 ``PEARL_SCREENSHOT=results/explorer_screenshot.png``.
 """
+import contextlib
 import os
 import signal
 import socket
@@ -50,20 +51,24 @@ def jupyter_env(scratch: Path) -> dict:
     return env
 
 
-@pytest.fixture
-def voila(scratch_output):
+def needs_browser() -> None:
     if not CHROMIUM.is_file():
         pytest.skip("Debian's chromium is missing at /usr/bin/chromium: apt-get install chromium (make sysdeps)")
     pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+
+
+@contextlib.contextmanager
+def serve(output_root: Path):
+    """Voila serving notebook 06 with ``output_root`` as its output root; yields (url, server)."""
     import psutil
 
     port = free_port()
-    log = open(scratch_output / "voila.log", "wb")
+    log = open(output_root / "voila.log", "wb")
     # sys.executable: the venv's Python, whose share/jupyter/kernels holds the "pearl" kernel
     server = subprocess.Popen(
         [sys.executable, "-m", "voila", "notebooks/06_explorer.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
          f"--port={port}", "--show_tracebacks=True"],
-        cwd=ROOT, env=jupyter_env(scratch_output), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        cwd=ROOT, env=jupyter_env(output_root), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
         while True:
@@ -91,6 +96,13 @@ def voila(scratch_output):
                 proc.terminate()
         psutil.wait_procs(kernels, timeout=10)
         log.close()
+
+
+@pytest.fixture
+def voila(scratch_output):
+    needs_browser()
+    with serve(scratch_output) as served:
+        yield served
 
 
 def expected_order(query: str, candidates: list[str]) -> list[str]:
@@ -141,3 +153,31 @@ def test_typing_a_query_reorders_the_ranking_in_chromium(voila, scratch_output):
         finally:
             browser.close()
     assert screenshot.stat().st_size > 10_000
+
+
+@pytest.mark.slow
+def test_after_make_model_the_page_ranks_with_pearl_beside_its_backbone(tmp_path):
+    """make model at SMOKE size into a fresh output root (about a minute), then the page served on it:
+    a ranking column for PEARL beside MiniLM's over the same candidates, a first line naming both,
+    and no progress bar of transformers' on the page."""
+    from playwright.sync_api import sync_playwright
+
+    needs_browser()
+    built = subprocess.run([sys.executable, "-m", "pearl.experiments.one_model", "--smoke"], cwd=ROOT,
+                           env=dict(os.environ, PEARL_OUTPUT=str(tmp_path)), capture_output=True, text=True)
+    assert built.returncode == 0, built.stderr[-2000:]
+    pearl = model_label("pearl-minilm-seed0")
+    with serve(tmp_path) as (url, _), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            page.goto(url, wait_until="commit", timeout=60_000)
+            page.wait_for_selector(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate', timeout=240_000)
+            ours = page.locator(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate').all_inner_texts()
+            backbone = page.locator(RANKING).all_inner_texts()
+            text = page.inner_text("body")
+        finally:
+            browser.close()
+    assert len(ours) == 5 and sorted(ours) == sorted(backbone)  # notebook 06's five candidates, in both columns
+    assert f"Models found: {model_label('minilm')}, {pearl}." in text
+    assert "Loading weights" not in text and "it/s]" not in text

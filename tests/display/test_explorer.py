@@ -210,14 +210,30 @@ def test_views_summary_and_no_latency_study_in_a_live_session(minilm):
     app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES)
     assert "New York Post" in app.view(static=True).data and app.view(static=False) is not None
     variants = similarity.QueryVariants(tables=None)
-    line = explorer.summary_line({"minilm": minilm}, ["a", "b"], variants)
-    assert line.startswith("models: ['minilm'] · vocabulary: 2 AutoFJ names · augmentation tables: ")
+    line = explorer.summary_line(["a", "b"], variants)
+    assert line == "Vocabulary: 2 AutoFJ names · augmentation tables: absent (make model builds them)"
 
     class NoRun:
         def save(self, *_):
             raise AssertionError("a live session saves nothing")
 
     assert explorer.latency_study(NoRun(), app, {"minilm": minilm}, ["a"], variants, 1, repeats=1, static=False) is None
+
+
+def test_the_models_line_names_the_models_and_the_command_that_adds_pearl(monkeypatch, tmp_path):
+    """Without a PEARL model the page says where none was found and that `make model` adds one;
+    with one, that PEARL ranks beside its backbone."""
+    from pearl.display.explorer import models_line
+    from pearl.models import label
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    alone = models_line(["minilm"])
+    assert alone.startswith(f"Models found: {label('minilm')}, and no PEARL model in {tmp_path / 'models'}")
+    assert "run `make model`" in alone and "reload this page" in alone
+    assert "notebook 09" in models_line(["mlm-wiki"], "raw-lm")
+    both = models_line(["minilm", str(tmp_path / "models" / "pearl-minilm-seed0")])
+    assert both == (f"Models found: {label('minilm')}, PEARL seed 0 (MiniLM backbone). Each ranks the candidates in "
+                    "its own column, PEARL beside its backbone.")
 
 
 def test_the_raw_lm_preset_lists_the_lm_then_its_trained_models(monkeypatch, tmp_path):

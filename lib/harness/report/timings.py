@@ -75,6 +75,19 @@ def rehearsal_time() -> dict[str, str]:
                                f"commit `{r['git_sha'][:7]}` ({load}; `results/perf/rehearsal.json`)")}
 
 
+def model_time() -> dict[str, str]:
+    """``model.time``: the wall time of ``make model`` (one PEARL model from a fresh clone), from
+    ``results/perf/make_model.json`` (``make model RECORD=1``), stage by stage, with the commit and
+    the load it ran under."""
+    if not exists("perf/make_model.json"):
+        return {}
+    r = read_json("perf/make_model.json")
+    stages = ", ".join(f"{name} {num(s['seconds'] / 60, '.1f')}" for name, s in r["stages"].items())
+    load = f"load average {num(r['load_average_start'][0], '.1f')} at its start, {num(r['load_average_end'][0], '.1f')} at its end"
+    return {"model.time": (f"{num(r['wall_time_s'] / 60, '.1f')} minutes on {r['hardware']['cpu_count']} cores ({stages}), "
+                           f"measured at commit `{r['git_sha'][:7]}` ({load}; `results/perf/make_model.json`)")}
+
+
 def notebook_times() -> dict[str, str]:
     """Notebook 04's time alone and notebook 03's training, from their records."""
     bench = read_json("04_benchmark.json")
@@ -160,7 +173,7 @@ def speed() -> dict[str, str]:
 
 
 def all_sentences() -> dict[str, str]:
-    return {**batch_time(), **gpu_projection(), **rehearsal_time(), **notebook_times(),
+    return {**batch_time(), **gpu_projection(), **rehearsal_time(), **model_time(), **notebook_times(),
             **scoring_floor(), **speed()}
 
 

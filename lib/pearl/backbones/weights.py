@@ -46,9 +46,11 @@ from ..provenance import dumps_strict
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 MANIFEST = "SHA256SUMS"
 INFO = "pearl.json"
-#: files of a model folder that never change a vector: the model card and the digest records
-#: themselves (``pearl.json`` is covered by its own ``"settings_sha256"``)
-NOT_DIGESTED = ("README.md", INFO, MANIFEST)
+#: the record ``make model`` leaves beside a model it built (its stage times; ``pearl.experiments.one_model``)
+BUILD_RECORD = "make_model.json"
+#: files of a model folder that never change a vector: the model card, the build's record and the
+#: digest records themselves (``pearl.json`` is covered by its own ``"settings_sha256"``)
+NOT_DIGESTED = ("README.md", INFO, MANIFEST, BUILD_RECORD)
 #: files that only a PEARL export writes: a folder holding one without ``pearl.json`` is a PEARL
 #: model cut short, never the bare backbone it would load as
 PEARL_PARTS = ("char_encoder.safetensors", "type_head.safetensors", "2_CharConcat")

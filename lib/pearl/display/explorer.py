@@ -165,10 +165,25 @@ def preset_models(preset: str = "minilm") -> list[str]:
     raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
 
 
-def summary_line(models: Mapping, vocabulary: Sequence[str], variants: QueryVariants) -> str:
-    """One line on what the explorer runs on: its models, its vocabulary, whether notebook 02's tables were found."""
-    tables = "loaded" if variants.tables is not None else "absent (run 02_augmentation)"
-    return f"models: {list(models)} · vocabulary: {len(vocabulary)} AutoFJ names · augmentation tables: {tables}"
+def models_line(names: Sequence[str], preset: str = "minilm") -> str:
+    """The models the explorer found (``names``, as :func:`preset_models` gives them), in plain words;
+    with no PEARL model among them, where none was found and the one command that adds one."""
+    from .. import paths
+    from ..models import label, parse_folder_name
+
+    shown = ", ".join(label(n) for n in names)
+    if any((parse_folder_name(str(n)) or {}).get("method") == "pearl" for n in names):
+        return f"Models found: {shown}. Each ranks the candidates in its own column, PEARL beside its backbone."
+    adds = ("`make model` (one PEARL model from the offline data, at the cpu profile)" if preset == "minilm" else
+            "notebook 09, which trains it (make reproduce runs it)")
+    return (f"Models found: {shown}, and no PEARL model in {paths.models_dir()}, so there is nothing to compare with. "
+            f"To add one, run {adds} in the repository, then reload this page.")
+
+
+def summary_line(vocabulary: Sequence[str], variants: QueryVariants) -> str:
+    """One line on the explorer's vocabulary, and whether notebook 02's augmentation tables were found."""
+    tables = "loaded" if variants.tables is not None else "absent (make model builds them)"
+    return f"Vocabulary: {len(vocabulary)} AutoFJ names · augmentation tables: {tables}"
 
 
 #: the query "typed" one character pair at a time by :func:`latency_study`

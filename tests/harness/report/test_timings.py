@@ -37,3 +37,21 @@ def test_the_rehearsal_time_names_its_commit_and_load(tmp_path, monkeypatch):
     assert timings.rehearsal_time() == {"rehearsal.time": (
         "10 minutes on 2 cores, measured at commit `abcdef0` (load average 1.0 at its start, 1.7 at its end; "
         "`results/perf/rehearsal.json`)")}
+
+
+def test_make_models_time_names_its_stages_commit_and_load(tmp_path, monkeypatch):
+    from harness.report import build
+
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    assert timings.model_time() == {}  # no record: no sentence (the README's teaching block says it is missing)
+    assert "no result yet: `model.time`" in build.teaching()
+    (tmp_path / "results" / "perf").mkdir(parents=True)
+    (tmp_path / "results" / "perf" / "make_model.json").write_text(json.dumps({
+        "what": "make model", "git_sha": "abcdef0123", "wall_time_s": 390.0, "hardware": {"cpu_count": 2},
+        "stages": {"data": {"built": True, "seconds": 90.0}, "tables": {"built": True, "seconds": 120.0},
+                   "model": {"built": True, "seconds": 180.0}},
+        "load_average_start": [1.04, 1, 1], "load_average_end": [1.66, 1, 1]}))
+    sentence = ("6.5 minutes on 2 cores (data 1.5, tables 2.0, model 3.0), measured at commit `abcdef0` (load average "
+                "1.0 at its start, 1.7 at its end; `results/perf/make_model.json`)")
+    assert timings.model_time() == {"model.time": sentence}
+    assert build.teaching() == f"{build.TEACHING_START}\n`make model` took {sentence}.\n{build.TEACHING_END}"
