@@ -153,11 +153,12 @@ class RowAdam(torch.optim.Adam):
 def sparse_embedding_grads(backbone: nn.Module, on: bool = True):
     """Within the block, ``backbone``'s word embeddings give sparse gradients (the rows of the
     batch's tokens) when ``on``; restored after. ``TypeError`` naming the fix when they are not an
-    ``nn.Embedding``."""
-    emb = backbone.get_input_embeddings()
+    ``nn.Embedding``. Off, it touches nothing (yields None): a compiled backbone's wrapper, whose
+    embeddings stay dense, need not expose them."""
     if not on:
-        yield emb
+        yield None
         return
+    emb = backbone.get_input_embeddings()
     if not isinstance(emb, nn.Embedding):
         raise TypeError(f"the row-wise update needs an nn.Embedding as the backbone's input embeddings, not "
                         f"{type(emb).__name__}: train with embedding_update='dense'")
