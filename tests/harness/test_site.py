@@ -20,7 +20,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pearl import paths
 from harness import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
