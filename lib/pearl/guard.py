@@ -16,14 +16,15 @@ full-size run never reads a tiny one).
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 from typing import Iterable, Mapping
 
 
 class Guard:
     """The guard that asks nothing: no check, no note, plain atomic writes."""
 
-    #: merged into the metadata pearl writes beside an output (empty: nothing added)
-    note: Mapping = {}
+    #: merged into the metadata pearl writes beside an output (empty, and read-only: nothing added)
+    note: Mapping = MappingProxyType({})
 
     def check(self, targets: Iterable[str | Path]) -> None:
         """Called with every file or folder a writer is about to write, before it writes any."""
