@@ -184,17 +184,17 @@ lab: $(STAMP)
 
 # One PEARL model, the teaching path's: notebooks 01-03's library calls at the cpu profile for seed 0
 # (WikiText-2 and WordNet's phrases, their augmentation tables and hard negatives, one training), a
-# progress bar per stage, what exists reused (pearl.experiments.one_model). Its time is in the model's
+# progress bar per stage, what exists reused (harness.model, pearl.experiments.one_model). Its time is in the model's
 # make_model.json; RECORD=1 also writes it to results/perf/make_model.json, which the README reads.
 model: $(STAMP) sysdeps
-	$(PY) -m pearl.experiments.one_model $(if $(RECORD),--record results/perf/make_model.json)
+	$(PY) -m harness.model $(if $(RECORD),--record results/perf/make_model.json)
 
 # the similarity explorer (notebook 06) as a web app; with no PEARL model yet, make model runs first
-# (one_model --if-missing). A preheated kernel runs the notebook (loads the models) when the server
+# (harness.model --if-missing). A preheated kernel runs the notebook (loads the models) when the server
 # starts, not when the page is asked for: with it the page showed its first ranking 2.6 s after the
 # request, against 55 s without (one run each, machine loaded)
 explorer: $(STAMP) sysdeps
-	$(PY) -m pearl.experiments.one_model --if-missing
+	$(PY) -m harness.model --if-missing
 	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the first page waits until the models are loaded)"
 	$(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) \
 	  --preheat_kernel=True --pool_size=1 \

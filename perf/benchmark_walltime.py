@@ -22,7 +22,7 @@ def main() -> None:
     parser.add_argument("--model", default="minilm")
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--datasets", nargs="+", default=list(DATASETS))
-    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--tiny", action="store_true", help="the tasks' tiny size (checks the script only)")
     args = parser.parse_args()
 
     import torch
@@ -32,7 +32,7 @@ def main() -> None:
     t0 = time.perf_counter()
     model = load_model(args.model)
     load = time.perf_counter() - t0
-    scoring.run_model(args.model, model, args.datasets, size="smoke" if args.smoke else "full")
+    scoring.run_model(args.model, model, args.datasets, size="tiny" if args.tiny else "full")
     total = time.perf_counter() - t0
     print(f"model load {load:.1f} s; total wall time {total:.1f} s; load average after {os.getloadavg()}")
 

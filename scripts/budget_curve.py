@@ -43,11 +43,11 @@ def main() -> None:
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
 
+    from harness.scale import SMOKE, use_output
     from pearl import paths
-    from pearl.scale import SMOKE
 
     if args.size == "smoke":  # a SMOKE run never writes into the repository
-        paths.use_output(SMOKE.output_root())
+        use_output(SMOKE.output_root())
     if args.summarise:
         return summarise(args.size == "smoke")
     if args.uncentred:
@@ -70,13 +70,15 @@ def run(args, lines: Path) -> None:
     from pearl.training.train import train
 
     import pandas as pd
+    from harness.scale import FULL, SMOKE
 
-    profile = "smoke" if args.size == "smoke" else "cpu"
+    scale = SMOKE if args.size == "smoke" else FULL
+    profile, size = scale.scaled("cpu"), scale.scaled(args.size)  # pearl's "tiny" in a SMOKE run
     done = {(r["backbone"], r["budget"], r["seed"]) for r in map(json.loads, lines.read_text().splitlines())} \
         if lines.is_file() else set()
 
     def score(name, enc):
-        rows = scoring.run_model(name, enc, DATASETS, size=args.size)
+        rows = scoring.run_model(name, enc, DATASETS, size=size)
         groups = group_scores(pd.DataFrame(rows)).iloc[0].to_dict()
         return {"scores": {r["dataset"]: float(r["score"]) for r in rows}, "groups": groups}
 
@@ -95,11 +97,11 @@ def run(args, lines: Path) -> None:
             if budget == 1 and profile == "cpu" and not (args.all_phrases or args.uncentred or args.device):
                 record(table4_point(args.backbone, seed, score))
                 continue
-            # smoke: the smoke profile's tiny batch, steps still growing with the budget (every code path)
+            # SMOKE: the tiny profile's batch, steps still growing with the budget (every code path)
             over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
             cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
                                    **over, **({"anchors_only": False} if args.all_phrases else {}))
-            corpus, negs, tables = load_training_data(seed=seed, **data, smoke=profile == "smoke")
+            corpus, negs, tables = load_training_data(seed=seed, **data, guard=scale.guard)
             corpus, augmenter = inputs_for(cfg, corpus, tables)
             # a budget past 2 passes over the phrases takes more passes, not fewer steps
             cfg = dataclasses.replace(cfg, epochs=epochs_for(cfg.steps, cfg.batch_size, len(corpus), cfg.epochs))
@@ -145,7 +147,7 @@ def summarise(smoke: bool) -> None:
     from pearl.benchmark.tasks import GROUPS
     from pearl.experiments.budget import PAPER_VIEWS, fit_models, project_models
     from pearl.experiments.references import gpu_points
-    from pearl.provenance import save_figure, save_table
+    from harness.outputs import save_figure, save_table
     from harness.record import Run
     from pearl.tabular import Table, render
 

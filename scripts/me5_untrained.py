@@ -38,23 +38,25 @@ def main() -> None:
     from pearl.backbones import me5
     from pearl.benchmark import scoring, table
     from pearl.benchmark.tasks import DATASETS, SUITES
-    from pearl.provenance import save_table
+    from harness.outputs import save_table
     from harness.record import Run
+    from harness.scale import FULL, SMOKE
     from pearl.tabular import render
 
     smoke = args.size == "smoke"
+    scale = SMOKE if smoke else FULL  # pearl's "tiny" task size in a SMOKE run
     run = Run(NAME, dict(SMOKE=smoke, size=args.size, threads=args.threads, model=me5.NAME,
                          source=me5.SOURCE_FILE, input_prefix=me5.PREFIX, table2=not args.skip_table2))
     model = models.load_model(me5.NAME)
     with run.timer("table1"):
         rows1 = scoring.run_model(me5.NAME, model, [d for d in DATASETS if d not in args.gold_only],
-                                  size=args.size, threads=args.threads)
+                                  size=scale.scaled(args.size), threads=args.threads)
         rows1 += [gold_only(model, d, args.threads, smoke) for d in args.gold_only]
         rows1.sort(key=lambda r: DATASETS.index(r["dataset"]))
     rows2 = []
     if not args.skip_table2:
         with run.timer("table2"):  # Table 2 at full size (or smoke): its sweep size is for the experiments
-            rows2 = scoring.run_model(me5.NAME, model, SUITES["table2"], size="smoke" if smoke else "full",
+            rows2 = scoring.run_model(me5.NAME, model, SUITES["table2"], size=scale.scaled("full"),
                                       threads=args.threads)
 
     t1 = table.tidy(rows1, table.TABLE1).assign(table="table1")
@@ -129,7 +131,7 @@ def markdown(t1, t2, size, table, paths, models, me5):
     if len(t2):
         sets = list(t2["dataset"])
         notes.append(f"Table 2 ({'full' if size != 'smoke' else 'SMOKE'} size; short-text classification, mean ± std "
-                     f"test accuracy over {len(SHORT_TEXT_SEEDS['smoke' if size == 'smoke' else 'full'])} classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):")
+                     f"test accuracy over {len(SHORT_TEXT_SEEDS['tiny' if size == 'smoke' else 'full'])} classifier seeds), beside this repository's untrained MiniLM (results/table2.csv):")
         body2 = []
         mini2 = paths.results_dir("table2.csv")
         if mini2.is_file():

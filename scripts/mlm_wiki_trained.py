@@ -40,7 +40,7 @@ def main() -> None:
     from pearl.backbones import mlm
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
-    from pearl.provenance import save_table
+    from harness.outputs import save_table
     from harness.record import Run
     from pearl.training import profiles
 

@@ -51,22 +51,24 @@ def main() -> None:
     from pearl.benchmark import paper, scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.encode import torch_threads
-    from pearl.provenance import save_table
+    from harness.outputs import save_table
     from harness.record import Run
+    from harness.scale import FULL, SMOKE
     from pearl.tabular import Table, cell, render
 
     smoke = args.size == "smoke"
+    scale = SMOKE if smoke else FULL
     run = Run(NAME, {"SMOKE": smoke, "size": args.size, "sweep": not args.no_sweep, "threads": args.threads,
                      "models": list(MODELS)})
     rows = []
-    inputs = dev_inputs("smoke" if smoke else "full")
+    inputs = dev_inputs(scale.scaled("full"))
     for name in MODELS:
         with run.timer(f"dev/{name}"), torch_threads(args.threads):
             scores = dev_scores(models.load_model(name), inputs)
         rows += [{"suite": "dev", "model": name, "dataset": k, "score": scores[k]} for k in (*DEV, "dev_avg")]
         print(name, "dev", round(scores["dev_avg"], 2), flush=True)
     if not args.no_sweep:
-        size = "smoke" if smoke else "sweep"
+        size = scale.scaled("sweep")
         for name in MODELS:
             with run.timer(f"sweep/{name}"):
                 got = scoring.run_model(name, models.load_model(name), DATASETS, size=size, threads=args.threads)

@@ -66,7 +66,7 @@ def trained_weights() -> dict[str, str]:
 CLAIMS = """
 from pearl.claims import ours, report
 results = ours.Results()
-report.save(report.build(results), smoke=False, sources=results.sources())
+report.save(report.build(results), sources=results.sources())
 """
 
 

@@ -92,11 +92,11 @@ def main() -> None:
                     "default: the data notebooks' WikiText-2)")
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
+    from harness.scale import SMOKE, use_output
     from pearl import paths
-    from pearl.scale import SMOKE
 
     if args.size == "smoke":  # a SMOKE run never writes into the repository
-        paths.use_output(SMOKE.output_root())
+        use_output(SMOKE.output_root())
     if args.threads:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir("views") / "mechanism.jsonl"
@@ -121,9 +121,12 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 
     done = {(r["backbone"], r.get("corpus", ""), r.get("seed", 0), r.get("centre"), r["what"])
             for r in map(json.loads, lines.read_text().splitlines())} if lines.is_file() else set()
-    profile = "smoke" if size == "smoke" else "cpu"
-    sets = {name: TASKS[name].load(size)["mentions"] for name in ("conll", "bc5cdr")}
-    inputs = dev_inputs(size)
+    from harness.scale import FULL, SMOKE
+
+    scale = SMOKE if size == "smoke" else FULL
+    profile = scale.scaled("cpu")  # pearl's "tiny" in a SMOKE run, as the task size below
+    sets = {name: TASKS[name].load(scale.scaled(size))["mentions"] for name in ("conll", "bc5cdr")}
+    inputs = dev_inputs(scale.scaled(size))
 
     def record(row):
         row = {"backbone": backbone, "corpus": corpus, "seed": seed, "size": size, **row, **stamp()}
@@ -143,7 +146,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 
             variants.prepare(corpus)
             data = {**data, "corpus": corpus}
-        corpus, negs, tables = load_training_data(seed=seed, **data, smoke=profile == "smoke")
+        corpus, negs, tables = load_training_data(seed=seed, **data, guard=scale.guard)
         corpus, augmenter = inputs_for(cfg, corpus, tables)
         start = train(cfg, corpus, negs, augmenter, labels=list(LABELS), stop_at=0, progress=False)
         views = {MOMENTS[0]: measure(start.model, start.tokenizer, sets, cfg)}
@@ -169,7 +172,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 def summarise(lines: Path, smoke: bool) -> None:
     import pandas as pd
 
-    from pearl.provenance import save_table
+    from harness.outputs import save_table
     from harness.record import Run
     from pearl.tabular import Table, render
 

@@ -16,7 +16,7 @@ HARNESS = "harness"
 #: module imports from its own layer or a lower one, never from a higher one. Rooms of one layer
 #: lean on each other one way only (test_no_cycle_between_rooms). Every room has a place.
 LAYERS = (
-    ("ground", {"atomic", "paths", "tabular", "workers", "encode", "scale", "data", "outputs",
+    ("ground", {"atomic", "paths", "tabular", "workers", "encode", "guard", "data",
                 "provenance", "resources", "checkpoint", "wikipedia", "method_names", "ranges"}),
     # converted or pretrained here from the ground's files, the models without a backbone, and the
     # checks of a model's files (weights) and of what decides its vectors (fingerprint)

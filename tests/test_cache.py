@@ -137,7 +137,7 @@ def test_scores_are_reused_only_while_model_data_and_code_are_unchanged(tmp_path
     from pearl.benchmark import scoring
 
     monkeypatch.setenv("PEARL_EMBEDDING_CACHE", str(tmp_path / "e.sqlite"))
-    quiet = dict(size="smoke", log=lambda _: None)
+    quiet = dict(size="tiny", log=lambda _: None)
     first = scoring.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
     again = scoring.run_model("tiny", tiny_encoder(), ["bird", "turney"], **quiet)
     assert [r["score"] for r in again] == [r["score"] for r in first]

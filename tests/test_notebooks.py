@@ -154,9 +154,9 @@ def test_a_list_passed_with_p_stops_the_notebook_with_the_fix(tmp_path):
 @pytest.mark.parametrize("name", ORDER)
 def test_one_preamble_decides_a_notebooks_scale(name):
     """One notion of scale: the preamble (harness.preamble.start) checks the parameters, turns SMOKE
-    into the run's pearl.scale.Scale and returns the Run recording them; every writer is told the
-    scale (smoke=), every size or profile goes through the Scale, and no notebook builds a Run,
-    re-lists its parameters or reads a process-wide SMOKE mark."""
+    into the run's harness.scale.Scale and returns the Run recording them; every writer is told the
+    scale (smoke=, or the scale's guard=), every size or profile goes through the Scale, and no
+    notebook builds a Run, re-lists its parameters or reads a process-wide SMOKE mark."""
     import re
 
     stem = name.replace(".ipynb", "")
@@ -165,7 +165,7 @@ def test_one_preamble_decides_a_notebooks_scale(name):
     assert "check_params" not in src and "Run(" not in src, "no second parameter check, no Run re-listing them"
     calls = re.findall(r"(?:save_table|save_figure|table\.report|report\.save|update_cards)\((?:[^()]|\([^()]*\))*\)",
                        src, re.S)
-    assert [c for c in calls if "smoke" not in c] == [], "every writer is told its scale"
+    assert [c for c in calls if "smoke" not in c and "guard" not in c] == [], "every writer is told its scale"
     assert not re.search(r"""["']smoke["'] if SMOKE""", src), "sizes and profiles go through the Scale"
     assert not re.search(r"paths\.(?:smoke|scaled|rehearsal|set_smoke)", src), "no process-wide SMOKE mark"
 
@@ -214,18 +214,18 @@ def test_smoke_notebooks_never_touch_the_checkouts_outputs(monkeypatch):
     and what they wrote is under smoke-output/ and says SMOKE."""
     import papermill as pm
 
-    from pearl import paths
+    from harness.scale import SMOKE_ROOT
 
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
     before = _tree_state(ROOT)
-    out = ROOT / paths.SMOKE_ROOT
+    out = ROOT / SMOKE_ROOT
     (out / "executed").mkdir(parents=True, exist_ok=True)
     for name in ORDER[ORDER.index("01_data_building.ipynb"): ORDER.index("03_training.ipynb") + 1]:
         pm.execute_notebook(str(ROOT / "notebooks" / name), str(out / "executed" / name), parameters={"SMOKE": True},
                             kernel_name="pearl", cwd=str(ROOT / "notebooks"), progress_bar=False)
     assert _tree_state(ROOT) == before
     info = json.loads((out / "models" / "pearl-minilm-seed0" / "pearl.json").read_text())
-    assert info["SMOKE"].startswith("SMOKE run") and "SMOKE run" in (out / "models" / "pearl-minilm-seed0" / "README.md").read_text()
+    assert info["note"].startswith("SMOKE run") and "SMOKE run" in (out / "models" / "pearl-minilm-seed0" / "README.md").read_text()
     assert json.loads((out / "results" / "01_data_building.json").read_text())["SMOKE"]
 
 
@@ -258,7 +258,7 @@ def test_smoke_notebooks_never_replace_full_size_outputs_in_pearl_output(monkeyp
 
 @pytest.mark.notebooks
 def test_smoke_data_notebooks_leave_a_full_size_root_byte_identical(monkeypatch, tmp_path):
-    """A $PEARL_OUTPUT holding full-size derived data (corpus.json says "smoke": false; augmentation
+    """A $PEARL_OUTPUT holding full-size derived data (corpus.json says no scale: full size; augmentation
     tables, hard negatives, a Wikipedia build) beside the committed results and figures. Before:
     notebook 01 at SMOKE size rewrote phrases.tsv, corpus.json and the build's runs.json, and only
     then stopped, on Figure A1; 02 rewrote augment/meta.json. Now 01 and 02 stop before writing,
@@ -267,7 +267,7 @@ def test_smoke_data_notebooks_leave_a_full_size_root_byte_identical(monkeypatch,
     import shutil
 
     import papermill as pm
-    from test_outputs import _derived
+    from _outputs import _derived
 
     out = tmp_path / "output"
     for folder in ("results", "figures"):

@@ -1,6 +1,8 @@
-"""pearl.paths' output root: ``$PEARL_OUTPUT`` or the repository; the scale never enters here."""
+"""pearl.paths' output root: a ``root`` passed down, else ``$PEARL_OUTPUT`` or the repository; the
+scale never enters here, and nothing in pearl writes the variable."""
+import re
+
 from pearl import paths
-from pearl.scale import SMOKE
 
 
 def test_the_output_root_reads_only_pearl_output(monkeypatch, tmp_path):
@@ -12,22 +14,30 @@ def test_the_output_root_reads_only_pearl_output(monkeypatch, tmp_path):
     assert paths.output_root() == paths.ROOT / "smoke-output"
 
 
-def test_use_output_and_output_at_move_the_root_for_workers_too(monkeypatch, tmp_path):
-    monkeypatch.delenv("PEARL_OUTPUT", raising=False)
-    with paths.output_at(SMOKE.output_root()) as root:
-        assert root == paths.output_root() == paths.ROOT / paths.SMOKE_ROOT
-        assert paths.os.environ["PEARL_OUTPUT"] == str(root)  # what a spawned worker inherits
-    assert "PEARL_OUTPUT" not in paths.os.environ
-    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    with paths.output_at(paths.ROOT):
-        assert paths.output_root() == paths.ROOT and "PEARL_OUTPUT" not in paths.os.environ
-    assert paths.output_root() == tmp_path.resolve()
+def test_a_root_passed_down_places_every_folder(monkeypatch, tmp_path):
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path / "default"))
+    for folder, where in ((paths.results_dir, "results"), (paths.figures_dir, "figures"), (paths.models_dir, "models"),
+                          (paths.derived_dir, "data/derived")):
+        assert folder("x.json", root=tmp_path / "given") == tmp_path / "given" / where / "x.json"
+        assert folder("x.json") == tmp_path / "default" / where / "x.json"
+    assert paths.os.environ["PEARL_OUTPUT"] == str(tmp_path / "default")
+
+
+def test_nothing_in_pearl_writes_the_output_root_variable():
+    """The root is decided once by the caller (the harness's preamble, a script's start), never rewritten
+    by the library mid-run: no module of pearl assigns, pops or sets ``$PEARL_OUTPUT``."""
+    writes = re.compile(r"environ\[[^]]*\]\s*=|environ\.(?:pop|setdefault|update)\(|putenv\(|unsetenv\(")
+    found = [f"{p.relative_to(paths.ROOT)}:{n}" for p in sorted((paths.ROOT / "lib" / "pearl").rglob("*.py"))
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if writes.search(line) and ("OUTPUT" in line or "environ.update" in line)]
+    assert found == []
 
 
 def test_an_unusable_pearl_output_is_named_with_the_fix(monkeypatch, tmp_path):
     """A file, a path under a file, or a folder this user cannot write: each used to surface later as a
     bare FileExistsError / NotADirectoryError / PermissionError from a mkdir deep in a run."""
     import pytest
+    from harness.scale import use_output
 
     afile = tmp_path / "results.txt"
     afile.write_text("not a folder")
@@ -37,7 +47,7 @@ def test_an_unusable_pearl_output_is_named_with_the_fix(monkeypatch, tmp_path):
         with pytest.raises(NotADirectoryError, match=rf"^\$PEARL_OUTPUT={value} \({value}\) {problem}\. {fix}"):
             paths.results_dir("04_benchmark.json")
     with pytest.raises(NotADirectoryError, match=r"is a file, not a folder\. Point \$PEARL_OUTPUT"):
-        paths.use_output(afile)
+        use_output(afile)
     locked = tmp_path / "locked"
     locked.mkdir()
     real = paths.os.access

@@ -1,6 +1,6 @@
 """pearl.provenance: results and caches are strict JSON, written whole or not at all; the commit
 a batch run records (a throwaway git repository); parameter checks; SMOKE labels on tables; and
-pearl.outputs: a SMOKE write never replaces a full-size record, table or figure."""
+harness.outputs: a SMOKE write never replaces a full-size record, table or figure."""
 import json
 import os
 import re
@@ -11,7 +11,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from pearl import outputs, paths, provenance
+from harness import outputs
+from pearl import paths, provenance
 from pearl.provenance import dumps_strict, git_state, write_json
 from harness.record import Run
 
@@ -216,11 +217,24 @@ def test_outside_git_there_is_no_sha(tmp_path):
 def test_save_table_writes_booktabs_latex_and_smoke_labels(scratch_output):
     import pandas as pd
 
-    csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["a"], "knn_accuracy": [1.234]}), "unit_table", smoke=True)
+    csv, md, tex = outputs.save_table(pd.DataFrame({"model": ["a"], "knn_accuracy": [1.234]}), "unit_table", smoke=True)
     text = tex.read_text()
     assert "\\toprule" in text and "\\midrule" in text and "\\bottomrule" in text
     assert "SMOKE" in text and "SMOKE" in md.read_text() and "smoke" in csv.read_text()
     assert "knn\\_accuracy" in text and "1.234" in text, "LaTeX-escaped names, three decimals"
+
+
+def test_pearls_own_table_writer_knows_no_scale(scratch_output):
+    """pearl.provenance.save_table (the default guard's) renders and writes, nothing else: no banner, no
+    smoke column, no sidecar; it replaces whatever is there. The harness's labelled one is built on it."""
+    from pearl.guard import OPEN
+
+    for score in (1.0, 2.0):
+        csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["a"], "score": [score]}), "plain_unit")
+        assert str(score) in csv.read_text() and "smoke" not in csv.read_text().lower()
+        assert "SMOKE" not in md.read_text() + tex.read_text()
+        assert not list(csv.parent.glob(".plain_unit*"))
+    assert "b" in OPEN.table(pd.DataFrame({"model": ["b"]}), "plain_unit")[0].read_text()
 
 
 @pytest.mark.parametrize("smoke", [False, True])
@@ -230,7 +244,7 @@ def test_a_table_whose_tex_fails_to_write_leaves_all_three_files_old(tmp_path, m
     from pearl import atomic
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    provenance.save_table(pd.DataFrame({"model": ["old"], "score": [1.0]}), "unit_unit", smoke=smoke)
+    outputs.save_table(pd.DataFrame({"model": ["old"], "score": [1.0]}), "unit_unit", smoke=smoke)
     folder = tmp_path / "results"
     before = {p.name: p.read_bytes() for p in folder.iterdir()}
     stage = atomic._stage
@@ -242,10 +256,10 @@ def test_a_table_whose_tex_fails_to_write_leaves_all_three_files_old(tmp_path, m
 
     monkeypatch.setattr(atomic, "_stage", fail_on_tex)
     with pytest.raises(OSError, match="No space left"):
-        provenance.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
+        outputs.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
     assert {p.name: p.read_bytes() for p in folder.iterdir()} == before  # no new file, no temporary file left
     monkeypatch.setattr(atomic, "_stage", stage)
-    csv, md, tex = provenance.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
+    csv, md, tex = outputs.save_table(pd.DataFrame({"model": ["new"], "score": [2.0]}), "unit_unit", smoke=smoke)
     assert all("new" in p.read_text() for p in (csv, md, tex))
 
 
@@ -262,9 +276,9 @@ def test_a_figure_saved_twice_has_the_same_bytes(scratch_output):
 
     fig, ax = plt.subplots()
     ax.plot([1, 2, 3])
-    first = [p.read_bytes() for p in save_figure(fig, "same_bytes_test", smoke=False)]
+    first = [p.read_bytes() for p in save_figure(fig, "same_bytes_test")]
     time.sleep(1.1)  # a PDF date has one-second resolution
-    assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test", smoke=False)] == first
+    assert [p.read_bytes() for p in save_figure(fig, "same_bytes_test")] == first
     plt.close(fig)
 
 
@@ -315,9 +329,9 @@ def test_results_and_figures_are_written_with_the_umask_mode(tmp_path):
 
 
 def test_a_smoke_table_says_smoke_when_its_caller_says_so(scratch_output):
-    """The writers take the scale from their caller (``smoke=``: no default, nothing read from the
-    environment); sizes and subsets are :class:`pearl.scale.Scale`'s (tests/test_scale.py)."""
-    from pearl.provenance import save_table
+    """The harness's writers take the scale from their caller (``smoke=``: no default, nothing read from
+    the environment); sizes and subsets are :class:`harness.scale.Scale`'s (tests/harness/test_scale.py)."""
+    from harness.outputs import save_table
 
     import pandas as pd
 
@@ -338,10 +352,10 @@ def full_outputs(tmp_path, monkeypatch):
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     Run("unit_scale", {"SMOKE": False, "N": 3}).save(metrics={"x": 1})
-    provenance.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale", smoke=False)
+    outputs.save_table(pd.DataFrame({"model": ["a"], "score": [1.0]}), "unit_scale", smoke=False)
     fig, ax = plt.subplots()
     ax.plot([0, 1])
-    provenance.save_figure(fig, "unit_scale", smoke=False)
+    outputs.save_figure(fig, "unit_scale", smoke=False)
     plt.close(fig)
     files = sorted(p for p in tmp_path.rglob("*") if p.is_file())
     return tmp_path, {p: p.read_bytes() for p in files}
@@ -366,10 +380,10 @@ def test_a_smoke_write_never_replaces_a_full_size_output(full_outputs, monkeypat
         if write == "record":
             Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 2})
         elif write == "table":
-            provenance.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale", smoke=True)
+            outputs.save_table(pd.DataFrame({"model": ["b"], "score": [0.0]}), "unit_scale", smoke=True)
         else:
             fig, ax = plt.subplots()
-            provenance.save_figure(fig, "unit_scale", smoke=True)
+            outputs.save_figure(fig, "unit_scale", smoke=True)
             plt.close(fig)
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == files
 
@@ -380,16 +394,16 @@ def test_smoke_outputs_say_so_in_structured_data_and_may_be_replaced(tmp_path, m
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     for _ in range(2):  # a smoke output may be rewritten by a smoke run
         record = Run("unit_scale", {"SMOKE": True}).save(metrics={"x": 1})
-        table = provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=True)
+        table = outputs.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=True)
         fig, _ = plt.subplots()
-        figures = provenance.save_figure(fig, "unit_scale", smoke=True)
+        figures = outputs.save_figure(fig, "unit_scale", smoke=True)
         plt.close(fig)
     for path in [record, *table, *figures]:
         assert outputs.scale_of(path) == "smoke", path
     assert json.loads(outputs.sidecar(figures[0]).read_text())["scale"] == "smoke"
     figures[0].write_bytes(figures[0].read_bytes() + b"x")  # replaced by other bytes: the sidecar no longer vouches
     assert outputs.scale_of(figures[0]) == "full"
-    provenance.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=False)  # a full-size run replaces a smoke table
+    outputs.save_table(pd.DataFrame({"model": ["a"]}), "unit_scale", smoke=False)  # a full-size run replaces a smoke table
     assert outputs.scale_of(table[0]) == "full" and not outputs.sidecar(table[0]).exists()
 
 

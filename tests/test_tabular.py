@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from pearl import provenance
-from pearl.tabular import Table, cell, render, rows, smoke_label
+from pearl.tabular import Table, cell, render, rows
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -52,20 +52,14 @@ def test_one_cell_formatter():
     assert cell(1e-5, digits="g") == "1e-05" and cell(572000, digits=",.0f") == "572,000"
 
 
-def test_smoke_label_is_put_once():
-    md = smoke_label("| a |", "md")
-    assert md.startswith("**SMOKE run") and smoke_label(md, "md") == md
-    assert smoke_label("\\begin{tabular}", "tex").startswith("% SMOKE") and smoke_label("% SMOKE x", "tex") == "% SMOKE x"
-
-
 def test_save_table_writes_specs_and_refuses_text(scratch_output):
     spec = rows(["model"], [["a"]], head="H")
-    csv, md, tex = provenance.save_table(_tiny(), "unit_route", markdown=spec, latex=Table(_tiny(), float_format="%.1f"), smoke=False)
+    csv, md, tex = provenance.save_table(_tiny(), "unit_route", markdown=spec, latex=Table(_tiny(), float_format="%.1f"))
     assert md.read_text() == render(spec, "md") + "\n" and "61.2" in tex.read_text() and csv.read_text().startswith("model")
-    only_md = provenance.save_table(None, "unit_route", markdown=spec, smoke=False)
+    only_md = provenance.save_table(None, "unit_route", markdown=spec)
     assert [p.suffix for p in only_md] == [".md"]
     with pytest.raises(TypeError, match="Table specs"):
-        provenance.save_table(_tiny(), "unit_route", markdown="| a |\n|---|", smoke=False)
+        provenance.save_table(_tiny(), "unit_route", markdown="| a |\n|---|")
 
 
 #: files that may spell a Markdown table themselves, and why

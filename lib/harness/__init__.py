@@ -1,7 +1,9 @@
 """The harness around :mod:`pearl`: what runs the notebooks and shows their results.
 
 Every notebook's first cell (:mod:`harness.preamble`, with the parameter check
-:mod:`harness.params`), a notebook run's record (:mod:`harness.record`), the files a batch
+:mod:`harness.params`), the scale a run works at and its output root (:mod:`harness.scale`), the
+guard of every output (:mod:`harness.outputs`: a SMOKE run never replaces a full-size one), ``make
+model``'s command line (:mod:`harness.model`), a notebook run's record (:mod:`harness.record`), the files a batch
 run read (:mod:`harness.batch_inputs`), the findings report (:mod:`harness.report`), the
 executed notebooks kept (:mod:`harness.executed`) and the static site (:mod:`harness.site`,
 :mod:`harness.site_text`).

@@ -31,7 +31,7 @@ state of the others, so a later batch still resumes.
 A rehearsal (``make rehearse``) is this batch with ``SMOKE=True`` and ``PROFILE=gpu`` in a scratch
 output root, every notebook of ``notebooks/ORDER``; it asks for one by ``$PEARL_REHEARSAL``
 (:data:`harness.preamble.REHEARSAL_ENV`), which each notebook's preamble reads once into its
-:class:`pearl.scale.Scale`.
+:class:`harness.scale.Scale`.
 
 A damaged state file stops the batch naming the file and the fix (delete it, or ``FRESH=1``).
 

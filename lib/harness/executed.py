@@ -23,7 +23,7 @@ from pathlib import Path
 
 from pearl import paths
 from pearl.atomic import write_atomic
-from pearl.outputs import read_record
+from pearl.provenance import read_record
 
 KEPT = "notebooks"  # under results/
 MAX_OUTPUT = 400_000  # characters of one output, images not counted; larger ones are left out of the kept copy

@@ -3,7 +3,7 @@
 :func:`check_params` (called by every notebook's preamble, :func:`harness.preamble.start`): types
 against the annotations, names against the declared ones, ranges by name. What it leaves out:
 converting values (a wrong type is an error naming the fix, never coerced) and the scale a
-``SMOKE`` parameter implies (the preamble's :class:`pearl.scale.Scale`).
+``SMOKE`` parameter implies (the preamble's :class:`harness.scale.Scale`).
 """
 from __future__ import annotations
 

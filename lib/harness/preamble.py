@@ -1,11 +1,11 @@
 """Every notebook's first code cell: ``run = start("08_ablations", globals(), __annotations__)``.
 
 One call checks the ``parameters`` cell against its annotations (:func:`harness.params.check_params`),
-resolves the run's :class:`pearl.scale.Scale` from ``SMOKE`` (and, under ``make rehearse``, the
+resolves the run's :class:`harness.scale.Scale` from ``SMOKE`` (and, under ``make rehearse``, the
 batch's request :data:`REHEARSAL_ENV`, read here and nowhere below), points a SMOKE run's output
 root away from the repository, and returns the :class:`harness.record.Run` that records every
 declared parameter. A value the notebook resolves from a parameter (a profile turned
-``"smoke"``, seeds cut) is recorded in its place by :meth:`harness.record.Run.resolve`::
+pearl's ``"tiny"``, seeds cut) is recorded in its place by :meth:`harness.record.Run.resolve`::
 
     profile, seeds = run.resolve(PROFILE=run.scale.scaled(PROFILE), SEEDS=run.scale.subset(SEEDS))
 
@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import os
 
-from pearl import paths
 from .params import check_params
 from .record import Run
-from pearl.scale import Scale
+from .scale import Scale, use_output
 
 #: set (to "1") by ``make rehearse`` (``python -m harness.batch --rehearse``): a SMOKE run that keeps the
-#: ``gpu`` profile's code paths (:class:`pearl.scale.Scale` ``rehearsal``)
+#: ``gpu`` profile's code paths (:class:`harness.scale.Scale` ``rehearsal``)
 REHEARSAL_ENV = "PEARL_REHEARSAL"
 
 
@@ -44,8 +43,10 @@ def start(name: str, namespace: dict, annotations: dict, env=None) -> Run:
     """The notebook ``name``'s :class:`Run`: its parameters checked (:func:`check_params`, which
     raises :class:`harness.params.ParameterError` before anything runs), its ``scale``
     (:func:`requested_scale`) and, for a SMOKE run, its output root moved out of the repository
-    (:meth:`pearl.scale.Scale.output_root`, :func:`pearl.paths.use_output`: workers inherit it)."""
+    (:meth:`harness.scale.Scale.output_root`), decided here once, before the notebook runs anything:
+    :func:`harness.scale.use_output` sets ``$PEARL_OUTPUT``, pearl's default root, which the workers
+    it starts inherit; nothing below rewrites it."""
     params = check_params(namespace, annotations)
     scale = requested_scale(params, env)
-    paths.use_output(scale.output_root())
+    use_output(scale.output_root())
     return Run(name, dict(params), scale=scale)

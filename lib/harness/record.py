@@ -2,8 +2,8 @@
 
 Each notebook starts with ``run = start("04_benchmark", globals(), __annotations__)``
 (:func:`harness.preamble.start`: a :class:`Run` holding the checked parameters and the
-:class:`pearl.scale.Scale`) and ends with ``run.save(metrics={...})``, which writes
-``results/04_benchmark.json`` by way of :func:`pearl.outputs.write_output`: a SMOKE record never
+:class:`harness.scale.Scale`) and ends with ``run.save(metrics={...})``, which writes
+``results/04_benchmark.json`` by way of :func:`harness.outputs.write_output`: a SMOKE record never
 replaces a full-size one. A metric that is undefined is saved as ``null`` with its reason under
 ``"undefined"``.
 
@@ -19,9 +19,10 @@ from pathlib import Path
 
 from pearl import paths
 from pearl.atomic import remove_debris
-from pearl.outputs import refuse_full, write_output
 from pearl.provenance import dumps_strict, finite, git_state, hardware, versions
-from pearl.scale import FULL, Scale
+
+from .outputs import refuse_full, write_output
+from .scale import FULL, Scale
 
 
 @dataclass
@@ -39,7 +40,7 @@ class Run:
             remove_debris(folder)
 
     def resolve(self, **values):
-        """Record each resolved value in the parameters (``PROFILE="smoke"`` in place of the
+        """Record each resolved value in the parameters (``PROFILE="tiny"`` in place of the
         given ``"cpu"``); return the value, or a tuple of them in order when several."""
         self.params.update(values)
         return next(iter(values.values())) if len(values) == 1 else tuple(values.values())

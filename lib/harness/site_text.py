@@ -39,7 +39,7 @@ def nice(stem: str) -> str:
 
 
 def is_smoke(text: str) -> bool:
-    """A table or record written by a SMOKE run says so (pearl.provenance.save_table, Run)."""
+    """A table or record written by a SMOKE run says so (harness.outputs.save_table, Run)."""
     return "SMOKE run" in text[:400] or '"SMOKE": "smoke-size run' in text
 
 

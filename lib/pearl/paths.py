@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import contextmanager
 from pathlib import Path
 
 #: the repository root (lib/pearl/paths.py -> ../..)
@@ -21,10 +20,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 #: the environment variable that names the offline data folder
 DATA_ENV = "PEARL_DATA"
-#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git;
-#: :meth:`pearl.scale.Scale.output_root`)
-SMOKE_ROOT = "smoke-output"
-#: the environment variable naming the output root; worker processes inherit it
+#: the environment variable naming the default output root (read here, never written: the caller
+#: that decides a root passes it down as ``root=``, or sets the variable before pearl runs)
 OUTPUT_ENV = "PEARL_OUTPUT"
 
 
@@ -52,14 +49,13 @@ def cache_dir() -> Path:
 
 
 def output_root() -> Path:
-    """Root of everything a run writes: the repository, or ``$PEARL_OUTPUT``.
+    """The default root of everything a run writes, when the caller passes no ``root``: the
+    repository, or ``$PEARL_OUTPUT``.
 
-    The scale does not enter here: a notebook's preamble (the harness's first cell) points
-    the root of a SMOKE run away from the repository once (:func:`use_output` with
-    :meth:`pearl.scale.Scale.output_root`: ``smoke-output/`` unless ``$PEARL_OUTPUT`` names a
-    scratch folder). Tests set ``PEARL_OUTPUT`` to a scratch folder. A relative ``$PEARL_OUTPUT``
-    is taken relative to the repository root, not to the working folder (a notebook kernel's is
-    ``notebooks/``), so every process finds the same root.
+    Nothing in pearl sets the variable: a researcher sets it, or the harness sets it once at a
+    notebook's start, before anything runs. Tests set ``PEARL_OUTPUT`` to a scratch folder. A
+    relative ``$PEARL_OUTPUT`` is taken relative to the repository root, not to the working
+    folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
     """
     env = os.environ.get(OUTPUT_ENV)
     return ROOT if not env else usable((ROOT / Path(env).expanduser()).resolve(), env)
@@ -77,55 +73,33 @@ def usable(root: Path, said: str | Path) -> Path:
     else:
         return root
     raise error(f"${OUTPUT_ENV}={said} ({root}) {problem}. Point ${OUTPUT_ENV} at a folder you can write (it is "
-                f"created when absent), or unset it: full-size runs then write into the repository, SMOKE runs "
-                f"into {SMOKE_ROOT}/")
+                "created when absent), or unset it to write into the repository")
 
 
-def use_output(root: str | Path) -> Path:
-    """Make ``root`` the output root of this process and of the workers it starts (they inherit
-    ``$PEARL_OUTPUT``), once it is :func:`usable`; returns it. The repository itself unsets the variable."""
-    root = (ROOT / Path(root).expanduser()).resolve()
-    if root != ROOT:
-        usable(root, root)
-    if root == ROOT:
-        os.environ.pop(OUTPUT_ENV, None)
-    else:
-        os.environ[OUTPUT_ENV] = str(root)
-    return root
+def _root(root: str | Path | None) -> Path:
+    """``root`` as given (relative to the repository root), or :func:`output_root`."""
+    return output_root() if root is None else (ROOT / Path(root).expanduser()).resolve()
 
 
-@contextmanager
-def output_at(root: str | Path):
-    """:func:`use_output` for the block, then the root as it was (a library call whose scale
-    moves its root, such as the runner called with the ``smoke`` profile)."""
-    old = os.environ.get(OUTPUT_ENV)
-    try:
-        yield use_output(root)
-    finally:
-        if old is None:
-            os.environ.pop(OUTPUT_ENV, None)
-        else:
-            os.environ[OUTPUT_ENV] = old
+def derived_dir(*parts: str, root: str | Path | None = None) -> Path:
+    """Derived data (phrase corpora, augmentation tables, hard negatives) under ``root``
+    (default :func:`output_root`; so for every folder below)."""
+    return _made(_root(root) / "data" / "derived", *parts)
 
 
-def derived_dir(*parts: str) -> Path:
-    """Derived data (phrase corpora, augmentation tables, hard negatives)."""
-    return _made(output_root() / "data" / "derived", *parts)
-
-
-def models_dir(*parts: str) -> Path:
+def models_dir(*parts: str, root: str | Path | None = None) -> Path:
     """Trained models and checkpoints."""
-    return _made(output_root() / "models", *parts)
+    return _made(_root(root) / "models", *parts)
 
 
-def results_dir(*parts: str) -> Path:
+def results_dir(*parts: str, root: str | Path | None = None) -> Path:
     """Tables (``tableN.csv/md``) and per-notebook JSON results."""
-    return _made(output_root() / "results", *parts)
+    return _made(_root(root) / "results", *parts)
 
 
-def figures_dir(*parts: str) -> Path:
+def figures_dir(*parts: str, root: str | Path | None = None) -> Path:
     """Figures (``figureN.png/pdf``)."""
-    return _made(output_root() / "figures", *parts)
+    return _made(_root(root) / "figures", *parts)
 
 
 class UnsafeName(ValueError):

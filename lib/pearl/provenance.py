@@ -3,13 +3,15 @@
 Every JSON file the library writes goes through :func:`write_json`: strict JSON (``NaN`` and
 ``Infinity`` refused) written atomically; a value that is undefined is saved as ``null``
 (:func:`finite`, :func:`nulled`). Tables go through :func:`save_table`, figures through
-:func:`save_figure`, both by way of :func:`pearl.outputs.write_output`: a SMOKE write (the caller
-says which, ``smoke=``) never replaces a full-size output. The git commit comes from
+:func:`save_figure`, each written as one unit by the writer the caller passes (a
+:meth:`pearl.guard.Guard.write`; plain atomic writes by default). The git commit comes from
 :func:`git_state`, which in a batch run uses the commit recorded at the run's start (the
-Makefile's ``reproduce``). Nothing here reads results back.
+Makefile's ``reproduce``). Nothing here reads results back, but :func:`read_record`, which parses
+one and names the fix when it is damaged.
 
-What it leaves out: a notebook run's record (its parameters, timings and metrics), which the
-harness that runs the notebooks writes with these pieces.
+What it leaves out: a notebook run's record (its parameters, timings and metrics), and the
+labels and checks of a tiny run's outputs, which the harness that runs the notebooks adds
+(:mod:`harness.outputs`).
 """
 from __future__ import annotations
 
@@ -23,9 +25,8 @@ from importlib import metadata
 from pathlib import Path
 
 from . import paths
-from .atomic import write_atomic
-from .outputs import refuse_full, write_output, write_outputs
-from .tabular import Table, render, smoke_label
+from .atomic import write_atomic, write_atomic_all
+from .tabular import Table, render
 
 PACKAGES = (
     "torch", "transformers", "sentence-transformers", "numpy", "pandas", "scikit-learn",
@@ -188,38 +189,57 @@ def jsonable(obj):
     raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
 
 
-def save_table(df, name: str, markdown: Table | None = None, latex: Table | None = None, *,
-               smoke: bool) -> list[Path]:
-    """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
-    ``.tex``: the specs ``markdown`` and ``latex`` (default: ``df`` as it is) rendered by
-    :func:`pearl.tabular.render`, the one route of every table, and written as one unit
-    (:func:`pearl.outputs.write_outputs`: all or none). At ``smoke`` size the CSV gets a
-    ``smoke`` column and the text a SMOKE banner (:func:`pearl.tabular.smoke_label`), so a smoke
-    table cannot pass for a result (``smoke`` has no default: every caller says its scale)."""
+def table_texts(df, markdown: Table | None = None, latex: Table | None = None) -> dict[str, str]:
+    """``{"csv", "md", "tex": text}`` of a table: the frame ``df`` (None: no CSV) and the specs
+    ``markdown`` and ``latex`` (default: ``df`` as it is), rendered by :func:`pearl.tabular.render`,
+    the one route of every table."""
     if any(isinstance(spec, str) for spec in (markdown, latex)):
         raise TypeError("save_table takes pearl.tabular.Table specs, not text: every table goes through tabular.render")
-    df = df.assign(smoke=True) if smoke and df is not None else df
     specs = {"csv": None if df is None else Table(df), "md": markdown or Table(df), "tex": latex or (df is not None and Table(df))}
-    texts = {ext: render(spec, ext) for ext, spec in specs.items() if spec}
-    texts = {ext: smoke_label(text, ext) if smoke and ext != "csv" else text for ext, text in texts.items()}
-    # one unit: a failure while writing any of the files leaves all of them as they were
-    return write_outputs({paths.results_dir(f"{name}.{ext}"): text + "\n" if ext == "md" else text
-                          for ext, text in texts.items()}, smoke)
+    return {ext: render(spec, ext) + ("\n" if ext == "md" else "") for ext, spec in specs.items() if spec}
 
 
-def save_figure(fig, name: str, formats=("png", "pdf"), *, smoke: bool) -> list[Path]:
-    """``figures/<name>.png`` (150 dpi) and ``.pdf``, each written atomically. At ``smoke`` size
-    the figure carries a SMOKE banner, so it cannot pass for a result."""
-    for ext in formats:  # every format checked before any is written
-        refuse_full(paths.figures_dir(f"{name}.{ext}"), smoke)
-    if smoke:
-        fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",
-                 color="darkred", fontsize=12, fontweight="bold")
-    out = []
+def save_table(df, name: str, markdown: Table | None = None, latex: Table | None = None, *,
+               root: str | Path | None = None, write=write_atomic_all) -> list[Path]:
+    """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
+    ``.tex`` (:func:`table_texts`) under ``root`` (default :func:`pearl.paths.output_root`) as one
+    unit: ``write`` (``{path: text}``, all or none; :func:`pearl.atomic.write_atomic_all`)."""
+    return write({paths.results_dir(f"{name}.{ext}", root=root): text for ext, text in table_texts(df, markdown, latex).items()})
+
+
+def figure_bytes(fig, formats=("png", "pdf")) -> dict[str, bytes]:
+    """``{format: bytes}`` of ``fig``: png at 150 dpi, pdf without a creation date (the same figure
+    gives the same bytes, and a re-run leaves git clean)."""
+    out = {}
     for ext in formats:
         buf = io.BytesIO()
-        # no creation date in the PDF: the same figure gives the same bytes, and a re-run leaves git clean
         fig.savefig(buf, format=ext, dpi=150 if ext == "png" else None, bbox_inches="tight",
                     metadata={"CreationDate": None} if ext == "pdf" else None)
-        out.append(write_output(paths.figures_dir(f"{name}.{ext}"), buf.getvalue(), smoke))
+        out[ext] = buf.getvalue()
     return out
+
+
+def save_figure(fig, name: str, formats=("png", "pdf"), *, root: str | Path | None = None,
+                write=write_atomic_all) -> list[Path]:
+    """``figures/<name>.png`` and ``.pdf`` (:func:`figure_bytes`) under ``root``, written by ``write`` as one unit."""
+    return write({paths.figures_dir(f"{name}.{ext}", root=root): data for ext, data in figure_bytes(fig, formats).items()})
+
+
+def read_record(path: str | Path):
+    """A results file (``results/<notebook>.json`` and the like) parsed; a damaged one (not JSON)
+    raises ``ValueError`` naming the file, what writes it, and the fix."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        stem = path.stem
+        writer = (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
+                  if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
+        raise ValueError(f"{path} is damaged: not JSON ({err}). Rerun {writer} to write it again, or restore "
+                         f"the committed copy with `git checkout -- {_in_repo(path)}`") from err
+
+
+def _in_repo(path: Path) -> str:
+    """``path`` relative to its output root's parent folder when it is under a ``results/`` folder."""
+    parts = path.parts
+    return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(path)

@@ -3,10 +3,10 @@
 
 Every results table (Tables 1-4, the discrepancy tables, the claims ledger, the me5-small and
 mlm-wiki tables, the figures' tables) is a frame of cells and a :class:`Table` saying how to show
-it; :func:`pearl.provenance.save_table` writes :func:`render`'s text. A cell that is a number
+it; :func:`pearl.provenance.save_table` writes :func:`render`'s text (the harness labels a tiny run's). A cell that is a number
 with words around it (``61.3 ± 0.4``, ``+0.6 ↑*``, ``**alias**``, ``–`` for a missing value)
 is made by :func:`cell`; a frame of plain numbers is written by the renderer with the spec's
-number format. :func:`smoke_label` puts the SMOKE banner on a table written at SMOKE size.
+number format.
 
 >>> import pandas as pd
 >>> t = Table(pd.DataFrame({"model": ["a"], "score": [cell(61.25, 0.4)]}), head="Scores.", plain=True)
@@ -26,7 +26,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 FORMATS = ("md", "tex", "csv")
-SMOKE = "SMOKE run: tiny subsets; these numbers are not results."
 
 
 @dataclass(frozen=True)
@@ -111,12 +110,3 @@ def rows(header: Sequence[str], body: Sequence[Sequence], **spec) -> Table:
 
     frame = pd.DataFrame([list(r) for r in body], columns=list(header)) if body else pd.DataFrame(columns=list(header))
     return Table(frame, **{"plain": True, **spec})
-
-
-def smoke_label(text: str, fmt: str, banner: str | None = None) -> str:
-    """``text`` (Markdown or LaTeX) with a SMOKE banner on top, unless it already has one."""
-    if fmt == "md":
-        return text if text.lstrip().startswith("**SMOKE") else f"**{banner or SMOKE}**\n\n" + text
-    if fmt == "tex":
-        return text if "SMOKE" in text else f"% {banner or SMOKE}\n" + text
-    raise ValueError(f"a SMOKE banner goes on md or tex, not {fmt!r}")

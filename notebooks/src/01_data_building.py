@@ -55,18 +55,19 @@ from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_fi
 from pearl.display.data_tables import filter_table
 from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
-from pearl.outputs import refuse_full_stage
-from pearl.provenance import save_figure
+from harness.outputs import refuse_full_stage
+from harness.outputs import save_figure
 
 scale = run.scale
-CORPUS = run.resolve(CORPUS=summary.training_corpus(PROFILE, CORPUS, scale))  # cpu: WikiText-2, gpu: Wikipedia at the paper's filter
+CORPUS = run.resolve(CORPUS=summary.training_corpus(scale.scaled(PROFILE), CORPUS))  # cpu: WikiText-2, gpu: Wikipedia at the paper's filter
 MAX_LINES, WORDNET, CHUNK_ARTICLES = run.resolve(MAX_LINES=scale.smoke_or(MAX_LINES, 300), WORDNET=scale.smoke_or(WORDNET, False),
                                                  CHUNK_ARTICLES=scale.smoke_or(CHUNK_ARTICLES, 1))
-N_PROCESS = run.resolve(N_PROCESS=summary.build_processes(PROFILE, N_PROCESS, scale))  # 1 in a SMOKE run, 2 in a rehearsal
-sample = summary.wikipedia_sample(PROFILE, WIKI_STRIDE, WIKI_MAX_ARTICLES, scale)  # the profile's ("smoke" in a SMOKE run) unless given
+N_PROCESS = run.resolve(N_PROCESS=scale.smoke_or(summary.build_processes(PROFILE, N_PROCESS), scale.rehearsal_or(1, 2)))  # 1 in a SMOKE run, 2 in a rehearsal
+sample = summary.wikipedia_sample(scale.scaled(PROFILE), WIKI_STRIDE, WIKI_MAX_ARTICLES,  # the profile's ("tiny" in a SMOKE run) unless given
+                                  scale.rehearsal_or(0, summary.REHEARSAL_ARTICLES))
 print("Wikipedia sample:", sample.describe())
 # a SMOKE run stops here, before parsing anything, when a file it would write is full-size
-refuse_full_stage(run, *summary.targets(sample, CHUNK_ARTICLES, MAX_TOKENS, SPACY_MODEL, scale), figures=["figureA1"])
+refuse_full_stage(run, *summary.targets(sample, CHUNK_ARTICLES, MAX_TOKENS, SPACY_MODEL, scale.guard), figures=["figureA1"])
 
 # %% [markdown]
 # ## Parse WikiText-2 and count typed phrases
@@ -106,7 +107,7 @@ filter_table(by_min_freq)
 # %%
 with run.timer("wikipedia_build"):
     build_dir = build.build(sample, chunk_articles=CHUNK_ARTICLES, max_tokens=MAX_TOKENS, n_process=N_PROCESS,
-                            batch_size=BATCH_SIZE, spacy_model=SPACY_MODEL, smoke=scale.smoke)
+                            batch_size=BATCH_SIZE, spacy_model=SPACY_MODEL, guard=scale.guard)
 with run.timer("wikipedia_merge"):
     wiki_rows, wiki = build.merge(build_dir, min_freq=WIKI_MIN_FREQ)
 build_s = run.timings["wikipedia_build"]
@@ -161,8 +162,8 @@ summary.whole_corpus()
 corpus_rows = summary.training_rows(CORPUS, counts, MIN_FREQ, wiki_rows)
 wordnet_rows = summary.wordnet_rows(WORDNET, WORDNET_COMMON_NOUNS, run.timer)  # none without WORDNET
 rows = merge_sources(corpus_rows, wordnet_rows, corpus=CORPUS)
-corpus_about = summary.corpus_about(CORPUS, WORDNET, SMOKE, MIN_FREQ, WIKI_MIN_FREQ, sample)
-path = write_corpus(rows, about=corpus_about, smoke=scale.smoke)
+corpus_about = summary.corpus_about(CORPUS, WORDNET, MIN_FREQ, WIKI_MIN_FREQ, sample)
+path = write_corpus(rows, about=corpus_about, guard=scale.guard)
 sources = summary.source_counts(rows)
 print(f"wrote {len(rows):,} phrases to {path}")
 sources

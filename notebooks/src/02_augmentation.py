@@ -55,8 +55,8 @@ from pearl.corpus.synonyms import vocabulary
 from pearl.corpus.training_tables import TableSettings, build_training_tables, targets
 from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
-from pearl.outputs import refuse_full_stage
-from pearl.provenance import save_figure
+from harness.outputs import refuse_full_stage
+from harness.outputs import save_figure
 
 # SMOKE: the first 300 phrases; a rehearsal of the gpu profile takes its whole (tiny) corpus, every phrase an anchor
 scale = run.scale
@@ -79,7 +79,7 @@ print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 settings = TableSettings(glove_threshold=GLOVE_THRESHOLD, glove_vocab=GLOVE_VOCAB, paraphraser=PARAPHRASER,
                          model=MODEL, k=K_NEGATIVES, max_distance=MAX_DISTANCE, anchors=HN_ANCHORS)
 tables, negatives, hn_stats = build_training_tables(phrases, settings=settings, timer=run.timer, progress=not SMOKE,
-                                                   smoke=scale.smoke)
+                                                   guard=scale.guard)
 wn_table, glove_table, paraphrases = tables.wordnet, tables.glove, tables.paraphrases
 print("tables in", paths.derived_dir("augment"), "and", paths.derived_dir("hard_negatives.json"))
 pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},

@@ -8,7 +8,7 @@
 # to `models/pearl-<backbone>-seed<N>/`, a folder `pearl.models.load_model` reads (the
 # benchmark notebook 04 scores every such folder) and `SentenceTransformer` loads (phrase part).
 #
-# Profiles: `smoke` (tests), `cpu` (default of `make reproduce`: 5 seeds of 150 steps at batch
+# Profiles: `tiny` (tests: the SMOKE run's), `cpu` (default of `make reproduce`: 5 seeds of 150 steps at batch
 # 32, the seconds of each in this notebook's record; notebooks 08 and 09 compare the first 3, notebook 07's
 # short-text claims use all 5, which they need for power), `gpu` (the paper's scale: 2 epochs, batch 512, lr 3e-5, bf16;
 # one seed was trained on a lent H100: `results/gpu/README.md`).
@@ -70,19 +70,19 @@ import pandas as pd
 from pearl.display.data_figures import plot_training_loss
 from pearl.experiments import runs
 from pearl.experiments.runner import Recipe, train_models
-from pearl.outputs import refuse_full_stage
-from pearl.provenance import save_figure
+from harness.outputs import refuse_full_stage
+from harness.outputs import save_figure
 from pearl.training.profiles import config_for, data_summary, given, load_training_data
 
 scale = run.scale
-profile = run.resolve(PROFILE=scale.scaled(PROFILE))  # "smoke" in a SMOKE run: the one switch is SMOKE
+profile = run.resolve(PROFILE=scale.scaled(PROFILE))  # pearl's "tiny" in a SMOKE run: the one switch is SMOKE
 seeds, WORKERS = run.resolve(SEEDS=scale.seeds(SEEDS, 1), WORKERS=scale.workers(WORKERS))
 # the settings given here (those left None take the profile's)
 settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_negatives=HARD_NEGATIVES,
                  use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
                  max_phrases=MAX_PHRASES)
 recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
-cfg, data_options = config_for(profile, scale, backbone=BACKBONE, **recipe.config)
+cfg, data_options = config_for(profile, scale.rehearsal, backbone=BACKBONE, **recipe.config)
 run.resolve(data=data_options, config=cfg.record())
 # a SMOKE run stops here when a figure or record it would write is full-size (train_models checks the model folders)
 refuse_full_stage(run, figures=["figure2", "training_loss"])
@@ -93,7 +93,7 @@ cfg
 
 # %%
 with run.timer("load_data"):
-    corpus, hard_negatives, tables = load_training_data(**data_options, smoke=scale.smoke)  # full size: never a SMOKE corpus
+    corpus, hard_negatives, tables = load_training_data(**data_options, guard=scale.guard)  # full size: never a SMOKE corpus
 pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %% [markdown]
@@ -109,7 +109,8 @@ pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %%
 with run.timer("train"):
-    folders = train_models([recipe], seeds, profile=profile, workers=WORKERS, scale=scale)[recipe.name]
+    folders = train_models([recipe], seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)[recipe.name]
 summary = runs.seed_summaries(folders, seeds)
 logs = runs.seed_logs(folders, seeds)
 run.time_all(runs.train_times(summary))

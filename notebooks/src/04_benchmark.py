@@ -94,8 +94,8 @@ with run.timer("score"):
 # it replaces only these models' rows in the existing table).
 
 # %%
-tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE, smoke=scale.smoke)
-cards.update_cards(tbl, pearl_dirs, scale.smoke)  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
+tbl, md = table.report(rows, table.TABLE1, models.folder_names(pearl_dirs), update=UPDATE, guard=scale.guard)
+cards.update_cards(tbl, scale.smoke_or(pearl_dirs, []))  # each trained folder's model card gets its Table-1 row (not in a SMOKE run)
 display(Markdown(md))
 
 # %%

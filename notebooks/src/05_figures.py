@@ -36,7 +36,7 @@ from IPython.display import display
 
 from pearl.display import figure1, figure4
 from pearl.models import load_labelled
-from pearl.provenance import save_figure, save_table
+from harness.outputs import save_figure, save_table
 
 scale = run.scale
 N_PER_GROUP = run.resolve(N_PER_GROUP=scale.smoke_or(N_PER_GROUP, 10))

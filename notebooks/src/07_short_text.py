@@ -95,7 +95,7 @@ with run.timer("classify"):
 # `table.report` writes `results/table2.{csv,md,tex}`.
 
 # %%
-tbl, md = table.report(rows, table.TABLE2, models.folder_names(pearl_dirs), summary=summary, smoke=scale.smoke)
+tbl, md = table.report(rows, table.TABLE2, models.folder_names(pearl_dirs), summary=summary, guard=scale.guard)
 display(Markdown(md))
 
 # %%

@@ -56,10 +56,10 @@ from IPython.display import display
 from pearl.experiments import paper_beside, runs, tables
 from pearl.benchmark.scoring import run_models
 from pearl.experiments.runner import ABLATION_LABELS, ablation_recipes, train_models
-from pearl.provenance import save_table
+from harness.outputs import save_table
 
 scale = run.scale
-profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # pearl's "tiny" in a SMOKE run
 arms = ABLATIONS + (EXTRA_ABLATIONS if EXTRAS else [])
 ablations, seeds = run.resolve(ABLATIONS=scale.subset(arms, 1), SEEDS=scale.subset(SEEDS))
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
@@ -69,7 +69,8 @@ WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 
 # %%
 with run.timer("train"):
-    folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS, scale=scale)
+    folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
 runs.trained_names(folders)
 
 # %% [markdown]

@@ -60,10 +60,10 @@ from pearl.benchmark.scoring import run_model_sets
 from pearl.experiments.runner import train_models
 from pearl.display import figure4
 from pearl.models import load_labelled
-from pearl.provenance import save_figure, save_table
+from harness.outputs import save_figure, save_table
 
 scale = run.scale
-profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # pearl's "tiny" in a SMOKE run
 seeds, WORKERS = run.resolve(SEEDS=scale.subset(SEEDS), WORKERS=scale.workers(WORKERS))
 arms = BACKBONES + (EXTRA_BACKBONES if EXTRAS else [])
 backbones = run.resolve(BACKBONES=scale.smoke_or(arms, ["minilm.l0"]))  # SMOKE: the cheapest one
@@ -78,7 +78,8 @@ controls = table4.control_recipes({b: recipes[b] for b in control_on})
 
 # %%
 with run.timer("train"):
-    train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS, scale=scale)
+    train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
     trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
     scored = run_model_sets({"originals": runs.as_groups(sources), "pearl": trained, "simcse": simcse},

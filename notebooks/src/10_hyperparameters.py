@@ -35,11 +35,11 @@ from pearl.benchmark.scoring import run_models
 from pearl.display.figure5 import plot_hyperparameters, untrained_bird
 from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, train_models
-from pearl.provenance import save_figure, save_table
+from harness.outputs import save_figure, save_table
 from pearl.training.profiles import FIGURE5_SEEDS
 
 scale = run.scale
-profile, WORKERS = run.resolve(PROFILE=scale.scaled(PROFILE), WORKERS=scale.workers(WORKERS))  # "smoke" in a SMOKE run
+profile, WORKERS = run.resolve(PROFILE=scale.scaled(PROFILE), WORKERS=scale.workers(WORKERS))  # pearl's "tiny" in a SMOKE run
 # SMOKE: two points of each curve (the hard-negative counts from the end: 2, the full recipe's, is among them)
 lrs, negatives = run.resolve(LRS=scale.subset(LRS), HARD_NEGATIVES=scale.smoke_or(HARD_NEGATIVES, HARD_NEGATIVES[-2:]))
 seeds = run.resolve(SEEDS=scale.subset(SEEDS or FIGURE5_SEEDS[profile]))  # a rehearsal: 2 of the gpu's 3
@@ -52,8 +52,10 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 
 # %%
 with run.timer("train"):
-    folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS, scale=scale)
-    noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS, scale=scale)[full.name]
+    folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
+    noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)[full.name]
 with run.timer("score"):
     bird = run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
                       threads=THREADS, workers=WORKERS)

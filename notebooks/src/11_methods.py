@@ -53,7 +53,7 @@ from pearl import models
 from pearl.corpus import diversity as lexical
 from pearl.corpus.augment import load_tables
 from pearl.corpus.store import read_corpus
-from pearl.provenance import save_figure, save_table
+from harness.outputs import save_figure, save_table
 from pearl.training.methods import positive_kinds, positive_samples
 
 scale = run.scale
@@ -110,11 +110,12 @@ from pearl.benchmark.tasks import SUITES
 from pearl.benchmark.scoring import run_models
 from pearl.experiments.runner import recipes_for_methods, train_models
 
-profile, size = run.resolve(PROFILE=scale.scaled(PROFILE)), scale.scaled("sweep")  # "smoke" in a SMOKE run
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE)), scale.scaled("sweep")  # pearl's "tiny" in a SMOKE run
 seeds, methods = run.resolve(SEEDS=scale.subset(SEEDS), METHODS=scale.subset(METHODS))
 recipes = recipes_for_methods(methods)
 with run.timer("train"):
-    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, scale=scale)  # several recipes named ""
+    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)  # several recipes named ""
     folders = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
     scores = run_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
@@ -141,11 +142,12 @@ display(md)  # a pearl.tabular.Table shows as its Markdown
 # %%
 from pearl.display.figure5 import plot_label_efficiency
 
-shares = curves.label_shares(LABEL_SHARES, scale)
+shares = curves.label_shares(LABEL_SHARES, scale.smoke_or(None, 1))
 label_seeds = run.resolve(LABEL_SEEDS=scale.smoke_or(LABEL_SEEDS, seeds[:1]))
 with run.timer("train_labels"):
     pause = curves.pause_recipes(shares)
-    trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS, scale=scale)
+    trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
     label_folders = curves.by_share(trained, pause)
 with run.timer("score_labels"):
     label_scores = tables.group_frame(run_models(label_folders, size=size, workers=WORKERS))

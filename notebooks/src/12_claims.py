@@ -44,10 +44,10 @@ import pandas as pd
 
 from pearl.benchmark import paper
 from pearl.claims import ours, report
-from pearl.provenance import save_figure
+from harness.outputs import save_figure
 
 # at full size a SMOKE results file is refused as evidence, naming it; each file read is listed with its commit and scale
-results = ours.Results(RESULTS_FROM or None, smoke=run.scale.smoke)
+results = ours.Results(RESULTS_FROM or None, guard=run.scale.guard)
 
 # %% [markdown]
 # ## The ledger
@@ -81,7 +81,7 @@ print(report.reasons(ledger))
 # only show an arrow at zero.
 
 # %%
-report.save(ledger, smoke=run.scale.smoke, sources=results.sources())
+report.save(ledger, guard=run.scale.guard, sources=results.sources())
 fig = report.plot(ledger)
 save_figure(fig, "claims", smoke=run.scale.smoke)
 fig

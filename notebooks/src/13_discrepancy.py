@@ -53,12 +53,12 @@ from pearl import paths
 from pearl.corpus import variants
 from pearl.display import discrepancy as show
 from pearl.experiments import discrepancy, references
-from pearl.provenance import save_figure, save_table
+from harness.outputs import save_figure, save_table
 
 scale = run.scale
-profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # "smoke" in a SMOKE run
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE), SIZE=scale.scaled(SIZE))  # pearl's "tiny" in a SMOKE run
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
-cells = discrepancy.design(DESIGN, scale)  # SMOKE: three tiny MiniLM configurations
+cells = discrepancy.design(DESIGN, size)  # SMOKE (size "tiny"): three tiny MiniLM configurations
 name = discrepancy.output_name(DESIGN)  # results/<name>.*: each design has its own files
 show.design_frame(cells)
 
@@ -67,7 +67,8 @@ show.design_frame(cells)
 
 # %%
 with run.timer("train_and_score"):
-    gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS, scale=scale)
+    gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
 corpora = show.corpora_frame(cells)
 corpora
 

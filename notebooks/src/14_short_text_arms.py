@@ -44,10 +44,10 @@ from pearl.benchmark.table import TABLE2, tidy
 from pearl.benchmark.tasks import SUITES
 from pearl.experiments import backbones as table4, runs, tables
 from pearl.experiments.runner import ablation_recipes, train_models
-from pearl.provenance import save_table
+from harness.outputs import save_table
 
 scale = run.scale
-profile, size = run.resolve(PROFILE=scale.scaled(PROFILE)), scale.scaled("full")  # "smoke" in a SMOKE run
+profile, size = run.resolve(PROFILE=scale.scaled(PROFILE)), scale.scaled("full")  # pearl's "tiny" in a SMOKE run
 seeds, WORKERS = run.resolve(SEEDS=scale.subset(SEEDS), WORKERS=scale.workers(WORKERS))
 arms, backbones = run.resolve(ARMS=scale.subset(ARMS, 1), BACKBONES=scale.smoke_or(BACKBONES, ["minilm.l0"]))
 sources, recipes = table4.recipes(backbones, table4.phrase_share(None, profile))  # notebook 09's recipes
@@ -57,8 +57,10 @@ sources, recipes = table4.recipes(backbones, table4.phrase_share(None, profile))
 
 # %%
 with run.timer("train"):
-    arm_folders = train_models(ablation_recipes(arms), seeds, profile=profile, workers=WORKERS, scale=scale)
-    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, scale=scale)
+    arm_folders = train_models(ablation_recipes(arms), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
+    train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
+                           rehearsal=scale.rehearsal)
     backbone_folders = runs.recipe_folders(recipes, seeds)
 runs.trained_names({**arm_folders, **backbone_folders})
 

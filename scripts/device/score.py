@@ -21,12 +21,12 @@ def main(argv=None) -> None:
     ap.add_argument("models", nargs="+", help="aliases or model folders (pearl.models.load_model)")
     ap.add_argument("--out", required=True, help="JSON file for the rows")
     ap.add_argument("--datasets", default=",".join(DATASETS), help="comma-separated (default: all nine)")
-    ap.add_argument("--smoke", action="store_true", help="the tasks' smoke-size data (checks the script only)")
+    ap.add_argument("--tiny", action="store_true", help="the tasks' tiny-size data (checks the script only)")
     args = ap.parse_args(argv)
     rows = []
     for m in args.models:
         t0 = time.perf_counter()
-        rows += scoring.run_model(os.path.basename(m.rstrip("/")), load_model(m), args.datasets.split(","), size="smoke" if args.smoke else "full")
+        rows += scoring.run_model(os.path.basename(m.rstrip("/")), load_model(m), args.datasets.split(","), size="tiny" if args.tiny else "full")
         print(f"{m}: {time.perf_counter() - t0:.1f} s", flush=True)
         clean, undefined = nulled(rows)  # strict JSON: a score without seeds has no std (null, said why)
         write_json(args.out, {"git_sha": git_sha(), "rows": clean, "undefined": {

@@ -99,7 +99,7 @@ def main() -> None:
     from pearl.experiments import tables
     from pearl.benchmark.scoring import run_models
     from pearl.experiments.runner import run_summary, train_models
-    from pearl.provenance import save_table
+    from harness.outputs import save_table
     from harness.record import Run
     from pearl.tabular import render
     from pearl.training.profiles import PROFILES

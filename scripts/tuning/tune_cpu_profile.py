@@ -5,7 +5,7 @@ Usage::
     .venv/bin/python scripts/tuning/tune_cpu_profile.py --tag base                      # the profile as is
     .venv/bin/python scripts/tuning/tune_cpu_profile.py --tag lr3e-4 --set lr=3e-4 --set steps=400
     .venv/bin/python scripts/tuning/tune_cpu_profile.py --tag minilm --backbone-only    # the reference row
-    .venv/bin/python scripts/tuning/tune_cpu_profile.py --tag check --backbone-only --size smoke --out /tmp/t.jsonl
+    .venv/bin/python scripts/tuning/tune_cpu_profile.py --tag check --backbone-only --size tiny --out /tmp/t.jsonl
 
 Scoring all nine datasets costs about 20 minutes per model on 2 cores (the retrieval
 dictionaries are 320K names), so variants are compared on a development subset that costs
@@ -19,7 +19,7 @@ One training run is scored several ways without retraining: weight averaging rat
 part's weight in the concatenation (``--grid average:char_weight,...``; average = the share
 of the fine-tuned weights, the rest the backbone's original ones). Each line of
 results/tuning/cpu_profile.jsonl is one (run, averaging, char weight) with its scores
-(``dev_avg`` is their mean). ``--size smoke`` only checks that the script runs: it needs
+(``dev_avg`` is their mean). ``--size tiny`` only checks that the script runs: it needs
 ``--out`` so that its lines never land in the tuning log.
 """
 from __future__ import annotations
@@ -71,8 +71,8 @@ def main() -> None:
     ap.add_argument("--backbone", default="minilm", help="the backbone a --backbone-only row scores (a trained run: --set backbone=...)")
     ap.add_argument("--threads", type=int, default=0)
     ap.add_argument("--out", default=None, help="JSON lines file to append to (default: results/tuning/cpu_profile.jsonl)")
-    ap.add_argument("--size", default="full", choices=("full", "smoke"),
-                    help="task data size (smoke: a small subset for checking the script, not for tuning)")
+    ap.add_argument("--size", default="full", choices=("full", "tiny"),
+                    help="task data size (tiny: a small subset for checking the script, not for tuning)")
     args = ap.parse_args()
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -87,7 +87,7 @@ def main() -> None:
     from pearl.training.train import train
 
     if args.size != "full" and args.out is None:
-        ap.error("--size smoke needs --out: smoke scores do not belong in results/tuning/cpu_profile.jsonl")
+        ap.error("--size tiny needs --out: tiny scores do not belong in results/tuning/cpu_profile.jsonl")
     out = paths.results_dir("tuning") / "cpu_profile.jsonl" if args.out is None else args.out
     inputs = dev_inputs(args.size)
 

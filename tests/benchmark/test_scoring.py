@@ -46,8 +46,8 @@ def test_table2_record_keeps_runs_and_per_model_encoding():
 
 def test_workers_score_the_same(thread_workers):
     folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
-    one = run_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None)
-    two = run_models(folders, size="smoke", datasets=["bird", "turney"], log=lambda _: None, workers=2)
+    one = run_models(folders, size="tiny", datasets=["bird", "turney"], log=lambda _: None)
+    two = run_models(folders, size="tiny", datasets=["bird", "turney"], log=lambda _: None, workers=2)
     cols = ["group", "folder", "dataset", "score"]
     assert [[r[c] for c in cols] for r in one] == [[r[c] for c in cols] for r in two]
     assert [r["group"] for r in one] == ["baseline", "baseline", "again", "again"]
@@ -57,11 +57,11 @@ def test_sets_in_one_pool_score_as_each_set_alone(thread_workers):
     originals = {"a": ["char3gram-jaccard"]}
     trained = {"a": ["char3gram-jaccard", "glove"], "b": ["glove"]}  # group names shared across sets
     logged = []
-    both = run_model_sets({"originals": originals, "trained": trained, "control": {}}, size="smoke",
+    both = run_model_sets({"originals": originals, "trained": trained, "control": {}}, size="tiny",
                           datasets=["bird"], log=logged.append, workers=2)
     cols = ["group", "folder", "model", "dataset", "score"]
     for name, groups in (("originals", originals), ("trained", trained)):
-        alone = run_models(groups, size="smoke", datasets=["bird"], log=lambda _: None)
+        alone = run_models(groups, size="tiny", datasets=["bird"], log=lambda _: None)
         assert [[r[c] for c in cols] for r in both[name]] == [[r[c] for c in cols] for r in alone]
     assert both["control"] == [] and sum("scored in a worker process" in line for line in logged) == 4
 
@@ -69,14 +69,14 @@ def test_sets_in_one_pool_score_as_each_set_alone(thread_workers):
 def test_workers_pass_the_scorers_log_back(thread_workers):
     folders = {"baseline": ["char3gram-jaccard"], "again": ["char3gram-jaccard"]}
     logged = []
-    run_models(folders, size="smoke", datasets=["bird"], log=logged.append, workers=2)
+    run_models(folders, size="tiny", datasets=["bird"], log=logged.append, workers=2)
     assert any("bird" in line for line in logged) and sum("scored in a worker process" in line for line in logged) == 2
 
 
 def test_the_short_text_suite_gives_one_row_per_model_and_set(thread_workers):
     folders = {"baseline": ["glove"], "again": ["glove"]}
     logged = []
-    out = pd.DataFrame(run_models(folders, size="smoke", datasets=SUITES["table2"], log=logged.append, workers=2))
+    out = pd.DataFrame(run_models(folders, size="tiny", datasets=SUITES["table2"], log=logged.append, workers=2))
     assert list(out.groupby("group", sort=False).size()) == [4, 4] and set(out["dataset"]) == set(short_text.SETS)
     assert out[out["group"] == "again"]["score"].tolist() == out[out["group"] == "baseline"]["score"].tolist()
     assert sum("scored in a worker process" in line for line in logged) == 2

@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 import pytest
+from harness.scale import SMOKE
 from pearl import data
 from pearl.benchmark import classifier, scoring, short_text, table
 from pearl.benchmark.tasks import SUITES
@@ -99,7 +100,7 @@ def test_a_missing_file_names_pearl_data(monkeypatch, tmp_path):
 def test_an_unknown_split_or_size_is_refused():
     with pytest.raises(ValueError, match="train, valid, test"):
         short_text.read_atis("dev")
-    with pytest.raises(ValueError, match="'full', 'sweep', 'smoke'"):
+    with pytest.raises(ValueError, match="'full', 'sweep', 'tiny'"):
         short_text.build("exact")
 
 
@@ -178,10 +179,11 @@ def _rows(model, score):
 
 def test_report_adds_the_seed_mean_beside_the_papers_rows(scratch_output):
     tbl, md = table.report(_rows("pearl-minilm-seed0", 60.0) + _rows("pearl-minilm-seed1", 70.0) + _rows("glove", 50.0),
-                           table.TABLE2, ["pearl-minilm-seed0", "pearl-minilm-seed1"], smoke=True)
+                           table.TABLE2, ["pearl-minilm-seed0", "pearl-minilm-seed1"], guard=SMOKE.guard)
     mean = tbl[tbl["model"] == "PEARL (ours, MiniLM backbone)"].set_index("dataset")
     assert mean.loc["atis_l", "score"] == 65.0 and mean.loc["atis_l", "std"] == pytest.approx(math.sqrt(50))
-    assert md.startswith("**SMOKE") and "| PEARL-small (40M) | paper | 72.8 ± 0.2 | 78.5 ± 0.5 | 93.7 ± 0.5 | 96.7 ± 0.1 |" in md and "| PEARL seed 1 (MiniLM backbone) |" in md
+    assert (scratch_output / "results" / "table2.md").read_text().startswith("**SMOKE")
+    assert "| PEARL-small (40M) | paper | 72.8 ± 0.2 | 78.5 ± 0.5 | 93.7 ± 0.5 | 96.7 ± 0.1 |" in md and "| PEARL seed 1 (MiniLM backbone) |" in md
     assert "average" not in set(tbl["dataset"]) and "| Δ" not in md  # Table 2 has no Avg column, so no delta row
     assert "SMOKE" in (scratch_output / "results" / "table2.tex").read_text()
 
@@ -189,7 +191,7 @@ def test_report_adds_the_seed_mean_beside_the_papers_rows(scratch_output):
 def test_a_model_without_vectors_gets_a_row_saying_so():
     from pearl.backbones.baselines import CharJaccard
 
-    rows = scoring.run_model("char3gram-jaccard", CharJaccard(), ["atis_s"], size="smoke", log=lambda _: None)
+    rows = scoring.run_model("char3gram-jaccard", CharJaccard(), ["atis_s"], size="tiny", log=lambda _: None)
     assert math.isnan(rows[0]["score"]) and "needs phrase vectors" in rows[0]["note"]
 
 
@@ -198,7 +200,7 @@ def test_the_short_text_sets_are_tasks_scored_and_reused_like_table1s(monkeypatc
     from pearl.models import load_model
 
     monkeypatch.setenv(ENV, str(tmp_path / "cache.sqlite"))  # a cache of its own: nothing scored yet
-    glove, quiet = load_model("glove"), dict(size="smoke", log=lambda _: None)
+    glove, quiet = load_model("glove"), dict(size="tiny", log=lambda _: None)
     sets = ["atis_s", "atis_l"]
     first = scoring.run_model("glove", glove, sets, **quiet)
     again = scoring.run_model("glove", glove, sets, **quiet)

@@ -86,7 +86,7 @@ def test_a_damaged_pool_file_is_rebuilt_not_read(fake_reference):
 def test_sweep_ppdb_takes_every_pair_and_table1_adds_the_paper_probe():
     sweep, full = TASKS["ppdb_filtered"].load("sweep"), TASKS["ppdb_filtered"].load("full")
     assert sweep["pairs"] == full["pairs"] == read_ppdb(True) and sweep["seeds"] == SWEEP["probe_seeds"]
-    assert full["paper_probe"] and "paper_probe" not in sweep and TASKS["ppdb"].load("smoke")["paper_probe"]
+    assert full["paper_probe"] and "paper_probe" not in sweep and TASKS["ppdb"].load("tiny")["paper_probe"]
 
 
 def test_sweep_autofj_keeps_every_table_and_pools_each(fake_reference):
@@ -114,7 +114,7 @@ class Recorder:
 @pytest.mark.parametrize("name", list(TASKS))
 def test_texts_cover_everything_the_evaluator_encodes(name):
     recorder = Recorder()
-    inputs = TASKS[name].load("smoke")
+    inputs = TASKS[name].load("tiny")
     TASKS[name].run(Encoder(name="fake", dim=8, fn=recorder), inputs=inputs)
     assert recorder.seen <= set(TASKS[name].texts(inputs))
 

@@ -70,7 +70,8 @@ def test_a_full_size_ledger_refuses_a_smoke_record_naming_it(tmp_path):
     """Before: notebook 12 at full size, given results whose 08_ablations.json is a SMOKE record, read
     it as evidence, exited 0 and changed the verdict counts without saying SMOKE. Now the ledger stops,
     naming the file and the fix; a SMOKE ledger reads it and says its scale."""
-    from pearl import outputs
+    from harness import outputs
+    from harness.scale import FULL, SMOKE
     from pearl.claims import report
 
     folder = _copy_results(tmp_path)
@@ -78,14 +79,15 @@ def test_a_full_size_ledger_refuses_a_smoke_record_naming_it(tmp_path):
     record["parameters"]["SMOKE"] = True
     (folder / "08_ablations.json").write_text(json.dumps(record))
     with pytest.raises(outputs.SmokeInput, match=rf"{folder}/08_ablations\.json holds a SMOKE output.*RESULTS_FROM"):
-        report.build(ours.Results(folder))
-    smoke = ours.Results(folder, smoke=True)
+        report.build(ours.Results(folder, guard=FULL.guard))
+    smoke = ours.Results(folder, guard=SMOKE.guard)
     ours.ablation(smoke, "no-char-aug", "average")
     assert [s["scale"] for s in smoke.sources()] == ["smoke"]
 
 
 def test_a_smoke_table_is_refused_too(tmp_path):
-    from pearl import outputs
+    from harness import outputs
+    from harness.scale import FULL
 
     folder = _copy_results(tmp_path)
     import pandas as pd
@@ -93,15 +95,16 @@ def test_a_smoke_table_is_refused_too(tmp_path):
     table = folder / "table1.csv"
     pd.read_csv(table).assign(smoke=True).to_csv(table, index=False)  # as save_table writes a SMOKE table
     with pytest.raises(outputs.SmokeInput, match=rf"{table} holds a SMOKE output"):
-        ours.value(ours.Results(folder), "glove", "ppdb")
+        ours.value(ours.Results(folder, guard=FULL.guard), "glove", "ppdb")
 
 
 def test_the_ledger_lists_every_file_it_read_with_its_commit_and_scale():
     """A record names its own commit; a table the commit of the record of the notebook that wrote it;
     a text log none. Paths are from the repository root (no machine path in claims.json)."""
+    from harness.scale import FULL
     from pearl import paths
 
-    res = ours.Results()
+    res = ours.Results(guard=FULL.guard)  # the harness's guard says each file's scale
     ours.ablation(res, "no-char-aug", "average")
     ours.value(res, "glove", "ppdb")
     ours.hard_negative_cost(res)

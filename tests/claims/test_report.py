@@ -25,12 +25,13 @@ def test_saved_json_is_strict_with_unreachable_power(tmp_path, monkeypatch):
 def test_claims_json_keeps_the_file_commit_and_scale_of_every_source(tmp_path, monkeypatch):
     import json
 
+    from harness.scale import FULL
     from pearl.claims import ours
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    results = ours.Results()
+    results = ours.Results(guard=FULL.guard)
     table = report.build(results)
-    report.save(table, sources=results.sources())
+    report.save(table, guard=FULL.guard, sources=results.sources())
     body = json.loads((tmp_path / "results" / "claims.json").read_text())
     files = [s["file"] for s in body["sources"]]
     assert "results/08_ablations.json" in files and "results/table1.csv" in files and files == sorted(files)

@@ -1,13 +1,16 @@
 """The corpus file: rows, labels, where it comes from, and a clear error when it is missing."""
 import pytest
 from pearl.corpus import store
+from pearl.guard import Guard
 
 
 def test_corpus_says_where_it_comes_from(tmp_path):
     path = store.write_corpus([("in time", "PP-OTHER", 2, "wikipedia")], tmp_path / "phrases.tsv",
                            about={"corpus": "wikipedia", "description": "every 30th article"})
-    assert store.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article", "smoke": False}
-    assert store.read_about(store.write_corpus([], tmp_path / "other" / "phrases.tsv", smoke=True)) == {"smoke": True}
+    assert store.read_about(path) == {"corpus": "wikipedia", "description": "every 30th article"}
+    noted = Guard()
+    noted.note = {"by": "the caller"}  # what a caller's guard records, pearl writes as given
+    assert store.read_about(store.write_corpus([], tmp_path / "other" / "phrases.tsv", guard=noted)) == {"by": "the caller"}
 
 
 def test_corpus_round_trip_and_missing_file(tmp_path):

@@ -4,7 +4,6 @@ from collections import Counter
 import pytest
 from pearl import wikipedia
 from pearl.corpus import build, summary
-from pearl.scale import REHEARSAL, SMOKE
 
 
 def test_corpus_name_and_sample():
@@ -14,11 +13,11 @@ def test_corpus_name_and_sample():
     assert summary.wikipedia_sample("cpu") == build.PROFILE_SAMPLES["cpu"]
     assert summary.wikipedia_sample("cpu", max_articles=5) == wikipedia.Sample(stride=30, max_articles=5)
     assert summary.wikipedia_sample("gpu", stride=7) == wikipedia.Sample(stride=7)
-    assert summary.wikipedia_sample("gpu", scale=SMOKE) == build.PROFILE_SAMPLES["smoke"]
-    assert summary.wikipedia_sample("gpu", scale=REHEARSAL).max_articles == summary.REHEARSAL_ARTICLES
-    assert summary.training_corpus("gpu", scale=SMOKE) == summary.PROFILE_CORPUS["smoke"]
-    assert (summary.build_processes("cpu", 4), summary.build_processes("cpu", 4, SMOKE),
-            summary.build_processes("gpu", 4, REHEARSAL)) == (4, 1, 2)
+    assert summary.wikipedia_sample("tiny") == build.PROFILE_SAMPLES["tiny"]
+    assert summary.wikipedia_sample("gpu", first_articles=summary.REHEARSAL_ARTICLES) == \
+        wikipedia.Sample(stride=1, max_articles=summary.REHEARSAL_ARTICLES)
+    assert summary.training_corpus("tiny") == summary.PROFILE_CORPUS["tiny"] == "wikitext2"
+    assert (summary.build_processes("cpu", 4), summary.build_processes("tiny", 4), summary.build_processes("cpu")) == (4, 1, 2)
 
 
 def test_lines_filters_and_labels():
@@ -55,10 +54,10 @@ def test_wordnet_rows_about_and_sources():
 
     assert summary.wordnet_rows(False, False, timer) == [] and timed == []
     sample = wikipedia.Sample(stride=30)
-    about = summary.corpus_about("wikitext2", True, False, 1, 2, sample)
-    assert about == {"corpus": "wikitext2", "wordnet": True, "smoke": False,
+    about = summary.corpus_about("wikitext2", True, 1, 2, sample)
+    assert about == {"corpus": "wikitext2", "wordnet": True,
                      "description": "WikiText-2 valid + test, min freq 1 + WordNet multi-word lemmas", "sample": None}
-    wiki = summary.corpus_about("wikipedia", False, True, 1, 2, sample)
+    wiki = summary.corpus_about("wikipedia", False, 1, 2, sample)
     assert wiki["description"] == f"{sample.describe()}, min freq 2" and wiki["sample"] == sample.as_dict()
     assert (summary.wordnet_source(True), summary.wordnet_source(False)) == (summary.WORDNET_SOURCE, None)
     rows = [("a", "NP-OTHER", 1, "wikitext2"), ("b", "VP-OTHER", 0, "wordnet"), ("c", "NP-OTHER", 2, "wikitext2")]

@@ -41,8 +41,7 @@ def test_writes_what_the_pieces_make(tmp_path, monkeypatch, minilm):
     words = vocabulary(PHRASES)
     assert tables.wordnet == wordnet_table(words) and tables.glove == glove_neighbours(words, threshold=0.85, vocab_size=100_000)
     assert tables.paraphrases == OfflineParaphraser().paraphrase_many(PHRASES)
-    assert tables.meta == {"glove_threshold": 0.85, "glove_vocab": 100_000, "paraphraser": "offline", "phrases": 15,
-                           "smoke": False}
+    assert tables.meta == {"glove_threshold": 0.85, "glove_vocab": 100_000, "paraphraser": "offline", "phrases": 15}
     alone, _ = hn.mine(PHRASES, minilm, k=2, tables=tables, max_distance=0.5, anchors=5)
     assert negatives == alone and stats["anchors"] == 5 and set(negatives) <= set(PHRASES[:5])
     back = load_tables(tmp_path / "augment")  # what training reads back

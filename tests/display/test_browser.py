@@ -163,7 +163,7 @@ def test_after_make_model_the_page_ranks_with_pearl_beside_its_backbone(tmp_path
     from playwright.sync_api import sync_playwright
 
     needs_browser()
-    built = subprocess.run([sys.executable, "-m", "pearl.experiments.one_model", "--smoke"], cwd=ROOT,
+    built = subprocess.run([sys.executable, "-m", "harness.model", "--smoke"], cwd=ROOT,
                            env=dict(os.environ, PEARL_OUTPUT=str(tmp_path)), capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     pearl = model_label("pearl-minilm-seed0")

@@ -52,7 +52,7 @@ def test_figure1_table_marks_aliases_first_from_the_ranks(minilm):
     md = render(figure1.figure1_markdown(table), "md")
     assert "**NYTimes**" in md and "All aliases ranked first" in md
     fig = figure1.plot_figure1(table)
-    written = save_figure(fig, "figure1_test", smoke=False)
+    written = save_figure(fig, "figure1_test")
     assert all(p.stat().st_size > 1000 for p in written)
 
 

@@ -17,13 +17,16 @@ def test_model_cards_get_their_table1_row(tmp_path):
     folder = tmp_path / "pearl-minilm-seed0"
     folder.mkdir()
     (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=False)
+    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder])
     card = (folder / "README.md").read_text()
     assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card
 
 
 def test_a_smoke_run_leaves_model_cards_alone(tmp_path):
+    """Notebook 04 passes no folders at SMOKE size (``scale.smoke_or(pearl_dirs, [])``)."""
+    from harness.scale import SMOKE
+
     folder = tmp_path / "pearl-minilm-seed0"
     folder.mkdir()
-    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder], smoke=True)
+    update_cards(_table1_rows("pearl-minilm-seed0", 61.25), SMOKE.smoke_or([folder], []))
     assert not (folder / "README.md").exists()

@@ -26,10 +26,9 @@ def test_points_take_each_folders_bird_score_and_best_takes_the_seed_mean():
 
 
 def test_label_curve_adds_the_fully_labelled_models_at_share_one():
-    from pearl.scale import SMOKE
 
     assert curves.label_shares([0.01, 0.1, 1.0]) == [0.01, 0.1]
-    assert curves.label_shares([0.01, 0.1, 1.0], SMOKE) == [0.01]
+    assert curves.label_shares([0.01, 0.1, 1.0], 1) == [0.01]
     pause = curves.pause_recipes([0.05])
     assert pause[0.05].method == "pause" and pause[0.05].config == {"label_share": 0.05}
     assert curves.by_share({pause[0.05].name: ["f"]}, pause) == {0.05: ["f"]}

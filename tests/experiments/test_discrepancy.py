@@ -89,16 +89,14 @@ def test_designs_and_their_folders():
         d.cells("all")
 
 
-def test_smoke_budget_stays_tiny():
-    from pearl.scale import SMOKE
-
-    assert d.design("reduced", SMOKE) == d.smoke_cells() and d.design("reduced") == d.cells("reduced")
+def test_tiny_budget_stays_tiny():
+    assert d.design("reduced", "tiny") == d.tiny_cells() and d.design("reduced") == d.cells("reduced")
     with pytest.raises(ValueError, match="unknown design"):
-        d.design("big", SMOKE)
-    assert d.budget_config("10x", smoke=True) == {"steps": 8} and d.budget_config("cpu", smoke=True) == {}
-    assert d.smoke_cells()[2].recipe().config == {"steps": 8}  # a SMOKE cell's budget stays tiny
+        d.design("big", "tiny")
+    assert d.budget_config("10x", tiny=True) == {"steps": 8} and d.budget_config("cpu", tiny=True) == {}
+    assert d.tiny_cells()[2].recipe().config == {"steps": 8}  # a tiny cell's budget stays tiny
     with pytest.raises(ValueError, match="choose from cpu, 10x"):
-        d.budget_config("huge", smoke=True)
+        d.budget_config("huge", tiny=True)
 
 
 def test_views_and_seconds_come_from_each_trained_folder(tmp_path, monkeypatch):

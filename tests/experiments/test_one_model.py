@@ -1,4 +1,4 @@
-"""make model (pearl.experiments.one_model): notebook 01's settings, a missing data folder named with
+"""make model (pearl.experiments.one_model, its command line harness.model): notebook 01's settings, a missing data folder named with
 its fix, the explorer's build skipped when a model exists, and at SMOKE size a whole build, then a
 second one that reuses every stage and says so."""
 import json
@@ -7,6 +7,7 @@ import pytest
 
 from conftest import ROOT, needs_wordnet, notebook_parameters
 from pearl import paths
+from harness import model as make_model
 from pearl.experiments import one_model
 from pearl.models import load_model
 
@@ -19,7 +20,7 @@ def test_notebook_01_declares_the_settings():
 def test_a_missing_shared_data_folder_is_named_with_the_fix(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(paths, "ROOT", tmp_path / "clone")
     monkeypatch.delenv(paths.DATA_ENV, raising=False)
-    assert one_model.main([]) == 2
+    assert make_model.main([]) == 2
     err = capsys.readouterr().err
     assert str(tmp_path / "shared" / "data") in err and "does not exist" in err
     assert f"set {paths.DATA_ENV}=" in err  # the fix
@@ -39,10 +40,10 @@ def test_the_explorer_builds_nothing_when_a_pearl_model_exists(tmp_path, monkeyp
     monkeypatch.setenv(paths.DATA_ENV, str(tmp_path / "nowhere"))  # a build would fail on it
     (tmp_path / "models" / "pearl-minilm-seed0").mkdir(parents=True)
     (tmp_path / "models" / "pearl-minilm-seed0" / "pearl.json").write_text("{}")
-    assert one_model.main(["--if-missing"]) == 0
+    assert make_model.main(["--if-missing"]) == 0
     assert "PEARL model found: pearl-minilm-seed0" in capsys.readouterr().out
     (tmp_path / "models" / "pearl-minilm-seed0" / "pearl.json").unlink()
-    assert one_model.main(["--if-missing"]) == 2  # none: it builds, and the data folder stops it
+    assert make_model.main(["--if-missing"]) == 2  # none: it builds, and the data folder stops it
 
 
 def test_the_report_says_what_was_built_and_where(tmp_path):
@@ -60,7 +61,7 @@ def test_a_smoke_build_then_a_second_that_reuses_every_stage(tmp_path, monkeypat
     """The three stages at SMOKE size into a scratch root (about a minute), then again: nothing is built."""
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     record_file = tmp_path / "make_model.json"
-    assert one_model.main(["--smoke", "--record", str(record_file)]) == 0
+    assert make_model.main(["--smoke", "--record", str(record_file)]) == 0
     first = capsys.readouterr().out
     folder = tmp_path / "models" / "pearl-minilm-seed0"
     record = json.loads((folder / one_model.RECORD).read_text())
@@ -70,7 +71,7 @@ def test_a_smoke_build_then_a_second_that_reuses_every_stage(tmp_path, monkeypat
     assert "[3/3] model" in first and f"== PEARL model: {folder}" in first
     load_model(folder, device="cpu", cache=False)  # the record beside it leaves the folder verifiable
 
-    assert one_model.main(["--smoke", "--record", str(record_file)]) == 0
+    assert make_model.main(["--smoke", "--record", str(record_file)]) == 0
     second = capsys.readouterr().out
     assert f"reuse {tmp_path / 'data' / 'derived' / 'phrases.tsv'}" in second
     assert "reuse pearl-minilm-seed0" in second and "nothing to build" in second

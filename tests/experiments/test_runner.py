@@ -5,7 +5,9 @@ import os
 import pytest
 
 import pearl.workers
+from harness.scale import SMOKE
 from pearl import paths
+from pearl.guard import Guard
 from pearl.experiments import runner
 from pearl.experiments.runner import Recipe, ablation, train_models
 
@@ -29,7 +31,7 @@ def fake_training(monkeypatch, tmp_path):
         corpus = [r for r in CORPUS if r[0] in NEGS] if anchors_only else CORPUS
         return corpus, NEGS, {}
 
-    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None, smoke=False):
+    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None, guard=None):
         calls.append({"folder": out_dir.name, "corpus": corpus, "negs": negs, "cfg": cfg})
         out_dir.mkdir(parents=True, exist_ok=True)
         (out_dir / "pearl.json").write_text(json.dumps({"train_config": {}, **(extra or {})}))
@@ -59,7 +61,7 @@ def test_a_changed_recipe_or_corpus_retrains(fake_training):
     train_models([Recipe(name="x", augment=(0.0, 1.0, 1.0))], [0], profile="gpu", log=lambda _: None)
     assert len(fake_training) == 4  # a rebuilt corpus
     with pytest.raises(FileExistsError, match=r"pearl-minilm-x-seed0 holds a full-size output .*pearl.json says its scale\) and this is a SMOKE run"):
-        train_models([Recipe(name="x")], [0], profile="smoke", log=lambda _: None)  # never over a full model
+        train_models([Recipe(name="x")], [0], profile="tiny", log=lambda _: None, guard=SMOKE.guard)  # never over a full model
     assert len(fake_training) == 4
 
 
@@ -136,24 +138,20 @@ def test_workers_wait_on_no_backbone_being_built(monkeypatch):
     assert runner._worker_order(jobs) == jobs  # nothing to build: the plan's order
 
 
-def test_a_smoke_profile_call_is_a_smoke_run(fake_training, monkeypatch):
-    """Called directly with profile="smoke" and no scratch PEARL_OUTPUT, the runner writes under
-    smoke-output/, never into the repository's models/, and leaves the process as it found it."""
-    import pearl.training.export as export
+def test_the_output_root_is_a_value_passed_down(fake_training, tmp_path):
+    """Before: a smoke-profile call rebuilt its scale and called itself again inside a block that
+    rewrote $PEARL_OUTPUT. Now the caller passes ``root``: every folder goes under it, the guard sees
+    them there, and the environment is never written."""
+    seen, before = [], os.environ["PEARL_OUTPUT"]
 
-    monkeypatch.delenv("PEARL_OUTPUT")
-    roots = []
-    monkeypatch.setattr(runner, "_stored_key", lambda folder: roots.append(folder) and None)
+    class Seen(Guard):
+        def check(self, targets):
+            seen.extend(targets)
 
-    def stop(folder, smoke):
-        assert smoke, "a smoke-profile call is a SMOKE run"
-        raise RuntimeError(f"would write {folder}")
-
-    monkeypatch.setattr(export, "refuse_full", stop)  # stop before anything is written
-    with pytest.raises(RuntimeError, match=f"would write {paths.ROOT / paths.SMOKE_ROOT}/models/pearl-minilm-seed0"):
-        train_models([ablation("")], [0], profile="smoke", log=lambda _: None)
-    assert roots and all(f.is_relative_to(paths.ROOT / paths.SMOKE_ROOT) for f in roots)
-    assert "PEARL_OUTPUT" not in os.environ and paths.output_root() == paths.ROOT  # the root as it found it
+    out = train_models([ablation("")], [0], profile="tiny", log=lambda _: None, guard=Seen(), root=tmp_path / "elsewhere")
+    assert out[""] == [tmp_path / "elsewhere" / "models" / "pearl-minilm-seed0"] == seen
+    assert (tmp_path / "elsewhere" / "models" / "pearl-minilm-seed0" / "pearl.json").is_file()
+    assert os.environ["PEARL_OUTPUT"] == before and not (tmp_path / "models" / "pearl-minilm-seed0").exists()
 
 
 def test_recipe_lists_of_the_ablation_and_method_notebooks():

@@ -4,6 +4,7 @@ import os
 from pathlib import Path
 
 import pytest
+from harness.scale import SMOKE_ROOT
 from pearl import paths
 from harness.params import ParameterError, check_params, injected
 
@@ -46,10 +47,10 @@ def test_a_smoke_run_never_writes_into_the_repository(monkeypatch):
 
     monkeypatch.delenv("PEARL_OUTPUT", raising=False)
     start("unit_params", _papermill_namespace(SMOKE=True), DECLARED, env={})
-    assert paths.output_root() == ROOT / paths.SMOKE_ROOT
+    assert paths.output_root() == ROOT / SMOKE_ROOT
     monkeypatch.setenv("PEARL_OUTPUT", str(ROOT))  # whatever the reader sets
     start("unit_params", _papermill_namespace(SMOKE=True), DECLARED, env={})
-    assert paths.output_root() == ROOT / paths.SMOKE_ROOT
+    assert paths.output_root() == ROOT / SMOKE_ROOT
     monkeypatch.delenv("PEARL_OUTPUT")
     start("unit_params", _papermill_namespace(SMOKE=False), DECLARED, env={})
     assert paths.output_root() == ROOT

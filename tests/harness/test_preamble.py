@@ -6,7 +6,7 @@ import pytest
 from pearl import paths
 from harness.params import ParameterError
 from harness.preamble import REHEARSAL_ENV, requested_scale, start
-from pearl.scale import FULL, REHEARSAL, SMOKE
+from harness.scale import FULL, REHEARSAL, SMOKE, SMOKE_ROOT
 
 DECLARED = {"SMOKE": bool, "PROFILE": str, "SEEDS": list}
 
@@ -23,9 +23,9 @@ def test_resolved_values_are_recorded_in_place_of_the_given_ones(scratch_output)
     run = start("unit_preamble", {"SMOKE": True, "PROFILE": "cpu", "SEEDS": [0, 1, 2]}, DECLARED, env={})
     assert run.scale == SMOKE
     profile, seeds = run.resolve(PROFILE=run.scale.scaled("cpu"), SEEDS=run.scale.subset([0, 1, 2]))
-    assert (profile, seeds) == ("smoke", [0, 1]) and run.resolve(extra=3) == 3
+    assert (profile, seeds) == ("tiny", [0, 1]) and run.resolve(extra=3) == 3
     record = json.loads(run.save(metrics={}).read_text())
-    assert record["parameters"] == {"SMOKE": True, "PROFILE": "smoke", "SEEDS": [0, 1], "extra": 3}
+    assert record["parameters"] == {"SMOKE": True, "PROFILE": "tiny", "SEEDS": [0, 1], "extra": 3}
     assert list(record)[:4] == ["SMOKE", "notebook", "parameters", "metrics"]
     assert {"timings_s", "wall_time_s", "provenance"} <= set(record)
 
@@ -42,7 +42,7 @@ def test_a_smoke_start_moves_the_output_root_out_of_the_repository(monkeypatch):
     start("unit_preamble", {"SMOKE": False}, {"SMOKE": bool}, env={})
     assert paths.output_root() == paths.ROOT
     start("unit_preamble", {"SMOKE": True}, {"SMOKE": bool}, env={})
-    assert paths.output_root() == paths.ROOT / paths.SMOKE_ROOT  # and the workers it starts inherit it
+    assert paths.output_root() == paths.ROOT / SMOKE_ROOT  # and the workers it starts inherit it
     monkeypatch.setenv("PEARL_OUTPUT", str(paths.ROOT))  # whatever the reader sets
     start("unit_preamble", {"SMOKE": True}, {"SMOKE": bool}, env={})
-    assert paths.output_root() == paths.ROOT / paths.SMOKE_ROOT
+    assert paths.output_root() == paths.ROOT / SMOKE_ROOT

@@ -20,7 +20,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from pearl import paths
 from harness import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,17 +34,16 @@ def smoke_outputs(out: Path, claims: bool = True) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from pearl.provenance import save_figure, save_table
+    from harness.outputs import save_figure, save_table
 
-    with paths.output_at(out):
-        save_table(pd.DataFrame({"recipe": ["PEARL"], "Average": [1.0]}), "table3", smoke=True)
-        if claims:
-            save_table(pd.DataFrame({"claim": ["PEARL beats MiniLM"], "verdict": ["holds"]}), "claims", smoke=True)
-        fig, ax = plt.subplots(figsize=(12, 4))  # wider than the page: the figures page shows it enlarged on a click
-        ax.plot([0, 1], [0, 1])
-        save_figure(fig, "figure1", smoke=True)
-        plt.close(fig)
-        (out / "results" / "04_benchmark.json").write_text(json.dumps({"SMOKE": "smoke-size run on tiny subsets"}))
+    save_table(pd.DataFrame({"recipe": ["PEARL"], "Average": [1.0]}), "table3", smoke=True, root=out)
+    if claims:
+        save_table(pd.DataFrame({"claim": ["PEARL beats MiniLM"], "verdict": ["holds"]}), "claims", smoke=True, root=out)
+    fig, ax = plt.subplots(figsize=(12, 4))  # wider than the page: the figures page shows it enlarged on a click
+    ax.plot([0, 1], [0, 1])
+    save_figure(fig, "figure1", smoke=True, root=out)
+    plt.close(fig)
+    (out / "results" / "04_benchmark.json").write_text(json.dumps({"SMOKE": "smoke-size run on tiny subsets"}))
     return out
 
 

@@ -121,17 +121,20 @@ def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp
     import shutil
 
     model, tok, full = exported
-    smoke = export(model, tok, tmp_path / "pearl-tiny-smoke", labels=LABELS, smoke=True)
-    assert json.loads((smoke / "pearl.json").read_text())["SMOKE"].startswith("SMOKE run")
+    from harness.scale import SMOKE
+
+    smoke = export(model, tok, tmp_path / "pearl-tiny-smoke", labels=LABELS, guard=SMOKE.guard)
+    info = json.loads((smoke / "pearl.json").read_text())  # what the harness's guard notes, pearl writes as given
+    assert info["smoke"] is True and info["note"].startswith("SMOKE run")
     assert "**SMOKE run" in (smoke / "README.md").read_text()
-    export(model, tok, smoke, labels=LABELS, smoke=True)  # a smoke folder may be rewritten by a smoke run
+    export(model, tok, smoke, labels=LABELS, guard=SMOKE.guard)  # a smoke folder may be rewritten by a smoke run
     copy = shutil.copytree(full, tmp_path / "full")
     with pytest.raises(FileExistsError, match=r"full.*pearl\.json says its scale\) and this is a SMOKE run"):
-        export(model, tok, copy, labels=LABELS, smoke=True)
+        export(model, tok, copy, labels=LABELS, guard=SMOKE.guard)
     before = {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()}
     info = copy / "pearl.json"
     info.write_text(info.read_text()[:40])  # cut short: its scale cannot be told, so it is refused too
     before[info] = info.read_bytes()
     with pytest.raises(ValueError, match=r"pearl.json is not valid JSON .*cannot be told.*scratch folder"):
-        export(model, tok, copy, labels=LABELS, smoke=True)
+        export(model, tok, copy, labels=LABELS, guard=SMOKE.guard)
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before

@@ -215,7 +215,7 @@ def test_the_defaults_and_every_profile_pass_the_range_checks():
     from pearl.training.profiles import config_for
 
     TrainConfig()
-    for profile in ("smoke", "cpu", "gpu"):
+    for profile in ("tiny", "cpu", "gpu"):
         for objective in OBJECTIVES:
             config_for(profile, objective=objective)
 

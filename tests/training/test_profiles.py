@@ -39,7 +39,7 @@ def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
     assert [p.name for p in profiles.table1_folders(None, "gpu")] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
     assert [p.name for p in profiles.table1_folders("*no-char*", "cpu")] == ["pearl-minilm-no-char-aug-seed0"]
     assert profiles.table1_folders("", "gpu") == []
-    cfg, _ = config_for("smoke")
+    cfg, _ = config_for("tiny")
     summary = profiles.data_summary([("a", "NP"), ("b", "NP"), ("c", "VP")], {"a": ["b"], "c": []}, cfg)
     assert summary == {"phrases": 3, "labels used": 2, "phrases with hard negatives": 2, "steps per seed": 4,
                        "batch size": 8, "lr": 1e-4}
@@ -47,14 +47,14 @@ def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
 
 
 def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its_sizes(monkeypatch):
-    from pearl.scale import REHEARSAL as REHEARSAL_SCALE, SMOKE
     from pearl.training.profiles import REHEARSAL, config_for
 
     cfg, data = config_for("gpu")
     assert (cfg.steps, cfg.epochs, cfg.batch_size, cfg.lr, cfg.gamma, cfg.decay_every) == (None, 2, 512, 3e-5, 0.98, 2000)
     assert data == {"max_phrases": None, "anchors_only": False} and cfg.num_workers > 0
-    assert config_for("gpu", SMOKE)[0].batch_size == 512  # a SMOKE run that is no rehearsal: the profile as it is
-    small, data = config_for("gpu", REHEARSAL_SCALE)
+    assert config_for("gpu", False)[0].batch_size == 512  # no rehearsal: the profile as it is
+    assert config_for("cpu", True)[0].batch_size == 32  # a rehearsal changes the gpu profile alone
+    small, data = config_for("gpu", rehearsal=True)
     assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
     assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
     assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins
@@ -63,20 +63,23 @@ def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its
 @pytest.mark.parametrize("smoke_part", ["corpus", "augment", "hard_negatives"])
 def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part):
     """Before: a full-size run trained on a SMOKE corpus (117 phrases) without a word. Now each
-    SMOKE part of the training data stops it, naming the file and how to make full-size data; a
-    SMOKE run still reads them."""
-    from pearl import outputs, paths
+    SMOKE part of the training data stops it (the harness's guard, which notebooks pass), naming the
+    file and how to make full-size data; a SMOKE run still reads them."""
+    from harness import outputs
+    from harness.outputs import ScaleGuard
+    from harness.scale import FULL, SMOKE
+    from pearl import paths
     from pearl.corpus import augment, hard_negatives, store
     from pearl.corpus.phrases import LABELS
     from pearl.training.profiles import load_training_data
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
-    store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], smoke=smoke_part == "corpus")
-    augment.save_tables(augment.AugmentTables(), smoke=smoke_part == "augment")
-    hard_negatives.write_hard_negatives({"the war": ["the way"]}, smoke=smoke_part == "hard_negatives")
+    store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], guard=ScaleGuard(smoke_part == "corpus"))
+    augment.save_tables(augment.AugmentTables(), guard=ScaleGuard(smoke_part == "augment"))
+    hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=ScaleGuard(smoke_part == "hard_negatives"))
     named = {"corpus": "phrases.tsv", "augment": "augment/meta.json", "hard_negatives": "hard_negatives.json"}[smoke_part]
     with pytest.raises(outputs.SmokeInput, match=rf"{paths.derived_dir(named)} holds a SMOKE output.*full-size run.*"
                                                  r"01_data_building\.ipynb and 02_augmentation\.ipynb at full size"):
-        load_training_data()
-    corpus, negs, _ = load_training_data(smoke=True)
+        load_training_data(guard=FULL.guard)
+    corpus, negs, _ = load_training_data(guard=SMOKE.guard)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}

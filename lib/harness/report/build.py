@@ -31,7 +31,7 @@ from pathlib import Path
 from pearl import paths, tabular
 from pearl.atomic import write_atomic
 from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, timings
-from pearl.outputs import read_record
+from pearl.provenance import read_record
 from .common import no_result, pick, results, strict
 
 TEMPLATE = Path(__file__).with_name("template.md")

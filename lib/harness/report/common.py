@@ -15,7 +15,10 @@ import numbers
 from pathlib import Path
 from typing import Callable, Sequence
 
-from pearl import outputs, paths
+from pearl import paths
+from pearl.provenance import read_record
+
+from .. import outputs
 
 
 def results() -> Path:
@@ -25,10 +28,10 @@ def results() -> Path:
 
 def read_json(name: str) -> dict:
     """``results/<name>`` parsed; a damaged file raises ``ValueError`` naming it and the fix, and a
-    SMOKE record is refused, naming it (:func:`pearl.outputs.refuse_smoke`): the report quotes
+    SMOKE record is refused, naming it (:func:`harness.outputs.refuse_smoke`): the report quotes
     full-size results only."""
     path = results() / name
-    record = outputs.read_record(path)  # first: a damaged file names itself and the fix
+    record = read_record(path)  # first: a damaged file names itself and the fix
     outputs.refuse_smoke(path, smoke=False, fix="the report quotes full-size results only: rerun the notebook that "
                          "wrote it at full size (make reproduce), or restore the committed file (git checkout -- results/)")
     return record

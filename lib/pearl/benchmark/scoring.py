@@ -39,7 +39,7 @@ def run_model(name: str, model, datasets: Sequence[str] = DATASETS, size: str = 
 
     ``datasets`` are task names of any suite (:data:`pearl.benchmark.tasks.SUITES`: Table 1's
     nine, Table 2's four short-text sets). ``size`` is ``"full"`` (default), ``"sweep"`` (the
-    sweep suite, noted in every row) or ``"smoke"``; see :mod:`pearl.benchmark.tasks`. With
+    sweep suite, noted in every row) or ``"tiny"``; see :mod:`pearl.benchmark.tasks`. With
     ``reuse_scores`` a task whose model, data and scoring code are unchanged since it was last
     scored is not scored again (:class:`pearl.cache.ScoreStore`; the row says ``score_reused``).
 

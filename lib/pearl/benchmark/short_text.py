@@ -43,13 +43,13 @@ PAPER_MEAN_TOKENS = {"twitter_s": 4.5, "twitter_l": 9.2, "atis_s": 2.7, "atis_l"
 TWITTER_SIZES = {"twitter_s": 10_000, "twitter_l": 20_000}
 COLUMNS = {"twitter_s": "Twitter-S", "twitter_l": "Twitter-L", "atis_s": "ATIS-S", "atis_l": "ATIS-L"}
 SETS = tuple(COLUMNS)
-#: SMOKE size: at most this many texts per part of each set (enough for every code path)
-SMOKE = {"train": 200, "valid": 50, "test": 50}
+#: tiny size: at most this many texts per part of each set (enough for every code path)
+TINY = {"train": 200, "valid": 50, "test": 50}
 #: sweep size (the neighbouring methods' short-text column, notebook 11): each Twitter set keeps a
 #: seeded 5,000 of its texts (70/15/15, a subset of the full set's parts, so vectors already
 #: cached for the full set are reused); ATIS is small enough to stay whole
 SWEEP = {"train": 3_500, "valid": 750, "test": 750}
-SIZES = ("full", "sweep", "smoke")
+SIZES = ("full", "sweep", "tiny")
 ATIS_SPLITS = ("train", "valid", "test")
 
 
@@ -197,22 +197,22 @@ def atis_sets(min_train: int = 1000, multi_intent: str = "first") -> dict[str, S
 
 def build(size: str = "full", seed: int = 0, atis_min_train: int = 1000,
           multi_intent: str = "first") -> dict[str, ShortTextSet]:
-    """The four sets, in the paper's column order. ``size="smoke"``: a seeded few hundred texts
+    """The four sets, in the paper's column order. ``size="tiny"``: a seeded few hundred texts
     of each; ``size="sweep"``: 5,000 texts of each Twitter set (:data:`SWEEP`), ATIS whole."""
     if size not in SIZES:
         raise ValueError(f"unknown size {size!r}; choose one of {', '.join(map(repr, SIZES))}")
     sets = {**twitter_sets(seed), **atis_sets(atis_min_train, multi_intent)}
-    if size == "smoke":
+    if size == "tiny":
         sets = {name: shrink(s, seed) for name, s in sets.items()}
     elif size == "sweep":
         sets = {name: shrink(s, seed, "sweep") if name.startswith("twitter") else s for name, s in sets.items()}
     return {name: sets[name] for name in SETS}
 
 
-def shrink(s: ShortTextSet, seed: int, size: str = "smoke") -> ShortTextSet:
-    """A seeded subsample of every part, at most :data:`SMOKE` or :data:`SWEEP` texts each (by
+def shrink(s: ShortTextSet, seed: int, size: str = "tiny") -> ShortTextSet:
+    """A seeded subsample of every part, at most :data:`TINY` or :data:`SWEEP` texts each (by
     ``size``): the same range and split, fewer texts; ``info`` says which ``size`` it is."""
-    sizes, rng = {"smoke": SMOKE, "sweep": SWEEP}[size], np.random.default_rng(seed)
+    sizes, rng = {"tiny": TINY, "sweep": SWEEP}[size], np.random.default_rng(seed)
     parts = {}
     for part, (texts, labels) in s.parts.items():
         keep = np.sort(rng.permutation(len(texts))[: sizes[part]])

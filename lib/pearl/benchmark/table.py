@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Sequence
 
 from .. import models, paths
-from ..outputs import read_record
-from ..provenance import save_table
+from ..guard import OPEN, Guard
+from ..provenance import read_record
 from ..tabular import Table, cell, render, rows as table_rows
 from . import paper
 from .tasks import GROUPS, SUITES, TASKS
@@ -44,7 +44,6 @@ class Suite:
     paper_probe: bool  # Table 1's PPDB columns again under the paper's probe, after Avg and outside it
     notes: str
     caption: str
-    smoke: str  # the banner of a SMOKE table
 
     @property
     def datasets(self) -> tuple[str, ...]:
@@ -64,8 +63,7 @@ TABLE1 = Suite(
           "1e-3, patience 10, at most 50 epochs; `pearl.benchmark.probe`); the columns marked *paper probe*, after Avg "
           "and not in it, are the paper's protocol (lr 1e-4, patience 5), the one the paper's own rows come from. n/a: "
           "the model cannot do the task (string similarity: no vectors) or the task was not run; Avg needs all nine scores.",
-    caption="Table 1 re-run (this run; stand-ins as in the README).",
-    smoke="**SMOKE run: tiny subsets of every dataset; these numbers are not results.**")
+    caption="Table 1 re-run (this run; stand-ins as in the README).")
 TABLE2 = Suite(
     "table2", 2, average=False, released=False, paper_probe=False,
     notes="Test accuracy in percent, mean ± std over 10 classifier seeds (an MLP with ReLU on frozen embeddings); the "
@@ -73,8 +71,7 @@ TABLE2 = Suite(
           "(stand-in for the paper's Twitter data). Rows marked *paper* are the paper's Table 2 as printed (its E5 and "
           "PEARL rows are E5-small/base and PEARL-small/base, not the MiniLM backbone run here; our sets are built from "
           "other data, so absolute accuracies do not compare).",
-    caption="Table 2 re-run: short-text classification accuracy (this run; Sentiment140 stands in for Twitter).",
-    smoke="**SMOKE run: a few hundred texts per set; these numbers are not results.**")
+    caption="Table 2 re-run: short-text classification accuracy (this run; Sentiment140 stands in for Twitter).")
 SUITE_TABLES = {s.name: s for s in (TABLE1, TABLE2)}
 
 
@@ -159,7 +156,7 @@ def markdown(ours, suite: Suite = TABLE1, retrieval_kind: str = "rebuilt diction
     return table_rows(["Model", "Source", *cols], lines)
 
 
-def latex(table, suite: Suite = TABLE1, smoke: bool = False) -> Table:
+def latex(table, suite: Suite = TABLE1) -> Table:
     """Our rows of the table as a booktabs LaTeX tabular (scores in percent)."""
     body = [*suite.datasets, *(["average"] if suite.average else [])]
     wide = table.pivot_table(index="model", columns="dataset", values="score", sort=False).reindex(columns=body)
@@ -169,8 +166,7 @@ def latex(table, suite: Suite = TABLE1, smoke: bool = False) -> Table:
         rows = table[table["dataset"] == d].set_index("model")
         wide[column] = [rows["paper_probe_score"].get(m, math.nan) if "paper_probe_score" in rows else math.nan
                         for m in table.drop_duplicates("model")["model"]]
-    caption = ("SMOKE run (not results): " if smoke else "") + suite.caption
-    return Table(wide, index=True, float_format="%.1f", caption=caption, label=f"tab:{suite.name}", escape=None)
+    return Table(wide, index=True, float_format="%.1f", caption=suite.caption, label=f"tab:{suite.name}", escape=None)
 
 
 def retrieval_notes(table) -> tuple[str, list]:
@@ -196,11 +192,11 @@ def set_notes(summary: Sequence[dict]) -> Table:
                        for r in summary])
 
 
-def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = False, summary=None,
+def write(table, suite: Suite = TABLE1, backbone: str = "minilm", guard: Guard = OPEN, summary=None,
           name: str | None = None):
     """``results/<name>.{csv,md,tex}`` (the suite's name by default) from the tidy ``table`` (seed
     mean included); ``(table, markdown)``. ``summary``: Table 2's set descriptions, noted under it.
-    ``smoke``: labelled SMOKE (the caller's :class:`pearl.scale.Scale` says)."""
+    Written by ``guard.table`` (:class:`pearl.guard.Guard`)."""
     mean_key = models.mean_label("pearl", backbone)
     kind, retrieval = "rebuilt dictionary", []
     if set(suite.datasets) & {"yago", "umls"}:
@@ -209,14 +205,13 @@ def write(table, suite: Suite = TABLE1, backbone: str = "minilm", smoke: bool = 
         kind, retrieval = retrieval_notes(table)
     deltas = (mean_key, backbone) if suite.average and mean_key in set(table["model"]) else None
     notes = ["\n".join([suite.notes, *retrieval[:1]]), *retrieval[1:], *([set_notes(summary)] if summary is not None else [])]
-    md = dataclasses.replace(markdown(table, suite, retrieval_kind=kind, deltas=deltas),
-                             head=suite.smoke if smoke else "", notes=notes)
-    save_table(table, name or suite.name, markdown=md, latex=latex(table, suite, smoke), smoke=smoke)
+    md = dataclasses.replace(markdown(table, suite, retrieval_kind=kind, deltas=deltas), notes=notes)
+    guard.table(table, name or suite.name, markdown=md, latex=latex(table, suite))
     return table, render(md, "md")
 
 
 def report(rows: list[dict], suite: Suite = TABLE1, pearl_keys: Sequence[str] = (), backbone: str = "minilm",
-           update: bool = False, smoke: bool = False, summary=None, name: str | None = None):
+           update: bool = False, guard: Guard = OPEN, summary=None, name: str | None = None):
     """Write ``results/<suite>.{csv,md,tex}`` (:func:`write`) and return ``(tidy table, markdown)``: this
     run's rows, the mean ± std over ``pearl_keys`` (trained seeds; by default every plain PEARL folder
     scored) and, where the suite has an average, its difference from ``backbone``. ``update=True``
@@ -236,7 +231,7 @@ def report(rows: list[dict], suite: Suite = TABLE1, pearl_keys: Sequence[str] = 
     table = table[table["model"] != mean_key]
     if keys:
         table = add_average(pd.concat([table, seed_mean(table, keys, mean_key, suite)], ignore_index=True), suite)
-    return write(table, suite, backbone, smoke, summary, name)
+    return write(table, suite, backbone, guard, summary, name)
 
 
 def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None = "07_short_text"):
@@ -248,5 +243,5 @@ def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None 
     if suite is TABLE2 and record:
         summary = read_record(paths.results_dir(f"{record}.json"))["sets"]
     table = pd.read_csv(paths.results_dir(f"{suite.name}.csv"), float_precision="round_trip")
-    return write(table, suite, backbone, False, summary)
+    return write(table, suite, backbone, OPEN, summary)
 

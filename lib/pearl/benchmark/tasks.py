@@ -24,7 +24,7 @@ on). Sizes:
   seed (on a 4,000-pair sample the paper's probe stopped at chance). Its scores are for
   comparing models with each other; ``perf/sweep_agreement.py`` measures how far they
   sit from the full ones; the short-text sets keep 5,000 texts of each Twitter set;
-- ``"smoke"``: a small deterministic subset for tests, seconds on a CPU.
+- ``"tiny"``: a small deterministic subset for tests, seconds on a CPU.
 
 The short-text sets are built once per size (:func:`pearl.benchmark.short_text.build` with its
 defaults: tweets drawn with seed 0, ATIS ranges of at least 1,000 training queries, a
@@ -43,7 +43,7 @@ from typing import Callable
 from .. import data
 from . import dictionaries, evaluate, pools, short_text
 
-SIZES = ("full", "sweep", "smoke")
+SIZES = ("full", "sweep", "tiny")
 
 #: the paper's task groups (Table 3 columns), in the paper's order
 GROUPS = {
@@ -54,15 +54,15 @@ GROUPS = {
     "fuzzy join": ("autofj",),
 }
 
-#: smoke subset sizes: enough rows for every code path
-SMOKE = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors": 1000, "clustering": 300}
+#: tiny subset sizes: enough rows for every code path
+TINY = {"ppdb": 300, "turney": 100, "bird": 200, "retrieval": 200, "distractors": 1000, "clustering": 300}
 #: sweep-suite sizes: probe seeds (on every PPDB pair), retrieval queries, queries per AutoFJ table
 #: (each searched in its pool, :mod:`pearl.benchmark.pools`)
 SWEEP = {"probe_seeds": (0,), "retrieval": 2000, "autofj_queries": 40}
 #: Table 2's classifier seeds at each size (the paper: 10 runs)
-SHORT_TEXT_SEEDS = {"full": tuple(range(10)), "sweep": tuple(range(10)), "smoke": (0, 1)}
+SHORT_TEXT_SEEDS = {"full": tuple(range(10)), "sweep": tuple(range(10)), "tiny": (0, 1)}
 #: the two smallest AutoFJ tables (324 and 555 left records)
-SMOKE_AUTOFJ = ("TennisTournament", "Galaxy")
+TINY_AUTOFJ = ("TennisTournament", "Galaxy")
 
 
 @dataclass(frozen=True)
@@ -99,18 +99,18 @@ def _ppdb(filtered: bool):
         if size == "sweep":  # the converged probe alone, one seed
             return {"pairs": pairs, "seeds": SWEEP["probe_seeds"]}
         # Table 1 also scores the same vectors with the paper's patience-5 probe (a column of its own)
-        return {"pairs": _sample(pairs, SMOKE["ppdb"]) if size == "smoke" else pairs, "paper_probe": True}
+        return {"pairs": _sample(pairs, TINY["ppdb"]) if size == "tiny" else pairs, "paper_probe": True}
     return load
 
 
 def _turney(size: str) -> dict:
     items = data.read_turney()
-    return {"items": _sample(items, SMOKE["turney"]) if size == "smoke" else items}
+    return {"items": _sample(items, TINY["turney"]) if size == "tiny" else items}
 
 
 def _bird(size: str) -> dict:
     rows = data.read_bird()
-    return {"rows": _sample(rows, SMOKE["bird"]) if size == "smoke" else rows}
+    return {"rows": _sample(rows, TINY["bird"]) if size == "tiny" else rows}
 
 
 def _retrieval(name: str):
@@ -123,9 +123,9 @@ def _retrieval(name: str):
             info = {**info, "pool": pool_info, "sweep": f"{len(sample):,} of {len(pairs):,} queries against a pool of "
                     f"{len(pooled[name]):,} of the {len(names):,} names ({_POOLED})"}
             return {"pairs": sample, "dictionary": pooled[name], "info": info}
-        smoke = size == "smoke"
-        pairs = _sample(pairs, SMOKE["retrieval"]) if smoke else pairs
-        names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], SMOKE["distractors"] if smoke else None)
+        tiny = size == "tiny"
+        pairs = _sample(pairs, TINY["retrieval"]) if tiny else pairs
+        names, info = dictionaries.load_dictionary(name, [g for _, g in pairs], TINY["distractors"] if tiny else None)
         return {"pairs": pairs, "dictionary": names, "info": info}
     return load
 
@@ -133,7 +133,7 @@ def _retrieval(name: str):
 def _clustering(name: str):
     def load(size: str) -> dict:
         mentions = data.read_typed_mentions(name, "test")
-        return {"mentions": _sample(mentions, SMOKE["clustering"]) if size == "smoke" else mentions}
+        return {"mentions": _sample(mentions, TINY["clustering"]) if size == "tiny" else mentions}
     return load
 
 
@@ -142,7 +142,7 @@ _POOLED = (f"each query's gold names, its {pools.K_LEXICAL} nearest names by cha
 
 
 def _autofj(size: str) -> dict:
-    names = list(SMOKE_AUTOFJ) if size == "smoke" else data.autofj_names()
+    names = list(TINY_AUTOFJ) if size == "tiny" else data.autofj_names()
     sets = {n: data.read_autofj(n) for n in names}
     if size != "sweep":
         return {"sets": sets}

@@ -27,7 +27,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import outputs, paths
+from .. import paths
+from ..guard import OPEN, Guard
+from ..provenance import read_record
 from ..benchmark.tasks import GROUPS, SHORT_TEXT_SEEDS
 from . import rule
 
@@ -44,22 +46,22 @@ WRITTEN_BY = {"table1": "04_benchmark", "table2": "07_short_text", "figure1": "0
 
 class Results:
     """The committed results files of ``folder`` (default: the repository's ``results/``), read on
-    demand. A full-size reader (``smoke`` false: the caller's scale) refuses a SMOKE file as
-    evidence (:func:`pearl.outputs.refuse_smoke`, naming the file and the fix); every file read is
-    listed by :meth:`sources` with its commit and scale."""
+    demand. Every file goes to ``guard.check_input`` before it is read as evidence (the harness's
+    guard refuses a tiny file in a full-size run, naming it and the fix); every file read is
+    listed by :meth:`sources` with its commit and what ``guard.describe`` says of it."""
 
-    def __init__(self, folder: str | Path | None = None, smoke: bool = False):
+    def __init__(self, folder: str | Path | None = None, guard: Guard = OPEN):
         self.folder = Path(folder) if folder else paths.ROOT / "results"
-        self.smoke = smoke
+        self.guard = guard
         self._read: dict[str, dict] = {}
 
     def _evidence(self, path: Path, commit: str | None, commit_from: Path | None) -> Path:
-        """``path``, refused when SMOKE and this is a full-size reader, and noted as a source."""
+        """``path``, once ``guard.check_input`` let it through, noted as a source."""
         fix = (f"the ledger reads full-size results only: point RESULTS_FROM at a full-size results folder (or "
                f"leave it empty for the repository's results/), or rerun the notebook that wrote {path.name} at full size")
-        outputs.refuse_smoke(path, self.smoke, fix)
+        self.guard.check_input(path, fix)
         if path.is_file():  # a missing one raises when read: its claim is not testable here
-            self._read.setdefault(_shown(path), {"file": _shown(path), "commit": commit, "scale": outputs.scale_of(path),
+            self._read.setdefault(_shown(path), {"file": _shown(path), "commit": commit, **self.guard.describe(path),
                                                  "commit_from": _shown(commit_from) if commit_from else None})
         return path
 
@@ -68,7 +70,7 @@ class Results:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: the claims are read from the committed results; run "
                                     f"notebook {notebook} (or check out results/ from the repository)")
-        record = outputs.read_record(path)  # a damaged file: an error naming it and the fix
+        record = read_record(path)  # a damaged file: an error naming it and the fix
         self._evidence(path, _commit(record), path)
         return record["metrics"]
 
@@ -77,7 +79,7 @@ class Results:
 
         path, writer = self.folder / f"{name}.csv", WRITTEN_BY.get(name)
         record = self.folder / f"{writer}.json" if writer else None
-        commit = _commit(outputs.read_record(record)) if record is not None and record.is_file() else None
+        commit = _commit(read_record(record)) if record is not None and record.is_file() else None
         return pd.read_csv(self._evidence(path, commit, record if commit else None))
 
     def text(self, name: str) -> str:
@@ -92,7 +94,8 @@ class Results:
     def sources(self) -> list[dict]:
         """Every file read so far, in name order: ``file`` (from the repository root when under it),
         ``commit`` (the ``git_sha`` of the run that wrote it: a record's own, a table's from the record
-        of :data:`WRITTEN_BY`, ``commit_from``; None for a file that records none) and ``scale``."""
+        of :data:`WRITTEN_BY`, ``commit_from``; None for a file that records none) and what the guard
+        says of it (the harness's: its ``scale``)."""
         return [self._read[k] for k in sorted(self._read)]
 
 

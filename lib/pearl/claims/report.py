@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..provenance import git_state, save_table, write_json
+from ..guard import OPEN, Guard
+from ..provenance import git_state, write_json
 from ..tabular import Table, cell, render, rows
 from .. import paths
 from . import ledger, ours, rule
@@ -200,9 +201,8 @@ RULE = rows(["kind", "condition (oriented so the paper's effect is positive; adj
              "verdict"], [list(r) for r in rule.TABLE])
 
 
-def markdown(table, smoke: bool = False) -> Table:
-    head = ["**SMOKE run: the notebook ran at SMOKE size; the numbers below come from the committed results.**"] \
-        if smoke else []
+def markdown(table) -> Table:
+    head = []
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
     per = "; ".join(f"{b}: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) for b, c in by_backbone(table).items())
     body = [[f"{r.id} (apart)" if r.apart else r.id, r.backbone, r.quantity, _paper(r), cell(r.ours, digits=2, missing="–"), _ci(r),
@@ -244,23 +244,21 @@ def _seeds(n: float) -> str:
     return "> 100" if math.isinf(n) else cell(n, digits=0, missing="–")
 
 
-def latex(table, smoke: bool = False) -> Table:
+def latex(table) -> Table:
     out = table[["id", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "p", "p_vs_paper",
                  "p_holm", "verdict"]]
-    caption = ("SMOKE run (numbers from the committed results): " if smoke else "") + \
-        "The paper's claims against this companion's results (pearl.claims)."
+    caption = "The paper's claims against this companion's results (pearl.claims)."
     return Table(out, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims")
 
 
-def save(table, smoke: bool = False, sources: list | None = None) -> list:
-    """``results/claims.{csv,md,tex,json}`` (written atomically by :mod:`pearl.provenance`); labelled
-    SMOKE when ``smoke`` (the caller's :class:`pearl.scale.Scale` says). ``sources``: every results
-    file the ledger read, with its commit and scale (:meth:`pearl.claims.ours.Results.sources`),
-    kept in ``claims.json``."""
-    out = save_table(table, "claims", markdown=markdown(table, smoke), latex=latex(table, smoke), smoke=smoke)
+def save(table, guard: Guard = OPEN, sources: list | None = None) -> list:
+    """``results/claims.{csv,md,tex}`` (by ``guard.table``) and ``claims.json`` (with ``guard.note``).
+    ``sources``: every results file the ledger read, with its commit
+    (:meth:`pearl.claims.ours.Results.sources`), kept in ``claims.json``."""
+    out = guard.table(table, "claims", markdown=markdown(table), latex=latex(table))
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
     body = {"counts": counts(table), "by_backbone": by_backbone(table), "holm_family": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
-            "sources": sources or [], **({"SMOKE": "smoke-size run"} if smoke else {})}
+            "sources": sources or [], **guard.note}
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
 
@@ -323,10 +321,7 @@ def redraw(csv_path):
 
 
 if __name__ == "__main__":
-    # python -m pearl.claims.report: figures/claims.{png,pdf} drawn again from results/claims.{csv,json}
-    import json
-
+    # python -m pearl.claims.report: figures/claims.{png,pdf} drawn again from results/claims.csv
     from ..provenance import save_figure
 
-    smoke = "SMOKE" in json.loads(paths.results_dir("claims.json").read_text())
-    print("\n".join(str(p) for p in save_figure(redraw(paths.results_dir("claims.csv")), "claims", smoke=smoke)))
+    print("\n".join(str(p) for p in save_figure(redraw(paths.results_dir("claims.csv")), "claims")))

@@ -38,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import paths
-from ..outputs import refuse_full_all
+from ..guard import OPEN, Guard
 from ..provenance import write_json
 from .lexicon import synonyms
 from .paraphrase import OfflineParaphraser
@@ -64,21 +64,21 @@ class AugmentTables:
 
 def table_files(folder: Path | None = None) -> list[Path]:
     """The files :func:`save_tables` writes in ``folder`` (default ``data/derived/augment/``): the three
-    tables and ``meta.json``, whose ``"smoke"`` says the scale of all four."""
+    tables and ``meta.json``, whose note (:attr:`pearl.guard.Guard.note`) speaks for all four."""
     folder = Path(folder) if folder else paths.derived_dir("augment")
     return [folder / name for name in TABLE_FILES.values()] + [folder / "meta.json"]
 
 
-def save_tables(tables: AugmentTables, folder: Path | None = None, smoke: bool = False) -> Path:
-    """Write the tables to ``folder`` with their ``meta.json`` (``"smoke"``: the caller's scale), each
-    atomically; a SMOKE set never replaces a full-size one (every file checked before any is written)."""
+def save_tables(tables: AugmentTables, folder: Path | None = None, guard: Guard = OPEN) -> Path:
+    """Write the tables to ``folder`` with their ``meta.json`` (with the caller's ``guard.note``), each
+    atomically; ``guard.check`` sees every file before any is written."""
     files = table_files(folder)
-    refuse_full_all(files, smoke)
+    guard.check(files)
     folder = files[0].parent
     folder.mkdir(parents=True, exist_ok=True)
     for attr, name in TABLE_FILES.items():
         write_json(folder / name, getattr(tables, attr), indent=None, ensure_ascii=False, sort_keys=True)
-    write_json(folder / "meta.json", {**tables.meta, "smoke": bool(smoke)}, indent=1, sort_keys=True)  # last: it marks a complete set
+    write_json(folder / "meta.json", {**tables.meta, **guard.note}, indent=1, sort_keys=True)  # last: it marks a complete set
     return folder
 
 

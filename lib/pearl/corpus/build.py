@@ -43,7 +43,7 @@ from typing import Iterator, Sequence
 
 from .. import paths, wikipedia
 from ..atomic import write_atomic
-from ..outputs import refuse_full
+from ..guard import OPEN, Guard
 from ..provenance import dumps_strict
 from ..workers import tied
 from . import phrases
@@ -51,7 +51,7 @@ from . import phrases
 #: the sample each profile builds: cpu, every 30th article (1,025 articles, about 2.2M tokens:
 #: about 4 minutes at 2 x 5,200 tokens/s, the rate of one quiet core); gpu, the whole corpus
 PROFILE_SAMPLES = {"cpu": wikipedia.Sample(stride=30), "gpu": wikipedia.Sample(stride=1),
-                   "smoke": wikipedia.Sample(max_articles=2)}
+                   "tiny": wikipedia.Sample(max_articles=2)}
 #: the code that decides which phrases a parse gives (its source is part of the folder's digest)
 RULES = (phrases.phrase_spans, phrases._text, phrases._vp_span, phrases._pp_head, phrases.entity_type)
 COMPONENT = "pearl_phrases"
@@ -91,15 +91,16 @@ def add_extractor(nlp, max_tokens: int = 6):
 
 @dataclass(frozen=True)
 class Settings:
-    """What decides the built corpus (the folder name is their digest). ``smoke``: a SMOKE run's
-    build, which its ``settings.json`` says (``"smoke": true``; absent at full size, so a full-size
-    folder keeps its name): a SMOKE build never shares a folder with a full-size one."""
+    """What decides the built corpus (the folder name is their digest). ``note``: the caller's
+    :attr:`pearl.guard.Guard.note` as ``(key, value)`` pairs, recorded in its ``settings.json``
+    (none by default, so a folder built without one keeps its name): a build with another note
+    never shares a folder with one without."""
 
     sample: wikipedia.Sample
     chunk_articles: int = 100
     max_tokens: int = 6
     spacy_model: str = phrases.SPACY_MODEL
-    smoke: bool = False
+    note: tuple = ()
 
     def record(self, folder=None) -> dict:
         import spacy
@@ -109,7 +110,7 @@ class Settings:
         return {"sample": self.sample.as_dict(), "chunk_articles": self.chunk_articles,
                 "max_tokens": self.max_tokens, "spacy_model": self.spacy_model, "spacy": spacy.__version__,
                 "rules_sha256": rules, "source": str(folder) if folder else wikipedia.SOURCE,
-                **({"smoke": True} if self.smoke else {})}
+                **dict(self.note)}
 
     def folder(self, folder=None) -> Path:
         digest = hashlib.sha256(dumps_strict(self.record(folder), sort_keys=True).encode()).hexdigest()[:12]
@@ -150,19 +151,19 @@ def peak_rss_mb() -> dict:
 
 def build(sample: wikipedia.Sample, *, chunk_articles: int = 100, max_tokens: int = 6, n_process: int = 1,
           batch_size: int = 64, spacy_model: str = phrases.SPACY_MODEL, folder=None,
-          build_dir: Path | None = None, progress: bool = True, smoke: bool = False) -> Path:
+          build_dir: Path | None = None, progress: bool = True, guard: Guard = OPEN) -> Path:
     """Parse the sample into chunk files under ``build_dir`` (default: from :class:`Settings`),
     skipping chunks already there; returns ``build_dir``. ``folder``: another corpus folder
-    (see :func:`pearl.wikipedia.corpus_files`). ``smoke``: the caller's scale; a SMOKE
-    build refuses a full-size folder before writing anything (:func:`pearl.outputs.refuse_full`)."""
+    (see :func:`pearl.wikipedia.corpus_files`). ``guard.check`` sees the folder before anything is
+    written, and ``guard.note`` is part of its settings (:class:`Settings`)."""
     from tqdm.auto import tqdm
 
     start = time.perf_counter()
     if chunk_articles < 1 or n_process < 1 or batch_size < 1:
         raise ValueError("chunk_articles, n_process and batch_size must be >= 1")
-    settings = Settings(sample, chunk_articles, max_tokens, spacy_model, smoke)
+    settings = Settings(sample, chunk_articles, max_tokens, spacy_model, tuple(guard.note.items()))
     build_dir = Path(build_dir) if build_dir else settings.folder(folder)
-    refuse_full(build_dir, smoke)
+    guard.check([build_dir])
     write_atomic(build_dir / "settings.json", dumps_strict(settings.record(folder), indent=1) + "\n")
     for stale in (build_dir / "chunks").glob(".*.tmp"):
         stale.unlink()  # the temporary file of a chunk whose writer was killed

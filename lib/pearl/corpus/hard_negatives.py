@@ -38,7 +38,7 @@ import numpy as np
 
 from .. import paths
 from ..encode import encode
-from ..outputs import write_output
+from ..guard import OPEN, Guard
 from ..provenance import dumps_strict
 
 NOTEBOOK = "notebooks/02_augmentation.ipynb"
@@ -261,12 +261,11 @@ def select(phrases: list[str], anchors: list[int], cands: list[list[int]], vecto
     return negatives, cosines
 
 
-def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None, smoke: bool = False) -> Path:
-    """Write ``{phrase: [hard negative, ...]}`` atomically; at SMOKE size (``smoke``, the caller's)
-    with a sidecar saying so (:func:`pearl.outputs.write_output`: the file has no metadata of its
-    own), and never in place of a full-size file."""
+def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = None, guard: Guard = OPEN) -> Path:
+    """Write ``{phrase: [hard negative, ...]}`` atomically, by ``guard.write`` (the file has no
+    metadata of its own, so a caller that marks its outputs marks it there)."""
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")
-    return write_output(path, dumps_strict(negatives, indent=None, ensure_ascii=False) + "\n", smoke)
+    return guard.write({path: dumps_strict(negatives, indent=None, ensure_ascii=False) + "\n"})[0]
 
 
 def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:

@@ -13,31 +13,29 @@ from typing import Iterable
 
 from .. import paths
 from ..atomic import write_atomic
-from ..outputs import refuse_full_all
+from ..guard import OPEN, Guard
 from ..provenance import write_json
 from .phrases import LABELS, NOTEBOOK
 
 
 def corpus_files(path: Path | None = None) -> list[Path]:
     """The files :func:`write_corpus` writes for the corpus at ``path`` (default ``data/derived/phrases.tsv``):
-    the rows, ``labels.json`` and ``corpus.json``, whose ``"smoke"`` says the scale of all three."""
+    the rows, ``labels.json`` and ``corpus.json``, whose note (:attr:`pearl.guard.Guard.note`) speaks for all three."""
     path = Path(path) if path else paths.derived_dir("phrases.tsv")
     return [path, path.parent / "labels.json", path.parent / "corpus.json"]
 
 
 def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = None, about: dict | None = None,
-                 smoke: bool = False) -> Path:
+                 guard: Guard = OPEN) -> Path:
     """Write ``phrase, label, freq, source`` rows as TSV, plus ``labels.json`` beside it, each
     atomically (built in memory first: a bad row leaves the old corpus as it was). ``about``
     (which corpus and sample the rows come from) goes to ``corpus.json`` beside it, for the
-    outputs made from this corpus to name it (:func:`read_about`), with ``"smoke"``: the scale
-    (``smoke``, the caller's), by which a SMOKE corpus never replaces a full-size one
-    (:func:`pearl.outputs.refuse_full_all`, every file checked before any is written) and
-    full-size training refuses a SMOKE one."""
+    outputs made from this corpus to name it (:func:`read_about`), with the caller's
+    ``guard.note``; ``guard.check`` sees every file before any is written."""
     import io
 
     files = corpus_files(path)
-    refuse_full_all(files, smoke)
+    guard.check(files)
     path, labels, about_path = files
     buf = io.StringIO(newline="")
     writer = csv.writer(buf, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\", lineterminator="\n")
@@ -47,7 +45,7 @@ def write_corpus(rows: Iterable[tuple[str, str, int, str]], path: Path | None = 
             raise ValueError(f"bad corpus row {phrase!r} {label!r}")
         writer.writerow([phrase, label, int(freq), source])
     write_json(labels, list(LABELS), indent=1)
-    write_json(about_path, {**(about or {}), "smoke": bool(smoke)}, indent=1)
+    write_json(about_path, {**(about or {}), **guard.note}, indent=1)
     write_atomic(path, buf.getvalue())
     return path
 

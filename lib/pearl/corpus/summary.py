@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from .. import paths, wikipedia
-from ..scale import FULL, Scale
+from ..guard import OPEN, Guard
 from . import build
 from .phrases import LABELS, select
 
@@ -27,29 +27,28 @@ WHOLE_CORPUS_RECORD = f"results/{WHOLE_CORPUS}.json"
 #: the training corpus notebook 01 writes for each profile when ``CORPUS`` is left None: the
 #: paper trains on Wikipedia (3.8M phrases seen at least twice), so the gpu profile does; the cpu
 #: profile's budget sees a few thousand phrases, which WikiText-2 holds
-PROFILE_CORPUS = {"smoke": "wikitext2", "cpu": "wikitext2", "gpu": "wikipedia"}
-#: articles a rehearsal's whole-corpus build parses (:class:`pearl.scale.Scale` ``rehearsal``)
+PROFILE_CORPUS = {"tiny": "wikitext2", "cpu": "wikitext2", "gpu": "wikipedia"}
+#: articles a rehearsal's whole-corpus build parses (``first_articles`` of :func:`wikipedia_sample`)
 REHEARSAL_ARTICLES = 4
 
 
-def training_corpus(profile: str, given: str | None = None, scale: Scale = FULL) -> str:
-    """The training corpus notebook 01 writes: ``given``, else the profile's (:data:`PROFILE_CORPUS`,
-    ``"smoke"``'s in a SMOKE run that is no rehearsal), checked by :func:`check_corpus`.
+def training_corpus(profile: str, given: str | None = None) -> str:
+    """The training corpus notebook 01 writes: ``given``, else the profile's (:data:`PROFILE_CORPUS`),
+    checked by :func:`check_corpus`.
 
     >>> training_corpus("gpu"), training_corpus("cpu"), training_corpus("gpu", "wikitext2")
     ('wikipedia', 'wikitext2', 'wikitext2')
     """
-    return check_corpus(given or PROFILE_CORPUS[scale.scaled(profile)])
+    return check_corpus(given or PROFILE_CORPUS[profile])
 
 
-def build_processes(profile: str, given: int | None = None, scale: Scale = FULL) -> int:
-    """spaCy worker processes of notebook 01's parses: 1 in a SMOKE run (2 in a rehearsal, which
-    keeps the multi-process path); else ``given``, or 2 on the cpu profile and every core of the
-    machine on the gpu profile (its whole-corpus build is CPU-bound)."""
+def build_processes(profile: str, given: int | None = None) -> int:
+    """spaCy worker processes of notebook 01's parses: ``given``, or 1 on the tiny profile, 2 on the
+    cpu profile and every core of the machine on the gpu profile (its whole-corpus build is CPU-bound)."""
     import os
 
-    if scale.smoke:
-        return 2 if scale.rehearsal else 1
+    if profile == "tiny":
+        return 1
     return given or (os.cpu_count() or 2 if profile == "gpu" else 2)
 
 
@@ -60,24 +59,26 @@ def check_corpus(name: str) -> str:
     return name
 
 
-def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, scale: Scale = FULL) -> wikipedia.Sample:
+def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, first_articles: int = 0) -> wikipedia.Sample:
     """The Wikipedia sample to build: the profile's (:data:`pearl.corpus.build.PROFILE_SAMPLES`;
-    ``"smoke"`` in a SMOKE run, the first :data:`REHEARSAL_ARTICLES` in a rehearsal), unless ``stride`` or ``max_articles`` is given (0: the profile's stride, no cap)."""
-    sample = build.PROFILE_SAMPLES[scale.scaled(profile)]
-    if scale.rehearsal:  # the profile's sample (every article on gpu), on its first few articles
-        sample = wikipedia.Sample(stride=sample.stride, max_articles=REHEARSAL_ARTICLES)
+    with ``first_articles``, the profile's stride on that many articles: a rehearsal's
+    :data:`REHEARSAL_ARTICLES`), unless ``stride`` or ``max_articles`` is given (0: the profile's
+    stride, no cap)."""
+    sample = build.PROFILE_SAMPLES[profile]
+    if first_articles:  # the profile's sample (every article on gpu), on its first few articles
+        sample = wikipedia.Sample(stride=sample.stride, max_articles=first_articles)
     if stride or max_articles:
         sample = wikipedia.Sample(stride=stride or sample.stride, max_articles=max_articles)
     return sample
 
 
-def targets(sample: wikipedia.Sample, chunk_articles: int, max_tokens: int, spacy_model: str, scale: Scale = FULL) -> list:
-    """What notebook 01 writes under ``data/derived/``, for :func:`pearl.outputs.refuse_full_stage` to
-    check before anything is built: the corpus files (:func:`pearl.corpus.store.corpus_files`) and the
-    sample's build folder (:class:`pearl.corpus.build.Settings`, at ``scale``)."""
+def targets(sample: wikipedia.Sample, chunk_articles: int, max_tokens: int, spacy_model: str, guard: Guard = OPEN) -> list:
+    """What notebook 01 writes under ``data/derived/``, for its caller to check before anything is
+    built: the corpus files (:func:`pearl.corpus.store.corpus_files`) and the sample's build folder
+    (:class:`pearl.corpus.build.Settings`, with ``guard``'s note)."""
     from .store import corpus_files
 
-    return [*corpus_files(), build.Settings(sample, chunk_articles, max_tokens, spacy_model, scale.smoke).folder()]
+    return [*corpus_files(), build.Settings(sample, chunk_articles, max_tokens, spacy_model, tuple(guard.note.items())).folder()]
 
 
 def first(lines: list[str], n: int) -> list[str]:
@@ -144,12 +145,12 @@ def wordnet_rows(on: bool, common_nouns: bool, timer: Callable) -> list:
         return wordnet_phrases(common_nouns=common_nouns)
 
 
-def corpus_about(corpus: str, wordnet: bool, smoke: bool, min_freq: int, wiki_min_freq: int,
+def corpus_about(corpus: str, wordnet: bool, min_freq: int, wiki_min_freq: int,
                  sample: wikipedia.Sample) -> dict:
     """The record written beside the corpus (``corpus.json``): which corpus, its filter and sample, WordNet or not."""
     text = f"WikiText-2 valid + test, min freq {min_freq}" if corpus == "wikitext2" else \
         f"{sample.describe()}, min freq {wiki_min_freq}"
-    return {"corpus": corpus, "wordnet": wordnet, "smoke": smoke,
+    return {"corpus": corpus, "wordnet": wordnet,
             "description": text + (" + WordNet multi-word lemmas" if wordnet else ""),
             "sample": sample.as_dict() if corpus == "wikipedia" else None}
 
@@ -198,7 +199,7 @@ def whole_corpus() -> dict:
     """The whole corpus's phrase counts from its committed record (:data:`WHOLE_CORPUS`): where
     the record is, its sample, distinct phrases, those kept and their share, and the commit that
     built it; or, when there is none, the record's path and how to make it."""
-    from ..outputs import read_record
+    from ..provenance import read_record
 
     path = paths.ROOT / WHOLE_CORPUS_RECORD
     about = {"record": WHOLE_CORPUS_RECORD}

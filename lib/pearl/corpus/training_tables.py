@@ -22,6 +22,8 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..guard import OPEN, Guard
+
 
 @dataclass(frozen=True)
 class TableSettings:
@@ -43,10 +45,9 @@ def _untimed(_name: str):
     return contextlib.nullcontext()
 
 
-def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None, smoke: bool = False):
+def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None):
     """The augmentation tables of ``phrases``: WordNet synonyms and GloVe neighbours of their
-    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`); their
-    metadata says the scale (``smoke``)."""
+    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`)."""
     from .augment import AugmentTables
     from .rewrite import paraphraser
     from .synonyms import glove_neighbours, vocabulary, wordnet_table
@@ -61,7 +62,7 @@ def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=N
         paraphrases = paraphraser(settings.paraphraser).paraphrase_many(phrases)
     return AugmentTables(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
                          meta={"glove_threshold": settings.glove_threshold, "glove_vocab": settings.glove_vocab,
-                               "paraphraser": settings.paraphraser, "phrases": len(phrases), "smoke": smoke})
+                               "paraphraser": settings.paraphraser, "phrases": len(phrases)})
 
 
 def targets(out_dir: str | Path | None = None) -> list[Path]:
@@ -75,30 +76,29 @@ def targets(out_dir: str | Path | None = None) -> list[Path]:
 
 
 def build_training_tables(phrases: list[str], out_dir: str | Path | None = None, settings: TableSettings = DEFAULTS,
-                          timer=None, progress: bool = False, smoke: bool = False):
+                          timer=None, progress: bool = False, guard: Guard = OPEN):
     """Build the augmentation tables of ``phrases`` (most frequent first) and mine their hard
     negatives; write ``augment/`` and then ``hard_negatives.json`` (each atomically, the hard
-    negatives last) under ``out_dir`` (``data/derived/`` by default). At SMOKE size (``smoke``, the
-    caller's) every target (:func:`targets`) is checked before anything is built: a SMOKE run never
-    replaces a full-size file (:func:`pearl.outputs.refuse_full_all`).
+    negatives last) under ``out_dir`` (``data/derived/`` by default). Every target (:func:`targets`)
+    goes to ``guard.check`` before anything is built (:class:`pearl.guard.Guard`; the writers get
+    the same guard).
 
     ``timer(name)``: a context manager timing each step (``Run.timer``: ``wordnet_table``,
     ``glove_table``, ``paraphrases``, ``hard_negatives``). Returns ``(tables, negatives, mining
     stats)``.
     """
     from ..models import load_model
-    from ..outputs import refuse_full_all
     from .augment import save_tables
     from .hard_negatives import mine, write_hard_negatives
 
     files = targets(out_dir)
-    refuse_full_all(files, smoke)
+    guard.check(files)
     timer = timer or _untimed
-    tables = build_tables(phrases, settings, timer, smoke)
-    save_tables(tables, files[0].parent, smoke)
+    tables = build_tables(phrases, settings, timer)
+    save_tables(tables, files[0].parent, guard)
     model = load_model(settings.model)
     with timer("hard_negatives"):
         negatives, stats = mine(phrases, model, k=settings.k, tables=tables, max_distance=settings.max_distance,
                                 anchors=settings.anchors or None, progress=progress)
-    write_hard_negatives(negatives, files[-1], smoke)
+    write_hard_negatives(negatives, files[-1], guard)
     return tables, negatives, stats

@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import paths, wikipedia
-from ..scale import FULL, Scale
+from ..guard import OPEN, Guard
 from . import build
 
 @dataclass(frozen=True)
@@ -101,50 +101,48 @@ def wikitext2_tokens() -> int:
     return sum(len(line.split()) for line in wikitext2_lines())
 
 
-def _wikitext2_rows(n_process: int, log, scale: Scale) -> tuple[list, dict]:
+def _wikitext2_rows(n_process: int, log, tiny: bool) -> tuple[list, dict]:
     """WikiText-2's rows as notebook 01 makes them on the cpu profile (min freq 1, + WordNet lemmas;
-    SMOKE: its first 300 lines, no lexicon), for a run whose data notebooks built another corpus."""
+    ``tiny``: its first 300 lines, no lexicon), for a run whose data notebooks built another corpus."""
     from ..data import wikitext2_lines
     from .lexicon import wordnet_phrases
     from .phrases import clean_wikitext, count_phrases, load_nlp, select
     from .store import merge_sources
 
-    smoke = scale.smoke
-    lines = wikitext2_lines()[:300] if smoke else wikitext2_lines()
+    lines = wikitext2_lines()[:300] if tiny else wikitext2_lines()
     log(f"wikitext2: parse {len(lines):,} lines (the data notebooks built another corpus)")
     counts = count_phrases(map(clean_wikitext, lines), load_nlp(), n_process=n_process, batch_size=32, total=len(lines))
-    about = {"corpus": "wikitext2", "wordnet": not smoke, "smoke": smoke, "description": CORPORA["wikitext2"].description,
+    about = {"corpus": "wikitext2", "wordnet": not tiny, "description": CORPORA["wikitext2"].description,
              "tokens": sum(len(line.split()) for line in lines)}
-    return merge_sources(select(counts, 1), [] if smoke else wordnet_phrases(), corpus="wikitext2"), about
+    return merge_sources(select(counts, 1), [] if tiny else wordnet_phrases(), corpus="wikitext2"), about
 
 
-def _rows(name: str, corpus: Corpus, n_process: int, log, scale: Scale) -> tuple[list, dict]:
+def _rows(name: str, corpus: Corpus, n_process: int, log, tiny: bool, guard: Guard) -> tuple[list, dict]:
     """(phrase, label, freq, source) rows of a Wikipedia corpus and what it holds."""
     from .lexicon import wordnet_phrases
     from .store import merge_sources
 
     if corpus.source == "wikitext2":
-        return _wikitext2_rows(n_process, log, scale)
-    smoke = scale.smoke  # SMOKE: notebook 01's two-article sample, merged whole, no lexicon
-    samples = (build.PROFILE_SAMPLES["smoke"],) if smoke else corpus.samples
+        return _wikitext2_rows(n_process, log, tiny)
+    # tiny: notebook 01's two-article sample, merged whole, no lexicon
+    samples = (build.PROFILE_SAMPLES["tiny"],) if tiny else corpus.samples
     dirs = []
     for sample in samples:  # each build resumes from its chunks (notebook 01's is reused)
         log(f"{name}: parse {sample.describe()}")
-        dirs.append(build.build(sample, chunk_articles=1 if smoke else 50, n_process=n_process, batch_size=32,
-                                progress=False, smoke=smoke))
-    first = _same_size_chunks(dirs[0], wikitext2_tokens()) if corpus.same_size_as_wikitext2 and not smoke else 0
-    rows, stats = build.merge(dirs, min_freq=1 if smoke else 2, first_chunks=first)
-    about = {"corpus": name, "wordnet": True, "smoke": smoke, "description": corpus.description,
+        dirs.append(build.build(sample, chunk_articles=1 if tiny else 50, n_process=n_process, batch_size=32,
+                                progress=False, guard=guard))
+    first = _same_size_chunks(dirs[0], wikitext2_tokens()) if corpus.same_size_as_wikitext2 and not tiny else 0
+    rows, stats = build.merge(dirs, min_freq=1 if tiny else 2, first_chunks=first)
+    about = {"corpus": name, "wordnet": True, "description": corpus.description,
              "sample": [s.as_dict() for s in corpus.samples], "first_chunks": first or None,
              "tokens": stats["tokens"], "articles": stats["articles"], "distinct": stats["distinct"], "kept": stats["kept"]}
-    return merge_sources(rows, [] if smoke else wordnet_phrases(), corpus="wikipedia"), about
+    return merge_sources(rows, [] if tiny else wordnet_phrases(), corpus="wikipedia"), about
 
 
-def prepare(name: str, n_process: int = 2, log=print, scale: Scale = FULL) -> dict:
-    """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``. At SMOKE
-    ``scale`` it builds from notebook 01's tiny sample, without the lexicon, after checking that no
-    file it would write is full-size (:func:`pearl.outputs.refuse_full_all`)."""
-    from ..outputs import refuse_full_all
+def prepare(name: str, n_process: int = 2, log=print, size: str = "full", guard: Guard = OPEN) -> dict:
+    """Build corpus ``name``'s folder if it is missing or unfinished; ``{role: path}``. At ``size``
+    ``"tiny"`` it builds from notebook 01's tiny sample, without the lexicon, with 300 hard-negative
+    anchors (notebook 02's tiny size). Every file it would write goes to ``guard.check`` first."""
     from .store import corpus_files, read_about, read_rows, write_corpus
     from .training_tables import DEFAULTS, build_training_tables, targets
 
@@ -159,18 +157,26 @@ def prepare(name: str, n_process: int = 2, log=print, scale: Scale = FULL) -> di
         return out
     if out["hard_negatives"].is_file():  # written last: the folder is whole
         return out
-    refuse_full_all(corpus_files(out["corpus"]) + targets(folder(name)), scale.smoke)
+    tiny = _tiny(size)
+    guard.check(corpus_files(out["corpus"]) + targets(folder(name)))
     t0 = time.perf_counter()
     if not out["corpus"].is_file():
-        rows, about = _rows(name, corpus, n_process, log, scale)
-        write_corpus(rows, out["corpus"], about=about, smoke=scale.smoke)
+        rows, about = _rows(name, corpus, n_process, log, tiny, guard)
+        write_corpus(rows, out["corpus"], about=about, guard=guard)
     phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
-    settings = replace(DEFAULTS, anchors=scale.smoke_or(DEFAULTS.anchors, 300))  # notebook 02's SMOKE size
+    settings = replace(DEFAULTS, anchors=300 if tiny else DEFAULTS.anchors)  # notebook 02's tiny size
     log(f"{name}: {len(phrases):,} phrases; augmentation tables, hard negatives for the {settings.anchors:,} most "
         "frequent phrases")
-    build_training_tables(phrases, folder(name), settings, smoke=scale.smoke)
+    build_training_tables(phrases, folder(name), settings, guard=guard)
     log(f"{name}: ready in {time.perf_counter() - t0:.0f} s ({read_about(out['corpus']).get('tokens', '?')} tokens)")
     return out
+
+
+def _tiny(size: str) -> bool:
+    """Whether ``size`` is ``"tiny"``; ``"full"`` is the other; anything else a ValueError naming both."""
+    if size not in ("full", "tiny"):
+        raise ValueError(f"size={size!r}: a corpus is built at 'full' or 'tiny' size")
+    return size == "tiny"
 
 
 def about(name: str) -> dict:

@@ -114,7 +114,7 @@ def redraw(record_path: Path, root: Path = paths.ROOT):
     :func:`run_note`. A record without those raises ``ValueError`` naming it and the fix."""
     import pandas as pd
 
-    from ..outputs import read_record
+    from ..provenance import read_record
 
     record = read_record(record_path)
     m = record.get("metrics", {})
@@ -250,7 +250,7 @@ def views_section(path) -> tuple[str, object]:
     :func:`plot_views`; a line naming the script, and no figure, when the record is absent."""
     import pandas as pd
 
-    from ..outputs import read_record
+    from ..provenance import read_record
 
     from pathlib import Path
 
@@ -273,6 +273,4 @@ if __name__ == "__main__":
     record = Path(sys.argv[2]) if len(sys.argv) > 2 else paths.results_dir(f"{name}.json")
     from ..provenance import save_figure
 
-    fig = redraw(record)
-    smoke = bool(json.loads(Path(record).read_text()).get("parameters", {}).get("SMOKE"))
-    print("\n".join(str(p) for p in save_figure(fig, name, smoke=smoke)))
+    print("\n".join(str(p) for p in save_figure(redraw(record), name)))

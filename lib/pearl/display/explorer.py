@@ -133,7 +133,7 @@ class Explorer:
         return w.VBox(controls + [tabs])
 
     def view(self, static: bool):
-        """:meth:`snapshot` when ``static`` (papermill, SMOKE), else the live :attr:`widget`."""
+        """:meth:`snapshot` when ``static`` (papermill, a tiny run), else the live :attr:`widget`."""
         return self.snapshot() if static else self.widget
 
     def snapshot(self):

@@ -76,13 +76,13 @@ def rewrite_hyperparameters():
     import pandas as pd
 
     from .. import paths
-    from ..outputs import read_record
+    from ..provenance import read_record
     from ..provenance import save_figure
 
     points = pd.read_csv(paths.results_dir("figure5.csv"))
     noise = read_record(paths.results_dir("10_hyperparameters.json"))["metrics"]["bird_seed_std"]
     fig = plot_hyperparameters(points, noise, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=untrained_bird())
-    return save_figure(fig, "figure5", smoke=False)  # the committed results, re-drawn
+    return save_figure(fig, "figure5")  # the committed results, re-drawn
 
 
 def plot_label_efficiency(curve):

@@ -16,11 +16,11 @@ from ..benchmark.tasks import SUITES, TASKS
 from ..training.export import write_card
 
 
-def update_cards(table, folders, smoke: bool) -> None:
-    """Write each trained folder's Table-1 row (``table``: Table 1's tidy rows,
-    :func:`pearl.benchmark.table.tidy`) into its model card; a ``smoke`` run
-    leaves the cards alone: its scores are not results."""
-    for folder in [] if smoke else folders:
+def update_cards(table, folders) -> None:
+    """Write each of ``folders``' Table-1 row (``table``: Table 1's tidy rows,
+    :func:`pearl.benchmark.table.tidy`) into its model card (a caller whose scores are not results
+    passes no folders)."""
+    for folder in folders:
         rows = table[table["model"] == Path(folder).name].set_index("dataset")["score"]
         if len(rows):
             write_card(folder, {TASKS[d].column if d in TASKS else "Avg": float(rows.get(d, math.nan))

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..scale import FULL, Scale
 from .runner import Recipe, hyperparameter_recipe, method_recipe
 
 #: the number of hard negatives the learning-rate sweep holds fixed (the full recipe's)
@@ -56,9 +55,9 @@ def best_values(points) -> dict:
     return {parameter: where[1] for parameter, where in best.items()}
 
 
-def label_shares(shares: Sequence[float], scale: Scale = FULL) -> list[float]:
-    """The shares of labelled pairs PAUSE trains on apart from its full run (those below 1; the first alone at SMOKE ``scale``)."""
-    return scale.subset([s for s in shares if s < 1], 1)
+def label_shares(shares: Sequence[float], n: int | None = None) -> list[float]:
+    """The shares of labelled pairs PAUSE trains on apart from its full run: those below 1 (their first ``n``)."""
+    return [s for s in shares if s < 1][:n]
 
 
 def pause_recipes(shares: Sequence[float]) -> dict[float, Recipe]:

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import models
 from ..benchmark.tasks import GROUPS
-from ..scale import FULL, Scale
+from ..guard import OPEN, Guard
 from .runner import Recipe
 
 COLUMNS = [*GROUPS, "average"]
@@ -46,7 +46,7 @@ class Cell:
     corpus: str
     budget: str
     seeds: tuple = (0, 1, 2)
-    smoke: bool = False  # a SMOKE run's cell: its budgets stay tiny (budget_config)
+    tiny: bool = False  # a tiny run's cell: its budgets stay tiny (budget_config)
 
     def recipe(self) -> Recipe:
         """The training recipe; WikiText-2 at the cpu budget is notebook 03's own (its models are
@@ -56,7 +56,7 @@ class Cell:
 
         own = self.corpus == "wikitext2" and shares_wikitext2()
         tag = "-".join(t for t in (("" if own else self.corpus), ("b" + self.budget if self.budget != "cpu" else "")) if t)
-        return Recipe(name=tag, backbone=self.backbone, config=budget_config(self.budget, self.smoke),
+        return Recipe(name=tag, backbone=self.backbone, config=budget_config(self.budget, self.tiny),
                       corpus="" if own else self.corpus)
 
     def key(self) -> tuple:
@@ -105,10 +105,10 @@ def is_batch_design(name: str) -> bool:
     return output_name(name) == DESIGNS["core"]
 
 
-def design(name: str, scale: Scale = FULL) -> list[Cell]:
-    """The configurations a notebook run trains: design ``name``, or :func:`smoke_cells` at SMOKE ``scale``."""
-    output_name(name)  # an unknown design fails here, at any scale
-    return smoke_cells() if scale.smoke else cells(name)
+def design(name: str, size: str = "full") -> list[Cell]:
+    """The configurations a notebook run trains: design ``name``, or :func:`tiny_cells` at ``size`` ``"tiny"``."""
+    output_name(name)  # an unknown design fails here, at any size
+    return tiny_cells() if size == "tiny" else cells(name)
 
 
 def gains_frame(groups, cell_of: dict, originals):
@@ -201,36 +201,39 @@ def factors(gains, reference: dict | None = None):
     return pairs, pooled.sort_values("delta_gain", key=abs, ascending=False, ignore_index=True)
 
 
-def budget_config(budget: str, smoke: bool = False) -> dict:
-    """TrainConfig overrides of a budget; a ``smoke`` one keeps the smoke profile's tiny batch and
+def budget_config(budget: str, tiny: bool = False) -> dict:
+    """TrainConfig overrides of a budget; a ``tiny`` one keeps the tiny profile's batch and
     doubles its steps for ``10x`` (every code path, in seconds)."""
     if budget not in BUDGETS:
         raise ValueError(f"unknown budget {budget!r}; choose from {', '.join(BUDGETS)}")
-    return ({"steps": 8} if budget == "10x" else {}) if smoke else dict(BUDGETS[budget])
+    return ({"steps": 8} if budget == "10x" else {}) if tiny else dict(BUDGETS[budget])
 
 
-def smoke_cells() -> list[Cell]:
-    """SMOKE: every code path (two seeds, a Wikipedia corpus, the 10x budget) on MiniLM."""
+def tiny_cells() -> list[Cell]:
+    """The tiny design: every code path (two seeds, a Wikipedia corpus, the 10x budget) on MiniLM."""
     return [Cell("minilm", "wikitext2", "cpu", (0, 1), True), Cell("minilm", "wikipedia-1x", "cpu", (0,), True),
             Cell("minilm", "wikitext2", "10x", (0,), True)]
 
 
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print,
-        scale: Scale = FULL):
-    """Prepare the corpora, train (or reuse) every cell's seeds at ``scale``, score them and their untrained
-    backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
+        guard: Guard = OPEN, rehearsal: bool = False):
+    """Prepare the corpora (tiny ones when ``size`` is ``"tiny"``), train (or reuse) every cell's seeds
+    (``guard`` and ``rehearsal`` as in :func:`pearl.experiments.runner.train_models`), score them and
+    their untrained backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
     from ..corpus import variants
     from ..benchmark.scoring import run_models
     from .runner import train_models
     from .tables import group_frame
 
     for corpus in dict.fromkeys(c.corpus for c in design_cells):
-        variants.prepare(corpus, n_process=max(workers, 1), log=log, scale=scale)
+        variants.prepare(corpus, n_process=max(workers, 1), log=log, size="tiny" if size == "tiny" else "full",
+                         guard=guard)
     by_seeds: dict = {}
     for c in design_cells:  # one call per seed list: its models train side by side
         by_seeds.setdefault(c.seeds, []).append(c)
     for seeds, group in by_seeds.items():
-        train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log, scale=scale)
+        train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log, guard=guard,
+                     rehearsal=rehearsal)
     folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
     done = trained(design_cells)
     cell_of = {m: (c, s) for m, (c, s, _) in done.items()}

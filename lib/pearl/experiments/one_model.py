@@ -19,23 +19,24 @@ visibly stale), and to ``--record PATH`` too (``make model RECORD=1``:
 ``results/perf/make_model.json``, which the README's teaching path reads).
 
 Before anything runs it checks the offline data folder and WordNet, naming what is missing and the fix.
+At ``size`` ``"tiny"`` each stage takes its notebook's tiny sizes and the ``tiny`` profile; every
+writer gets the caller's ``guard`` (:class:`pearl.guard.Guard`).
 
-What it leaves out: the notebooks' figures, tables and records (run the notebooks for those),
-other seeds, recipes and backbones, and the Wikipedia build.
+What it leaves out: the command line and its output root (:mod:`harness.model`), the notebooks'
+figures, tables and records (run the notebooks for those), other seeds, recipes and backbones, and
+the Wikipedia build.
 """
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
 from .. import data, paths
 from ..backbones import weights
-from ..scale import FULL, SMOKE, Scale
+from ..guard import OPEN, Guard
 
 #: notebook 01's parameters on the cpu profile (its ``parameters`` cell; tests/experiments/test_one_model.py
 #: checks they agree)
@@ -46,8 +47,10 @@ NEEDED = ("corpora/wikitext2/valid.txt", "corpora/wikitext2/test.txt", "wordnet/
 #: the file of the model folder that holds this build's record (never digested: it changes no vector)
 RECORD = weights.BUILD_RECORD
 STAGES = ("data", "tables", "model")
-#: notebook 01's WikiText-2 lines, and notebook 02's phrases and hard-negative anchors, at SMOKE size
-SMOKE_LINES = SMOKE_PHRASES = 300
+#: notebook 01's WikiText-2 lines, and notebook 02's phrases and hard-negative anchors, at the tiny size
+TINY_LINES = TINY_PHRASES = 300
+#: the sizes :func:`build` takes, and the training profile of each
+PROFILE = {"full": "cpu", "tiny": "tiny"}
 
 
 class SetupError(RuntimeError):
@@ -114,29 +117,36 @@ def corpus_exists() -> bool:
     return all(p.is_file() for p in corpus_files())
 
 
-def build_corpus(scale: Scale = FULL) -> Path:
+def _tiny(size: str) -> bool:
+    if size not in PROFILE:
+        raise ValueError(f"size={size!r}: make model builds at 'full' or 'tiny' size")
+    return size == "tiny"
+
+
+def build_corpus(size: str = "full", guard: Guard = OPEN) -> Path:
     """Notebook 01's training corpus on the cpu profile: WikiText-2 (its first 300 lines and no WordNet
-    at SMOKE size, as the notebook's), parsed with a progress bar, plus WordNet's multi-word phrases."""
+    at the tiny size, as the notebook's), parsed with a progress bar, plus WordNet's multi-word phrases."""
     from ..corpus import summary
     from ..corpus.phrases import clean_wikitext, count_phrases, load_nlp
     from ..corpus.store import merge_sources, write_corpus
 
     nb = NOTEBOOK_01
-    corpus = summary.training_corpus("cpu", None, scale)  # WikiText-2: the cpu profile trains on it
-    lines = summary.first(data.wikitext2_lines(), scale.smoke_or(0, SMOKE_LINES))
-    wordnet = scale.smoke_or(True, False)
+    tiny = _tiny(size)
+    corpus = summary.training_corpus("cpu")  # WikiText-2: the cpu profile trains on it
+    lines = summary.first(data.wikitext2_lines(), TINY_LINES if tiny else 0)
+    wordnet = not tiny
     counts = count_phrases(map(clean_wikitext, lines), load_nlp(nb["SPACY_MODEL"]), max_tokens=nb["MAX_TOKENS"],
-                           n_process=summary.build_processes("cpu", None, scale), batch_size=nb["BATCH_SIZE"],
+                           n_process=summary.build_processes(PROFILE[size]), batch_size=nb["BATCH_SIZE"],
                            total=len(lines))
     rows = merge_sources(summary.training_rows(corpus, counts, nb["MIN_FREQ"], []),
                          summary.wordnet_rows(wordnet, nb["WORDNET_COMMON_NOUNS"], lambda _: contextlib.nullcontext()),
                          corpus=corpus)
-    about = summary.corpus_about(corpus, wordnet, scale.smoke, nb["MIN_FREQ"], nb["WIKI_MIN_FREQ"],
-                                 summary.wikipedia_sample("cpu", scale=scale))
-    return write_corpus(rows, about=about, smoke=scale.smoke)
+    about = summary.corpus_about(corpus, wordnet, nb["MIN_FREQ"], nb["WIKI_MIN_FREQ"],
+                                 summary.wikipedia_sample(PROFILE[size]))
+    return write_corpus(rows, about=about, guard=guard)
 
 
-def tables_exist(scale: Scale = FULL) -> bool:
+def tables_exist(size: str = "full") -> bool:
     """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there, made
     from as many phrases as :func:`build_tables` would take from the corpus (the tables of an earlier
     corpus are built again)."""
@@ -149,35 +159,36 @@ def tables_exist(scale: Scale = FULL) -> bool:
     if not all(p.is_file() for p in files):
         return False
     meta = json.loads((files[0].parent / "meta.json").read_text(encoding="utf8"))
-    return meta.get("phrases") == len(read_phrases(scale.smoke_or(0, SMOKE_PHRASES)))
+    return meta.get("phrases") == len(read_phrases(TINY_PHRASES if _tiny(size) else 0))
 
 
-def build_tables(scale: Scale = FULL) -> None:
-    """Notebook 02's tables and hard negatives of the corpus, at its cpu-profile settings (SMOKE: its
+def build_tables(size: str = "full", guard: Guard = OPEN) -> None:
+    """Notebook 02's tables and hard negatives of the corpus, at its cpu-profile settings (tiny: its
     first 300 phrases and anchors), one progress bar over the four steps (mining shows its own too)."""
     from ..corpus.hard_negatives import profile_anchors
     from ..corpus.store import read_phrases
     from ..corpus.training_tables import DEFAULTS, build_training_tables
 
-    settings = replace(DEFAULTS, anchors=scale.smoke_or(profile_anchors("cpu", DEFAULTS.anchors), SMOKE_PHRASES))
-    phrases = read_phrases(scale.smoke_or(0, SMOKE_PHRASES))
+    tiny = _tiny(size)
+    settings = replace(DEFAULTS, anchors=TINY_PHRASES if tiny else profile_anchors("cpu", DEFAULTS.anchors))
+    phrases = read_phrases(TINY_PHRASES if tiny else 0)
     timer = step_bar(["wordnet_table", "glove_table", "paraphrases", "hard_negatives"], "tables")
-    build_training_tables(phrases, settings=settings, timer=timer, progress=not scale.smoke, smoke=scale.smoke)
+    build_training_tables(phrases, settings=settings, timer=timer, progress=not tiny, guard=guard)
 
 
-def train_model(scale: Scale = FULL, log=print) -> Path:
-    """Seed 0 of notebook 03's full recipe at the cpu profile (SMOKE: the smoke profile), trained
+def train_model(size: str = "full", guard: Guard = OPEN, log=print) -> Path:
+    """Seed 0 of notebook 03's full recipe at the cpu profile (tiny: the tiny profile), trained
     with a progress bar, or reused when the runner finds it trained on the same data."""
     from .runner import ablation, train_models
 
-    return train_models([ablation("")], [0], profile=scale.scaled("cpu"), log=log, progress=True, workers=1,
-                        scale=scale)[""][0]
+    return train_models([ablation("")], [0], profile=PROFILE[size], log=log, progress=True, workers=1,
+                        guard=guard)[""][0]
 
 
-def build(scale: Scale = FULL, log=print) -> dict:
+def build(size: str = "full", guard: Guard = OPEN, log=print) -> dict:
     """The three stages (:data:`STAGES`), each reused when its files exist; the build's record
     (``{"stages": {name: {"built", "seconds"}}, "wall_time_s", ...}``), written beside the model
-    when any stage was built."""
+    when any stage was built, with ``guard.note``."""
     import json
 
     from ..provenance import hardware, stamp, write_json
@@ -187,22 +198,22 @@ def build(scale: Scale = FULL, log=print) -> dict:
     with stage(1, "data", "WikiText-2 parsed and typed, plus WordNet's phrases (notebook 01, cpu profile)", times, log):
         built["data"] = not corpus_exists()
         if built["data"]:
-            log(f"wrote {build_corpus(scale)}")
+            log(f"wrote {build_corpus(size, guard)}")
         else:
             log(f"reuse {paths.derived_dir('phrases.tsv')} (delete it to build it again)")
     with stage(2, "tables", "augmentation tables and hard negatives (notebook 02)", times, log):
-        built["tables"] = built["data"] or not tables_exist(scale)
+        built["tables"] = built["data"] or not tables_exist(size)
         if built["tables"]:
-            build_tables(scale)
+            build_tables(size, guard)
             log(f"wrote {paths.derived_dir('augment')} and {paths.derived_dir('hard_negatives.json')}")
         else:
             log(f"reuse {paths.derived_dir('augment')} and {paths.derived_dir('hard_negatives.json')}")
-    with stage(3, "model", f"PEARL seed 0 on all-MiniLM-L6-v2 ({scale.scaled('cpu')} profile, notebook 03)", times, log):
+    with stage(3, "model", f"PEARL seed 0 on all-MiniLM-L6-v2 ({PROFILE[size]} profile, notebook 03)", times, log):
         lines = []
-        folder = train_model(scale, log=lambda line: (lines.append(line), log(line)))
+        folder = train_model(size, guard, log=lambda line: (lines.append(line), log(line)))
         built["model"] = not any(line.startswith("reuse") for line in lines)
     info = json.loads((folder / "pearl.json").read_text())
-    record = {"what": "make model", **commit, "profile": scale.scaled("cpu"), "smoke": scale.smoke,
+    record = {"what": "make model", **commit, "profile": PROFILE[size], **guard.note,
               "model": folder.name, "pearl_json_settings_sha256": info.get("settings_sha256"),
               "stages": {s: {"built": built[s], "seconds": times[s]} for s in STAGES},
               "wall_time_s": round(time.perf_counter() - t0, 1), "hardware": hardware(),
@@ -225,42 +236,3 @@ def report(record: dict) -> str:
         lines.append(f"{record['wall_time_s'] / 60:.1f} minutes in all; record: {folder / RECORD}")
     return "\n".join([f"== PEARL model: {folder}", *lines,
                       f"   its data: {paths.derived_dir()}", "next: make explorer (PEARL beside its backbone)"])
-
-
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m pearl.experiments.one_model",
-                                 description="Build one PEARL model: the data, tables and seed 0 of notebooks 01-03 "
-                                             "at the cpu profile (make model)")
-    ap.add_argument("--smoke", action="store_true", help="the SMOKE size (tests): a tiny model under smoke-output/ "
-                                                         "or $PEARL_OUTPUT")
-    ap.add_argument("--if-missing", action="store_true", help="do nothing when a PEARL model on MiniLM exists "
-                                                              "(make explorer)")
-    ap.add_argument("--record", help="also write the build's record to this JSON file (make model RECORD=1)")
-    args = ap.parse_args(argv)
-    scale = SMOKE if args.smoke else FULL
-    paths.use_output(scale.output_root())
-    from ..encode import quiet_loading
-    from ..models import trained_folders
-    from ..provenance import write_json
-
-    quiet_loading()  # each stage shows its own bar; transformers' "Loading weights" would come between them
-
-    if args.if_missing and trained_folders():
-        print(f"== PEARL model found: {', '.join(p.name for p in trained_folders())} (make model builds none anew)")
-        return 0
-    try:
-        check_inputs()
-    except SetupError as err:
-        print(err, file=sys.stderr)
-        return 2
-    record = build(scale)
-    print(report(record))
-    if args.record and any(s["built"] for s in record["stages"].values()):
-        print("record:", write_json(Path(args.record), {k: v for k, v in record.items() if k != "folder"}))
-    elif args.record:  # a build that reused everything measured nothing
-        print(f"{args.record} left as it was: nothing was built")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

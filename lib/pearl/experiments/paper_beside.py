@@ -105,5 +105,5 @@ def rewrite() -> list:
     old4 = results_dir("table4.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
     md4 = table4_markdown(table4, header=old4)
     tex3 = table3_latex(comparison, ABLATION_LABELS, caption=TABLE3_CAPTION)
-    return (save_table(None, "table3", markdown=md3, latex=tex3, smoke=False)  # the committed results, re-rendered
-            + save_table(None, "table4", markdown=md4, smoke=False))
+    return (save_table(None, "table3", markdown=md3, latex=tex3)  # the committed results, re-rendered
+            + save_table(None, "table4", markdown=md4))

@@ -31,7 +31,7 @@ def gpu_points(path) -> list[dict]:
     the gpu profile, WikiText-2, the exact Table 1 suite) as gains per group; [] if absent."""
     from pathlib import Path
 
-    from ..outputs import read_record
+    from ..provenance import read_record
 
     path = Path(path)
     if not path.is_file():

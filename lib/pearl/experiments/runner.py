@@ -15,6 +15,10 @@ plus overrides, the augmentation levels' weights and the share of training phras
   [folders]}``): every phrase encoded once, vectors and scores cached (:mod:`pearl.cache`);
   Table 2's short-text sets are tasks too, scored the same way.
 
+Every folder goes under ``root`` (default :func:`pearl.paths.output_root`), which the caller
+passes down; the folders to be trained go to ``guard.check`` before any is trained
+(:class:`pearl.guard.Guard`).
+
 Training takes ``workers``, as scoring does: with 2 or more, models train (or are scored) side by side in that many
 processes of one torch thread each (:mod:`pearl.workers`; with a GPU, one process). A model trained in a worker is the same
 recipe (reused either way), but one thread sums in another order than two, so its weights
@@ -36,8 +40,8 @@ import numpy as np
 from .. import models, paths
 from .. import workers as workers_
 from ..data import sha256
+from ..guard import OPEN, Guard
 from ..provenance import write_json
-from ..scale import Scale
 
 #: the paper's ablations (Table 3): the full recipe less one part each
 ABLATIONS = {
@@ -70,9 +74,9 @@ class Recipe:
     phrase_share: float = 1.0  # share of the profile's training phrases (the paper's Table 4: 0.3)
     corpus: str = ""  # a named corpus of pearl.corpus.variants ("": the data notebooks' own)
 
-    def folder(self, seed: int) -> Path:
+    def folder(self, seed: int, root: str | Path | None = None) -> Path:
         # not created here: a folder appears when export writes it
-        return paths.models_dir() / models.folder_name(self.method, self.backbone, seed, self.name or None)
+        return paths.models_dir(root=root) / models.folder_name(self.method, self.backbone, seed, self.name or None)
 
     def label(self) -> str:
         return models.mean_label(self.method, self.backbone, self.name or None)
@@ -166,9 +170,11 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale, threads: int = 0, log=None) -> str:
-    train_models([recipe], [seed], profile=profile, log=lambda _: None, scale=scale, **overrides)
-    return recipe.folder(seed).name
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, guard: Guard, rehearsal: bool,
+               root: Path, threads: int = 0, log=None) -> str:
+    train_models([recipe], [seed], profile=profile, log=lambda _: None, guard=guard, rehearsal=rehearsal, root=root,
+                 **overrides)
+    return recipe.folder(seed, root).name
 
 
 def _built_on_first_use(backbone: str) -> bool:
@@ -189,11 +195,11 @@ def _worker_order(pending: list) -> list:
     return [pending[i] for i in sorted(range(len(pending)), key=rank.__getitem__)]  # stable within a rank
 
 
-def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scale):
+def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, rehearsal: bool):
     """(TrainConfig, data options, recipe key) of one recipe and seed."""
     from ..training.profiles import config_for
 
-    cfg, data = config_for(profile, scale, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
+    cfg, data = config_for(profile, rehearsal, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
     cfg = dataclasses.replace(cfg, seed=seed)
     if recipe.corpus:  # only then: the keys of models trained on the notebooks' corpus stay as they were
         data = {**data, "corpus": recipe.corpus}
@@ -202,41 +208,37 @@ def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scal
 
 def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
                  log: Callable[[str], None] = print, progress: bool = False, workers: int = 1,
-                 scale: Scale | None = None, **overrides) -> dict[str, list[Path]]:
-    """Train (or reuse) every recipe x seed; ``{recipe name: [folder per seed]}``.
+                 guard: Guard = OPEN, rehearsal: bool = False, root: str | Path | None = None,
+                 **overrides) -> dict[str, list[Path]]:
+    """Train (or reuse) every recipe x seed under ``models/`` of ``root`` (default
+    :func:`pearl.paths.output_root`); ``{recipe name: [folder per seed]}``.
 
     ``overrides`` apply to every recipe's TrainConfig (e.g. ``device``); :func:`run_summary`
     reads what each folder's training did. ``workers`` > 1 trains the missing ones in that
-    many one-thread processes (see the module's docstring; they get ``scale`` among their
-    arguments), then reuses them here. ``scale`` (:class:`pearl.scale.Scale`; by default the one
-    ``profile`` implies: SMOKE for ``"smoke"``) marks SMOKE models, which never replace full-size
-    ones, and a SMOKE call made with the repository as output root writes under ``smoke-output/``.
+    many one-thread processes (see the module's docstring; they get ``guard``, ``rehearsal`` and
+    ``root`` among their arguments), then reuses them here. Every folder to be trained goes to
+    ``guard.check`` before any is trained, and the training data to ``guard.check_input``;
+    ``rehearsal``: the ``gpu`` profile at its rehearsal sizes (:func:`pearl.training.profiles.config_for`).
     """
     from ..training.methods import inputs_for
-    from ..training.export import refuse_full
     from ..training.profiles import load_training_data, train_and_export
 
-    scale = Scale.of_profile(profile) if scale is None else scale
-    if scale.output_root() != paths.output_root():  # a SMOKE call never writes into the repository
-        with paths.output_at(scale.output_root()):
-            return train_models(recipes, seeds, profile, log, progress, workers, scale, **overrides)
-
-    workers = scale.workers(workers)
-    plan = [(r, s, *_keyed(r, s, profile, overrides, scale)) for r in recipes for s in seeds]
-    pending = [(r, s, profile, overrides, scale) for r, s, _, _, key in plan if _stored_key(r.folder(s)) != key]
-    for recipe, seed, *_ in pending:  # every folder before any is trained: a SMOKE run never replaces a full-size model
-        refuse_full(recipe.folder(seed), scale.smoke)
+    root = paths.output_root() if root is None else Path(root)
+    plan = [(r, s, *_keyed(r, s, profile, overrides, rehearsal)) for r in recipes for s in seeds]
+    pending = [(r, s, profile, overrides, guard, rehearsal, root)
+               for r, s, _, _, key in plan if _stored_key(r.folder(s, root)) != key]
+    guard.check([recipe.folder(seed, root) for recipe, seed, *_ in pending])  # every folder before any is trained
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
         workers_.each(_train_one, _worker_order(pending), workers, log,
                       done=lambda _, name: f"trained {name} ({profile} profile, in a worker process)")
     out, loaded = {r.name: [] for r in recipes}, {}
     for recipe, seed, cfg_s, data, key in plan:
-        folder = recipe.folder(seed)
+        folder = recipe.folder(seed, root)
         out[recipe.name].append(folder)
         if _stored_key(folder) == key:
             log(f"reuse {folder.name}")
             continue
-        run_dir = paths.models_dir("runs", folder.name)
+        run_dir = paths.models_dir("runs", folder.name, root=root)
         marker = run_dir / "recipe.json"
         if run_dir.exists() and (not marker.is_file() or json.loads(marker.read_text()) != key):
             shutil.rmtree(run_dir)  # checkpoints of another recipe: start afresh
@@ -244,13 +246,13 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         write_json(marker, key)
         data_key = json.dumps(data, sort_keys=True)
         if data_key not in loaded:
-            loaded[data_key] = load_training_data(**data, smoke=scale.smoke)
+            loaded[data_key] = load_training_data(**data, guard=guard)
         corpus, negs, tables = loaded[data_key]
         # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
         rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
         log(f"train {folder.name} ({profile} profile)")
         train_and_export(cfg_s, rows, negs, augmenter, folder,
-                         run_dir=run_dir, progress=progress, extra={"recipe": key}, smoke=scale.smoke)
+                         run_dir=run_dir, progress=progress, extra={"recipe": key}, guard=guard)
     return out
 
 

@@ -22,23 +22,23 @@ import json
 import os
 from pathlib import Path
 
-from .. import outputs
 from ..backbones import weights
 from ..encode import load_hf_model
 from ..atomic import write_atomic
+from ..guard import OPEN, Guard
 from ..provenance import write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 from .objectives import card_sentence
 
 FORMAT = "pearl-companion/1"
-SMOKE_NOTE = "SMOKE run: a few steps on a tiny slice of the data; not a usable model"
 
 
 def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
-           max_length: int = 32, extra: dict | None = None, smoke: bool = False) -> Path:
-    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced).
-    A ``smoke`` model says so in its ``pearl.json`` and never replaces a full-size one (:func:`refuse_full`)."""
+           max_length: int = 32, extra: dict | None = None, guard: Guard = OPEN) -> Path:
+    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced),
+    once ``guard.check`` has seen the folder; ``guard.note`` goes into its ``pearl.json``, and a
+    ``"note"`` there heads the model card."""
     from safetensors.torch import save_file
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import Normalize, Pooling, Transformer
@@ -47,7 +47,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     from .st_modules import CharConcat, PearlTransformer
 
     path = Path(path)
-    refuse_full(path, smoke)
+    guard.check([path])
     path.mkdir(parents=True, exist_ok=True)
     model.backbone.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -59,7 +59,7 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
     info = {
         "loader": "pearl.training.export:load_encoder",  # what pearl.models.load_model runs on this folder
-        **({"SMOKE": SMOKE_NOTE} if smoke else {}),
+        **guard.note,
         "format": FORMAT,
         "dim": model.dim,
         "phrase_dim": model.phrase_dim,
@@ -87,14 +87,6 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
     write_card(path)
     return path
-
-
-def refuse_full(path: str | os.PathLike, smoke: bool) -> None:
-    """In a SMOKE run (``smoke``), refuse to write into ``path`` when it holds a full-size model: the
-    one guard of every output (:func:`pearl.outputs.refuse_full`), which reads the folder's
-    ``pearl.json`` (no ``"SMOKE"`` key: full size). A ``pearl.json`` that does not parse is refused
-    too (its scale cannot be told), naming the file. A smoke run never replaces a real model."""
-    outputs.refuse_full(path, smoke)
 
 
 #: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)
@@ -148,8 +140,8 @@ def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
     objective = cfg.get("objective", "pearl")
     backbone = backbone_name(cfg.get("backbone"))
     what = card_sentence(objective)
-    smoke = [f"**{info['SMOKE']}.**", ""] if info.get("SMOKE") else []
-    lines = [card_header(path.name, backbone), f"# {path.name}", "", *smoke, what,
+    note = [f"**{info['note']}.**", ""] if info.get("note") else []
+    lines = [card_header(path.name, backbone), f"# {path.name}", "", *note, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",

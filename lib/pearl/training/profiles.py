@@ -2,7 +2,7 @@
 
 Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.train`):
 
-- ``smoke``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
+- ``tiny``: a few steps on a 64-phrase slice, one seed: exercises every part in seconds (tests);
 - ``cpu``: the default of ``make reproduce``: 150 steps at batch 32, sized so that the whole batch
   fits in three hours on 2 cores (notebook 03's record holds a seed's training time, notebook 04's
   the Table-1 scoring time, most of it the stand-in retrieval dictionaries). The
@@ -19,7 +19,7 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.
   lent H100 on WikiText-2 (seed 0; ``scripts/device``; its timing in ``results/gpu``). What still differs from the paper: ``results/gpu_profile_deviations.md``
   (``scripts/gpu_profile_deviations.py``).
 
-A rehearsal (``make rehearse``, :class:`pearl.scale.Scale` ``rehearsal``) runs the ``gpu`` profile's code
+A rehearsal (``make rehearse``: :func:`config_for` with ``rehearsal``) runs the ``gpu`` profile's code
 paths at the sizes of :data:`REHEARSAL` (a few steps on a few hundred phrases).
 
 >>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
@@ -31,21 +31,21 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import checkpoint, models, outputs, paths
+from .. import checkpoint, models, paths
 from ..corpus import variants
 from ..corpus.augment import load_tables
 from ..corpus.hard_negatives import read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
+from ..guard import OPEN, Guard
 from ..paths import models_dir
-from ..scale import FULL, REHEARSED, Scale
 from . import objectives
 from .export import export
 from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train
 
 PROFILES = {
-    "smoke": dict(steps=4, batch_size=8, lr=1e-4, head_lr=1e-2, char_weight=0.25, max_phrases=64, anchors_only=False, char_distill_steps=5,
+    "tiny": dict(steps=4, batch_size=8, lr=1e-4, head_lr=1e-2, char_weight=0.25, max_phrases=64, anchors_only=False, char_distill_steps=5,
                   char_distill_vocab=128),
     # 150 x 32 = 4,800 phrases: fewer than the ~9,300 mined anchors, so every phrase seen has
     # its own hard negatives (anchors_only). The development score is flat in the steps (64.13 at
@@ -57,7 +57,7 @@ PROFILES = {
                 checkpoint_every=1000),
 }
 
-#: what a rehearsal (``Scale.rehearsal``) changes in the ``gpu`` profile: 2 epochs over
+#: what a rehearsal (``config_for(..., rehearsal=True)``) changes in the ``gpu`` profile: 2 epochs over
 #: 160 phrases at batch 40 (8 steps; Table 4's 30 % of them still give the character encoder's
 #: distillation its 64 words), a checkpoint every 4 steps (a killed run resumes: the resume test
 #: kills one mid-training), a small distillation; DataLoader workers, the epochs-based schedule
@@ -69,10 +69,10 @@ REHEARSAL = dict(batch_size=40, max_phrases=160, num_workers=2, checkpoint_every
 #: as the paper's scale asks; the cpu profile scores seed 0 alone, as the paper's Table 1 shows
 #: one model: an exact pass costs 15-18 minutes a model on 2 cores, and the seed spread is measured
 #: by the sweep suite (Tables 3 and 4, three seeds each)
-TABLE1_SEEDS = {"smoke": [0], "cpu": [0], "gpu": [0, 1, 2]}
+TABLE1_SEEDS = {"tiny": [0], "cpu": [0], "gpu": [0, 1, 2]}
 #: the seeds of each new point of Figure 5 (notebook 10): one on the cpu profile (its band is the
 #: seed noise), three on the gpu profile, as the paper averages three fine-tunings
-FIGURE5_SEEDS = {"smoke": [0], "cpu": [0], "gpu": [0, 1, 2]}
+FIGURE5_SEEDS = {"tiny": [0], "cpu": [0], "gpu": [0, 1, 2]}
 
 
 
@@ -101,12 +101,12 @@ def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) ->
             "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr}
 
 
-def config_for(profile: str, scale: Scale = FULL, **overrides) -> tuple[TrainConfig, dict]:
+def config_for(profile: str, rehearsal: bool = False, **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
     (``None`` values are ignored). With an ``objective`` override, that objective's ``defaults``
     (:data:`pearl.training.objectives.OBJECTIVES`, e.g. SimCSE's τ = 0.05) come between the
     profile and the other overrides; the overrides may name the objective's own settings
-    (``label_share=0.05`` for PAUSE). In a rehearsal (``scale``) the ``gpu`` profile takes :data:`REHEARSAL`'s sizes.
+    (``label_share=0.05`` for PAUSE). With ``rehearsal`` the ``gpu`` profile takes :data:`REHEARSAL`'s sizes.
 
     >>> cfg, _ = config_for("cpu", objective="simcse"); cfg.temperature, cfg.use_char
     (0.05, False)
@@ -115,40 +115,39 @@ def config_for(profile: str, scale: Scale = FULL, **overrides) -> tuple[TrainCon
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     objective = overrides.pop("objective", "pearl")
-    rehearsed = REHEARSAL if scale.rehearsal and profile in REHEARSED else {}
+    rehearsed = REHEARSAL if rehearsal and profile == "gpu" else {}
     values = {**PROFILES[profile], **rehearsed, **objectives.get(objective).defaults, **overrides}
     data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
     return TrainConfig.of(objective, **values), data
 
 
-#: what makes full-size training data, said when a full-size run finds SMOKE data
-FULL_DATA_FIX = ("run notebooks/01_data_building.ipynb and 02_augmentation.ipynb at full size (SMOKE=False) into "
+#: what makes usable training data, said when a guard refuses the data it finds
+FULL_DATA_FIX = ("run notebooks/01_data_building.ipynb and 02_augmentation.ipynb at full size into "
                  "this output root (make reproduce does), or point $PEARL_OUTPUT at the root holding full-size data")
 
 
-def refuse_smoke_data(where: dict, smoke: bool) -> None:
-    """In a full-size run (``smoke`` false), refuse SMOKE training data: the corpus (its
-    ``corpus.json`` says ``"smoke": true``), the augmentation tables (their ``meta.json``) or the hard
-    negatives (their sidecar), naming the file and :data:`FULL_DATA_FIX` (:func:`pearl.outputs.refuse_smoke`)."""
+def check_training_data(where: dict, guard: Guard = OPEN) -> None:
+    """``guard.check_input`` on each file training reads: the corpus, the augmentation tables'
+    ``meta.json`` and the hard negatives, with :data:`FULL_DATA_FIX` as the fix."""
     for path in (where.get("corpus") or paths.derived_dir("phrases.tsv"),
                  Path(where.get("augment") or paths.derived_dir("augment")) / "meta.json",
                  where.get("hard_negatives") or paths.derived_dir("hard_negatives.json")):
-        outputs.refuse_smoke(path, smoke, FULL_DATA_FIX)
+        guard.check_input(path, FULL_DATA_FIX)
 
 
 def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = "",
-                       smoke: bool = False):
+                       guard: Guard = OPEN):
     """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs, or from the
     named corpus ``corpus`` of :data:`pearl.corpus.variants.CORPORA` (built by its ``prepare``).
     Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
-    A full-size run (``smoke`` false, the caller's scale) refuses SMOKE data (:func:`refuse_smoke_data`).
+    Each file goes to ``guard.check_input`` first (:func:`check_training_data`).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
     that many phrases (same seed, same subset).
     """
     where = variants.files(corpus) if corpus else {}
-    refuse_smoke_data(where, smoke)
+    check_training_data(where, guard)
     tables = load_tables(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
@@ -162,13 +161,13 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
                      run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None,
-                     smoke: bool = False) -> TrainResult:
-    """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads;
-    a ``smoke`` one says so and never replaces a full-size model)."""
+                     guard: Guard = OPEN) -> TrainResult:
+    """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads),
+    through ``guard`` (:func:`pearl.training.export.export`)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
-                  "train_phrases": len(corpus), **(extra or {})}, smoke=smoke)
+                  "train_phrases": len(corpus), **(extra or {})}, guard=guard)
     if run_dir is not None:  # exported: the checkpoints (3x the model's size) have served
         checkpoint.discard(run_dir)
     return result
@@ -197,8 +196,6 @@ def main(argv=None) -> None:
     ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     args = ap.parse_args(argv)
-    scale = Scale.of_profile(args.profile)  # smoke: writes under the smoke root, and its folder says SMOKE
-    paths.use_output(scale.output_root())
     cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
                            objective=args.objective, label_share=args.label_share)
@@ -209,15 +206,15 @@ def main(argv=None) -> None:
 
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
-    corpus, negs, tables = load_training_data(**data, smoke=scale.smoke)
+    corpus, negs, tables = load_training_data(**data)
 
     name = models.folder_name(cfg.objective, args.backbone, args.seed, variant_for(cfg))
     corpus, augmenter = inputs_for(cfg, corpus, tables)
     result = train(cfg, corpus, negs, augmenter, labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)
-    if rank == 0:
+    if rank == 0:  # under $PEARL_OUTPUT, or the repository (pearl.paths.output_root)
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
-               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)}, smoke=scale.smoke)
+               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)})
         checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 

@@ -121,7 +121,7 @@ def test_a_damaged_results_file_is_an_error_naming_it_and_the_fix(results):
 def test_the_report_refuses_a_smoke_record_naming_it(tmp_path, monkeypatch):
     """A SMOKE record in results/ was quoted as a finding; now the sentence's read stops, naming the
     file and the fix. A full-size record reads as before."""
-    from pearl import outputs
+    from harness import outputs
 
     monkeypatch.setattr(common.paths, "ROOT", tmp_path)
     (tmp_path / "results").mkdir()

