@@ -83,3 +83,26 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
         load_training_data(guard=FULL.guard)
     corpus, negs, _ = load_training_data(guard=SMOKE.guard)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
+
+
+def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypatch):
+    """``--rehearsal`` (the device scripts' first check) trains the gpu profile at REHEARSAL's sizes."""
+    from pearl.training import profiles
+
+    seen = {}
+
+    class Stop(Exception):
+        pass
+
+    def fake_load(**data):
+        seen["data"] = data
+        raise Stop
+
+    real = profiles.config_for
+    monkeypatch.setattr(profiles, "config_for", lambda *a, **k: seen.setdefault("cfg", real(*a, **k)))
+    monkeypatch.setattr(profiles, "load_training_data", fake_load)
+    with pytest.raises(Stop):
+        profiles.main(["--profile", "gpu", "--rehearsal"])
+    cfg, data = seen["cfg"]
+    assert cfg.batch_size == profiles.REHEARSAL["batch_size"] and cfg.char_distill_steps == profiles.REHEARSAL["char_distill_steps"]
+    assert seen["data"]["max_phrases"] == profiles.REHEARSAL["max_phrases"]

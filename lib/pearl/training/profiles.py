@@ -195,8 +195,9 @@ def main(argv=None) -> None:
     ap.add_argument("--max-phrases", type=int)
     ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
+    ap.add_argument("--rehearsal", action="store_true", help="the gpu profile at REHEARSAL's sizes (a minute's check of the path)")
     args = ap.parse_args(argv)
-    cfg, data = config_for(args.profile, backbone=args.backbone, seed=args.seed, steps=args.steps,
+    cfg, data = config_for(args.profile, args.rehearsal, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
                            objective=args.objective, label_share=args.label_share)
     rank = 0
