@@ -30,6 +30,13 @@ fi
 HN=.cache/device/hn_all.json  # outside the bundle folder: only the compressed copy travels
 mkdir -p .cache/device
 [ -f $HN ] || PEARL_DATA=$DATA .venv/bin/python scripts/device/mine_all.py $HN
+# the stand-in YAGO/UMLS dictionaries, full and tiny: building them reads WordNet through NLTK, which
+# the GPU machine lacks (cached under data/derived/dictionaries/, keyed by their gold names)
+PEARL_DATA=$DATA PYTHONPATH=$PWD/lib .venv/bin/python -c "
+from pearl.benchmark.tasks import task
+for name in ('yago', 'umls'):
+    for size in ('full', 'tiny'):
+        task(name).load(size)"
 cp -r "$DATA/README.md" "$DATA/SHA256SUMS" "$DATA/pearl_benchmark" "$DATA/wordnet" "$B/data/"
 # the training data only: Wikipedia builds, converted or pretrained backbones, the embedding
 # cache stay here
