@@ -21,15 +21,13 @@ import time
 from pathlib import Path
 
 import pytest
+from _browser import launch, needs_browser
 
 from pearl.models import label as model_label
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]
 # the explorer labels models as Table 1 does (pearl.models.label)
 RANKING = f'table.pearl-ranking[data-model="{model_label("minilm")}"] .pearl-candidate'
 CANDIDATES = ["aspirin", "Eiffel Tower", "New York Post", "nytimes.com"]
@@ -49,12 +47,6 @@ def jupyter_env(scratch: Path) -> dict:
                JUPYTER_RUNTIME_DIR=str(cache / "jupyter/runtime"), IPYTHONDIR=str(cache / "ipython"),
                MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch))
     return env
-
-
-def needs_browser() -> None:
-    if not CHROMIUM.is_file():
-        pytest.skip("Debian's chromium is missing at /usr/bin/chromium: apt-get install chromium (make sysdeps)")
-    pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 
 
 @contextlib.contextmanager
@@ -133,25 +125,21 @@ def test_typing_a_query_reorders_the_ranking_in_chromium(voila, scratch_output):
     after = expected_order(QUERY, CANDIDATES)
     assert before != after, "the test needs a query that changes the order"
     screenshot = Path(os.environ.get("PEARL_SCREENSHOT") or paths.results_dir("explorer_screenshot.png"))
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.goto(url, wait_until="commit", timeout=60_000)  # Voila streams the page while the kernel runs
-            # the kernel loads the models and encodes the vocabulary before the first ranking shows
-            page.wait_for_selector(RANKING, timeout=240_000)
-            candidates = page.locator(".widget-textarea textarea").first
-            candidates.fill("\n".join(CANDIDATES))
-            assert read_ranking(page, before) == before
-            query = page.locator(".widget-text input").first
-            query.fill("")
-            query.press_sequentially(QUERY, delay=40)  # one input event per key, as a user types
-            assert read_ranking(page, after) == after
-            page.locator(".pearl-ranking").first.scroll_into_view_if_needed()
-            screenshot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(screenshot), full_page=True)
-        finally:
-            browser.close()
+    with sync_playwright() as pw, launch(pw) as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(url, wait_until="commit", timeout=60_000)  # Voila streams the page while the kernel runs
+        # the kernel loads the models and encodes the vocabulary before the first ranking shows
+        page.wait_for_selector(RANKING, timeout=240_000)
+        candidates = page.locator(".widget-textarea textarea").first
+        candidates.fill("\n".join(CANDIDATES))
+        assert read_ranking(page, before) == before
+        query = page.locator(".widget-text input").first
+        query.fill("")
+        query.press_sequentially(QUERY, delay=40)  # one input event per key, as a user types
+        assert read_ranking(page, after) == after
+        page.locator(".pearl-ranking").first.scroll_into_view_if_needed()
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(screenshot), full_page=True)
     assert screenshot.stat().st_size > 10_000
 
 
@@ -167,17 +155,13 @@ def test_after_make_model_the_page_ranks_with_pearl_beside_its_backbone(tmp_path
                            env=dict(os.environ, PEARL_OUTPUT=str(tmp_path)), capture_output=True, text=True)
     assert built.returncode == 0, built.stderr[-2000:]
     pearl = model_label("pearl-minilm-seed0")
-    with serve(tmp_path) as (url, _), sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1200, "height": 900})
-            page.goto(url, wait_until="commit", timeout=60_000)
-            page.wait_for_selector(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate', timeout=240_000)
-            ours = page.locator(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate').all_inner_texts()
-            backbone = page.locator(RANKING).all_inner_texts()
-            text = page.inner_text("body")
-        finally:
-            browser.close()
+    with serve(tmp_path) as (url, _), sync_playwright() as pw, launch(pw) as browser:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        page.goto(url, wait_until="commit", timeout=60_000)
+        page.wait_for_selector(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate', timeout=240_000)
+        ours = page.locator(f'table.pearl-ranking[data-model="{pearl}"] .pearl-candidate').all_inner_texts()
+        backbone = page.locator(RANKING).all_inner_texts()
+        text = page.inner_text("body")
     assert len(ours) == 5 and sorted(ours) == sorted(backbone)  # notebook 06's five candidates, in both columns
     assert f"Models found: {model_label('minilm')}, {pearl}." in text
     assert "Loading weights" not in text and "it/s]" not in text

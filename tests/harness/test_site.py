@@ -19,12 +19,12 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from _browser import launch, needs_browser
 
 from harness import site, site_text
 
 ROOT = Path(__file__).resolve().parents[2]
 ORDER = [n.removesuffix(".ipynb") for n in (ROOT / "notebooks" / "ORDER").read_text().split()]
-CHROMIUM = Path("/usr/bin/chromium")
 
 
 def smoke_outputs(out: Path, claims: bool = True) -> Path:
@@ -180,9 +180,7 @@ class Quiet(SimpleHTTPRequestHandler):
 
 def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:
     """``folder`` served on 127.0.0.1 from a thread; the caller shuts the server down."""
-    if not CHROMIUM.is_file():
-        pytest.skip("Debian's chromium is missing at /usr/bin/chromium: apt-get install chromium (make sysdeps)")
-    pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    needs_browser()
     server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(folder)))
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
@@ -203,36 +201,31 @@ def test_chromium_walks_the_site_offline(built):
         return len(imgs)
 
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.on("request", lambda r: requests.append(r.url))
-                page.goto(base, wait_until="load")
-                images_load(page)
-                page.click('article a[href="claims.html"]')
-                assert page.url.endswith("/claims.html")
-                assert "PEARL beats MiniLM" in page.inner_text("article") and "SMOKE" in page.inner_text("article")
-                # at 1280 px the verdict column is the table's first and lies wholly on screen
-                head = page.locator("article table th").first
-                box = head.bounding_box()
-                assert head.inner_text().strip() == "verdict" and 0 <= box["x"] and box["x"] + box["width"] <= 1280
-                assert page.locator("article table td").first.inner_text().strip() == "holds"
-                images_load(page)
-                page.go_back()
-                page.click('article a[href="tables/index.html"]')
-                page.click('article a[href="table3.html"]')
-                assert page.url.endswith("/tables/table3.html") and "SMOKE run" in page.inner_text("article")
-                images_load(page)
-                page.goto(base + "figures.html", wait_until="load")
-                assert images_load(page) >= 1
-                page.goto(base + "03_training.html", wait_until="load")
-                images_load(page)
-                page.goto(base + "claims.html", wait_until="load")
-                page.screenshot(path=str(screenshot), full_page=False)
-            finally:
-                browser.close()
+        with sync_playwright() as pw, launch(pw) as browser:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.on("request", lambda r: requests.append(r.url))
+            page.goto(base, wait_until="load")
+            images_load(page)
+            page.click('article a[href="claims.html"]')
+            assert page.url.endswith("/claims.html")
+            assert "PEARL beats MiniLM" in page.inner_text("article") and "SMOKE" in page.inner_text("article")
+            # at 1280 px the verdict column is the table's first and lies wholly on screen
+            head = page.locator("article table th").first
+            box = head.bounding_box()
+            assert head.inner_text().strip() == "verdict" and 0 <= box["x"] and box["x"] + box["width"] <= 1280
+            assert page.locator("article table td").first.inner_text().strip() == "holds"
+            images_load(page)
+            page.go_back()
+            page.click('article a[href="tables/index.html"]')
+            page.click('article a[href="table3.html"]')
+            assert page.url.endswith("/tables/table3.html") and "SMOKE run" in page.inner_text("article")
+            images_load(page)
+            page.goto(base + "figures.html", wait_until="load")
+            assert images_load(page) >= 1
+            page.goto(base + "03_training.html", wait_until="load")
+            images_load(page)
+            page.goto(base + "claims.html", wait_until="load")
+            page.screenshot(path=str(screenshot), full_page=False)
     finally:
         server.shutdown()
     assert broken == [], f"images that did not load: {broken}"
@@ -258,29 +251,24 @@ def test_figures_are_full_width_and_open_enlarged_and_no_notebook_shows_a_machin
 
     server, base = serve(built["site"])
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                         args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-            try:
-                page = browser.new_page(viewport={"width": 1280, "height": 900})
-                page.goto(base + "05_figures.html", wait_until="load")
-                article = page.inner_text("article")
-                assert "is left out of the committed copy" not in article
-                figures = page.locator("article .jp-RenderedImage img")
-                assert figures.count() >= 2  # Figure 1 and Figure 4
-                # Figure 4: the cell that draws it (plot_figure4) is followed by its image
-                fig4 = page.locator("article .jp-Cell", has_text="plot_figure4").locator(".jp-RenderedImage img").first
-                opens_enlarged(page, fig4)
-                page.goto(base + "figures.html", wait_until="load")
-                opens_enlarged(page, page.locator('article img[src*="figures/"]').first)
-                for stem in ORDER:
-                    if stem not in built["ran"]:
-                        continue
-                    page.goto(base + f"{stem}.html", wait_until="domcontentloaded")
-                    found = re.findall(MACHINE_PATH + r"\S*", page.inner_text("article"))
-                    assert found == [], f"{stem}'s page shows paths of the machine that ran it: {found[:3]}"
-            finally:
-                browser.close()
+        with sync_playwright() as pw, launch(pw) as browser:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            page.goto(base + "05_figures.html", wait_until="load")
+            article = page.inner_text("article")
+            assert "is left out of the committed copy" not in article
+            figures = page.locator("article .jp-RenderedImage img")
+            assert figures.count() >= 2  # Figure 1 and Figure 4
+            # Figure 4: the cell that draws it (plot_figure4) is followed by its image
+            fig4 = page.locator("article .jp-Cell", has_text="plot_figure4").locator(".jp-RenderedImage img").first
+            opens_enlarged(page, fig4)
+            page.goto(base + "figures.html", wait_until="load")
+            opens_enlarged(page, page.locator('article img[src*="figures/"]').first)
+            for stem in ORDER:
+                if stem not in built["ran"]:
+                    continue
+                page.goto(base + f"{stem}.html", wait_until="domcontentloaded")
+                found = re.findall(MACHINE_PATH + r"\S*", page.inner_text("article"))
+                assert found == [], f"{stem}'s page shows paths of the machine that ran it: {found[:3]}"
     finally:
         server.shutdown()
 

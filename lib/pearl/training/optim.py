@@ -19,8 +19,9 @@ update's weights up to float rounding, because:
   whatever the gradients were, so everything after the window sums to at most
   :func:`neglected_drift` ``x lr``. The window is the shortest one that keeps this below
   ``tolerance`` (1e-6) of the learning rate: 186 steps for betas (0.9, 0.999), 3e-11 at lr 3e-5,
-  about a thirtieth of the float32 spacing at a weight of 0.01. Over 186 batches about 4,000 rows
-  are active (``perf/train_step_floor.py``), not 250,002.
+  about a thirtieth of the float32 spacing at a weight of 0.01. Over 186 batches about 5,000 rows
+  are active (4,905 for MiniLM, 5,505 for me5-small on notebook 01's phrases: ``perf/train_step_floor.py``),
+  not 250,002.
 
 Rows never in a batch keep zero moments, so dense Adam never moves them either. A parameter
 with a dense gradient goes through ``torch.optim.Adam`` unchanged (fused, as the trainer asks).
