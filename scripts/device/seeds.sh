@@ -6,8 +6,9 @@ USAGE="The gpu profile's seeds on the GPU machine, rehearsed first. Run from the
 2. each SEED (default 0 1 2) trained at the gpu profile (every phrase's hard negatives);
 3. Table 1's nine datasets scored for seed 0, MiniLM, then the other seeds (one JSON file,
    rewritten after each model: a run cut short keeps the models it finished).
-Writes under OUT: rehearsal.json, seeds_train.log, gpu_profile_seed<N>_pearl.json and
-gpu_profile_seed<N>_loss.csv for each seed, table1_gpu_profile_seeds.json."
+Writes under OUT (four files: a device tool may bring back few): rehearsal.json, seeds_train.log,
+seed_records.tar (gpu_profile_seed<N>_pearl.json and _loss.csv of each seed trained), and
+table1_gpu_profile_seeds.json."
 source "$(dirname "$0")/setup.sh" "$@"
 SEEDS=("${ARGS[@]}")
 [ ${#SEEDS[@]} -gt 0 ] || SEEDS=(0 1 2)
@@ -18,14 +19,16 @@ limited env PEARL_OUTPUT="$PREH" python3 -m pearl.training.profiles --profile gp
 limited env PEARL_OUTPUT="$PREH" python3 scripts/device/score.py --tiny --out "$OUT/rehearsal.json" \
   "$PREH/models/$(name 0)" 2>&1 | grep -v "it/s\]$\|Loading weights" || exit 1
 echo "rehearsal done at $SECONDS s"
-MODELS=()
+MODELS=() REC=$S/records
+rm -rf "$REC" && mkdir -p "$REC"
 for seed in "${SEEDS[@]}"; do
   limited env PEARL_OUTPUT="$PGPU" python3 -m pearl.training.profiles --profile gpu --seed "$seed" 2>&1 \
     | tr '\r' '\n' | grep -v "it/s\]$" >> "$OUT/seeds_train.log"
   n=$(name "$seed")
   [ -f "$PGPU/models/$n/pearl.json" ] || { echo "seed $seed: no model (see seeds_train.log)"; continue; }
-  cp "$PGPU/models/runs/$n/log.csv" "$OUT/gpu_profile_seed${seed}_loss.csv" 2>/dev/null
-  cp "$PGPU/models/$n/pearl.json" "$OUT/gpu_profile_seed${seed}_pearl.json"
+  cp "$PGPU/models/runs/$n/log.csv" "$REC/gpu_profile_seed${seed}_loss.csv" 2>/dev/null
+  cp "$PGPU/models/$n/pearl.json" "$REC/gpu_profile_seed${seed}_pearl.json"
+  tar cf "$OUT/seed_records.tar" -C "$REC" .
   MODELS+=("$PGPU/models/$n")
   echo "seed $seed trained at $SECONDS s"
 done
