@@ -5,20 +5,21 @@
 - **Character encoder**: :class:`pearl.training.char_encoder.CharEncoder`, 64-d by default.
 - **Phrase embedding**: the concatenation ``[(p - m) / |p - m| ; w * c / |c|]`` of the two, e.g.
   384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
-  and the character part is scaled by ``char_weight``, so the cosine of two phrase
-  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)``: the character view carries a
-  fixed, documented share instead of whatever share its raw norm happens to take (the
-  reference code concatenates raw vectors, whose norms drift during training).
-- **Centring** (``phrase_centre`` = m, not in the paper): the phrase part is centred on the
-  backbone's mean vector over the training vocabulary before it is normalised. Why: a fixed
-  share of the *cosine* is not a fixed share of the *variance*. An anisotropic backbone
-  (E5-family vectors share one dominant direction, so their unit vectors vary little) leaves
-  almost all of the embedding's variance to the character part, and clustering then follows
-  surface form (capitals, length) instead of meaning. Centred, every backbone's phrase part
-  varies in all directions and the character part keeps the small share it is given. The
-  mean is estimated at the start of training (the contrastive loss sees centred vectors)
-  and again after weight averaging (the exported model's own mean); without a character
-  part ``m`` stays 0, so a phrase-only embedding is the backbone's plain normalised vector.
+  and the character part is scaled by ``char_weight`` w, so the cosine of two phrase
+  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)`` (the reference code concatenates
+  raw vectors, whose norms drift during training).
+- **Composition** (m and w, not in the paper): chosen per backbone by a rule read on the
+  training vocabulary (:mod:`pearl.training.composition`). Why: a fixed share of the *cosine* is
+  not a fixed share of the *variance*, and KMeans follows variance. An anisotropic backbone
+  (E5-family vectors share one dominant direction, so their unit vectors vary little) left the
+  character part most of what varies, and entity clustering then followed surface form (capitals,
+  length). So the phrase part is centred on the backbone's mean over the training vocabulary when
+  the backbone is anisotropic, and the character weight is capped so that the character part
+  holds at most ``max_char_share`` of the embedding's total variance there. The rule reads the
+  model at the start of training (the contrastive loss sees its composition) and again after
+  weight averaging (the exported model's own mean and spread), keeping the start's decision to
+  centre; without a character part ``m`` stays 0, so a phrase-only embedding is the backbone's
+  plain normalised vector. The scale and the centre are buffers: a resumed run keeps them.
 - **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
   (:data:`pearl.corpus.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
 
