@@ -85,7 +85,12 @@ def lookup_encoder(texts: list[str], vectors: np.ndarray, name: str):
     return Encoder(name=name, dim=vectors.shape[1], fn=fn)
 
 
-def rows_for(moment_parts: dict, vocab: list[str], cfg) -> list[dict]:
+def phrase_only(moment: str) -> str:
+    """The label of a moment's phrase part alone, uncentred: at step 0 the untrained backbone itself."""
+    return "untrained" if moment == MOMENTS[0] else "phrase part alone (trained)"
+
+
+def rows_for(moment_parts: dict, vocab: list[str], cfg, moment: str = MOMENTS[0]) -> list[dict]:
     """The compositions of one moment: (label, rule?, asked weight, centre vector or None, scale)."""
     from pearl.training.composition import compose
 
@@ -93,7 +98,7 @@ def rows_for(moment_parts: dict, vocab: list[str], cfg) -> list[dict]:
     idx = [row[t] for t in vocab]
     p, c = moment_parts["phrase"][idx], moment_parts["chars"][idx]
     old_centre = p.astype(np.float64).mean(0)
-    out = [{"recipe": "untrained", "rule": False, "weight": None, "scale": None, "centred": False, "centre": None}]
+    out = [{"recipe": phrase_only(moment), "rule": False, "weight": None, "scale": None, "centred": False, "centre": None}]
     for w in WEIGHTS:
         out.append({"recipe": "fixed, centred (old)", "rule": False, "weight": w, "scale": w, "centred": True,
                     "centre": old_centre})
@@ -199,7 +204,7 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, dev: bool = F
         phrase, chars = parts(model, tok, texts, cfg.max_length)
         moment_parts = {"texts": texts, "phrase": phrase, "chars": chars}
         trained_s, t1, cache = round(time.perf_counter() - t0, 1), time.perf_counter(), {}
-        for r in rows_for(moment_parts, vocab, cfg):
+        for r in rows_for(moment_parts, vocab, cfg, moment):
             scored = score_row(r, moment_parts, sets, inputs, cache)
             row = {"backbone": backbone, "seed": seed, "size": size, "moment": moment,
                    **{k: v for k, v in r.items() if k != "centre"}, **scored,
@@ -248,10 +253,12 @@ def table(records: list[dict]):
 
     out = []
     for r in records:
-        base = next(x for x in records if x["backbone"] == r["backbone"] and x["moment"] == r["moment"]
+        # the reference of both moments: the untrained backbone (step 0's phrase part alone)
+        base = next(x for x in records if x["backbone"] == r["backbone"] and x["moment"] == MOMENTS[0]
                     and x["recipe"] == "untrained")
         comp = r.get("composition") or {}
-        out.append({"backbone": r["backbone"], "moment": r["moment"], "recipe": r["recipe"], "rule": r["rule"],
+        recipe = phrase_only(r["moment"]) if r["recipe"] == "untrained" else r["recipe"]  # lines written before the label
+        out.append({"backbone": r["backbone"], "moment": r["moment"], "recipe": recipe, "rule": r["rule"],
                     "weight": r["weight"], "scale": r["scale"], "centred": r["centred"],
                     "char share (training vocabulary)": comp.get("char_share"),
                     **{name: r["scores"][name] for name in SETS},
@@ -305,7 +312,8 @@ def summarise(lines: Path, smoke: bool) -> None:
         "Made by `scripts/composition.py`. NMI x100 of KMeans (k = #types) on the test mentions, by the default "
         "lowest-inertia evaluator (`pearl.benchmark.clustering`; `bc5cdr nmi_std`: its own bootstrap noise). "
         "`weight` is the setting w; `scale` the weight the character part is joined with. Recipes: `untrained`, the "
-        "backbone's own vector; `fixed, centred (old)`, the recipe before the rule (always centred on the training "
+        "backbone's own vector (the reference of both moments' differences); `phrase part alone (trained)`, the "
+        "trained model's phrase part, uncentred, without the character part; `fixed, centred (old)`, the recipe before the rule (always centred on the training "
         "vocabulary's mean, the scale = w); `rule` (`pearl.training.composition`): centred only when the mean "
         "resultant length of the unit phrase vectors on the training vocabulary exceeds 1/sqrt(2), and the scale = "
         "w capped where the character part holds `max_char_share` of the embedding's total variance on the training "
