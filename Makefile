@@ -38,7 +38,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all notebooks reproduce rehearse study views budget methods short-text extras html site report lab model explorer lock sysdeps
+.PHONY: setup test test-all notebooks reproduce rehearse study views composition budget methods short-text extras html site report lab model explorer lock sysdeps
 
 setup: $(STAMP)
 
@@ -128,6 +128,13 @@ SEEDS ?= 0,1,2
 views: $(STAMP) sysdeps
 	for b in minilm me5-small; do $(PY) scripts/views_mechanism.py --backbone $$b || exit 1; done
 	$(PY) scripts/views_mechanism.py --summarise
+
+# The view composition swept (scripts/composition.py): the old fixed character weights against the
+# rule of pearl.training.composition, one cpu-profile training per backbone read at step 0 and
+# trained; resumes from results/composition/sweep.jsonl (DEV=1 adds the development subset's average).
+composition: $(STAMP) sysdeps
+	for b in minilm me5-small; do $(PY) scripts/composition.py --backbone $$b $(if $(DEV),--dev) || exit 1; done
+	$(PY) scripts/composition.py --summarise
 
 budget: $(STAMP) sysdeps
 	$(PY) scripts/budget_curve.py --backbone $(BACKBONE) --budgets $(BUDGETS) --seeds $(SEEDS)

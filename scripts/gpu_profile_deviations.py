@@ -81,9 +81,16 @@ def rows() -> list[dict]:
         False, "Parrot is not offline; PARAPHRASER takes a Hugging Face model on a connected machine")
     row("character encoder", "LOVE (pretrained OOV model) + linear layer",
         f"LOVE-style CNN, {cfg.char_dim}-d, distilled from the backbone on {cfg.char_distill_vocab:,} words "
-        f"({cfg.char_distill_steps} steps), weight {cfg.char_weight}", False, "LOVE's weights are not offline")
-    row("phrase-part centring", "none", "centred on the training vocabulary's mean" if cfg.centre else "none",
-        not cfg.centre, "ours: an anisotropic backbone swamped the character part (results/views_mechanism.md)")
+        f"({cfg.char_distill_steps} steps), weight {cfg.char_weight}" + (
+            f" capped at {cfg.max_char_share:g} of the total variance on the training vocabulary"
+            if cfg.max_char_share is not None else ""), False,
+        "LOVE's weights are not offline; the paper concatenates the two vectors unscaled; the cap: "
+        "pearl.training.composition, results/composition.md")
+    centring = {None: "by a rule: centred on the training vocabulary's mean when the backbone is anisotropic "
+                      "(mean resultant length of its unit vectors > 1/sqrt(2))",
+                True: "centred on the training vocabulary's mean", False: "none"}[cfg.centre]
+    row("phrase-part centring", "none", centring, cfg.centre is False,
+        "ours: an anisotropic backbone swamped the character part (results/views_mechanism.md, results/composition.md)")
     row("precision", "not stated (V100S: fp32 or fp16)", "bf16 autocast on CUDA", False)
     row("hardware", "3 × V100S 32 GB (batch 512 fits one)", "1 GPU (H100 80 GB / A100 40 GB class)", False,
         "one device holds batch 512 (results/perf/gpu_projection.json)")

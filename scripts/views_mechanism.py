@@ -140,7 +140,8 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
     for centre in joins:
         if (backbone, corpus, seed, centre, "dev" if dev else "views") in done:
             continue
-        cfg, data = config_for(profile, backbone=backbone, seed=seed, centre=centre, average=1.0)
+        # the two joins as they were measured: the weight fixed, no cap (scripts/composition.py sweeps the rule)
+        cfg, data = config_for(profile, backbone=backbone, seed=seed, centre=centre, max_char_share=None, average=1.0)
         if corpus:  # built on first use (pearl.corpus.variants.prepare reuses a finished build)
             from pearl.corpus import variants
 

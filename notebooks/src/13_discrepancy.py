@@ -125,12 +125,16 @@ save_figure(fig, name, smoke=scale.smoke)
 # part PEARL trains keeps the entity split, and weight averaging restores what fine-tuning alone
 # loses (the paper's catastrophic forgetting); the old join hid it.
 #
-# The recipe now centres the phrase part on the training vocabulary's mean before normalising
-# (`TrainConfig.centre`; the paper does not say how its two vectors are scaled, and its reference
-# code concatenates raw vectors). Centring is not a cure at every moment: at step 0 the training
-# vocabulary's mean (WikiText-2's words) is not BC5CDR's, and the joined embedding can still split
-# by surface form there; the exported model, whose centre is re-estimated after averaging, is
-# what the tables score. The development subset below is where the join was chosen, on one seed
+# The recipe now composes the two parts by a rule that reads the backbone on the training
+# vocabulary (`pearl.training.composition`; the paper does not say how its two vectors are scaled,
+# and its reference code concatenates raw vectors): the phrase part is centred on the training
+# vocabulary's mean only when the backbone is anisotropic (its unit vectors share one direction),
+# and the character weight is capped so that the character part holds a small, fixed share of the
+# embedding's total variance there (`TrainConfig.max_char_share`). Centring alone was not a cure at
+# every moment: at step 0 the training vocabulary's mean (WikiText-2's words) is not BC5CDR's, and
+# the joined embedding still split by surface form at the weights the profiles set; the cap is
+# there for that moment. `scripts/composition.py` sweeps the old fixed weights against the rule
+# (`results/composition.md`). The development subset below is where the centred join was chosen, on one seed
 # per backbone; MiniLM's three seeds under both joins are in `results/gpu/budget/`.
 
 # %%

@@ -25,29 +25,20 @@ from typing import Sequence
 
 import numpy as np
 
-
-def unit(x: np.ndarray) -> np.ndarray:
-    """Rows scaled to unit L2 norm (a zero row stays zero)."""
-    x = np.asarray(x, np.float64)
-    return x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
-
-
-def total_variance(x: np.ndarray) -> float:
-    """The total variance (trace of the covariance, population form) of the rows of ``x``.
-
-    >>> total_variance(np.array([[1.0, 0.0], [-1.0, 0.0]]))
-    1.0
-    """
-    x = np.asarray(x, np.float64)
-    return float(((x - x.mean(0)) ** 2).sum(1).mean())
+from ..training.composition import total_variance, unit  # noqa: F401 (re-exported: the views' measures)
 
 
 def join(phrase: np.ndarray, chars: np.ndarray | None, char_weight: float, centre: np.ndarray | None = None) -> np.ndarray:
-    """The PEARL embedding of already computed parts, in numpy: ``[(p-m)/|p-m| ; w c/|c|]``
-    (:func:`pearl.training.model.join_parts`; ``centre`` None: m = 0)."""
-    p = np.asarray(phrase, np.float64)
-    p = unit(p - centre if centre is not None else p)
-    return p if chars is None else np.hstack([p, char_weight * unit(chars)])
+    """The PEARL embedding of already computed parts, in float64: ``[(p-m)/|p-m| ; w c/|c|]``, by
+    the model's own :func:`pearl.training.model.join_parts` (``centre`` None: m = 0)."""
+    import torch
+
+    from ..training.model import join_parts
+
+    p = torch.from_numpy(np.asarray(phrase, np.float64))
+    c = torch.from_numpy(np.asarray(chars, np.float64)) if chars is not None else None
+    m = torch.from_numpy(np.asarray(centre, np.float64)) if centre is not None else None
+    return join_parts(p, c, char_weight, m).numpy()
 
 
 def nmi(vectors: np.ndarray, labels: Sequence[str], seed: int = 0, n_init: int = 10) -> tuple[float, np.ndarray]:

@@ -69,6 +69,9 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         "embedding": "concat(normalize(mean_pool(phrase_encoder) - phrase_centre), char_weight * normalize(char_encoder))",
         # the phrase part's centre (pearl.training.model); float32 values, which JSON keeps exactly
         "phrase_centre": model.phrase_centre.cpu().tolist() if model.char_encoder is not None else None,
+        # what the rule read and decided (pearl.training.composition); the vector needs only char_weight
+        # and phrase_centre above, so a folder exported before the rule loads as it did
+        **({"composition": model.composition.record()} if model.composition is not None else {}),
         "char_encoder": None,
         "type_head": None,
         "labels": list(labels) if labels is not None else None,

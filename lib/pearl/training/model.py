@@ -5,20 +5,21 @@
 - **Character encoder**: :class:`pearl.training.char_encoder.CharEncoder`, 64-d by default.
 - **Phrase embedding**: the concatenation ``[(p - m) / |p - m| ; w * c / |c|]`` of the two, e.g.
   384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
-  and the character part is scaled by ``char_weight``, so the cosine of two phrase
-  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)``: the character view carries a
-  fixed, documented share instead of whatever share its raw norm happens to take (the
-  reference code concatenates raw vectors, whose norms drift during training).
-- **Centring** (``phrase_centre`` = m, not in the paper): the phrase part is centred on the
-  backbone's mean vector over the training vocabulary before it is normalised. Why: a fixed
-  share of the *cosine* is not a fixed share of the *variance*. An anisotropic backbone
-  (E5-family vectors share one dominant direction, so their unit vectors vary little) leaves
-  almost all of the embedding's variance to the character part, and clustering then follows
-  surface form (capitals, length) instead of meaning. Centred, every backbone's phrase part
-  varies in all directions and the character part keeps the small share it is given. The
-  mean is estimated at the start of training (the contrastive loss sees centred vectors)
-  and again after weight averaging (the exported model's own mean); without a character
-  part ``m`` stays 0, so a phrase-only embedding is the backbone's plain normalised vector.
+  and the character part is scaled by ``char_weight`` w, so the cosine of two phrase
+  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)`` (the reference code concatenates
+  raw vectors, whose norms drift during training).
+- **Composition** (m and w, not in the paper): chosen per backbone by a rule read on the
+  training vocabulary (:mod:`pearl.training.composition`). Why: a fixed share of the *cosine* is
+  not a fixed share of the *variance*, and KMeans follows variance. An anisotropic backbone
+  (E5-family vectors share one dominant direction, so their unit vectors vary little) left the
+  character part most of what varies, and entity clustering then followed surface form (capitals,
+  length). So the phrase part is centred on the backbone's mean over the training vocabulary when
+  the backbone is anisotropic, and the character weight is capped so that the character part
+  holds at most ``max_char_share`` of the embedding's total variance there. The rule reads the
+  model at the start of training (the contrastive loss sees its composition) and again after
+  weight averaging (the exported model's own mean and spread), keeping the start's decision to
+  centre; without a character part ``m`` stays 0, so a phrase-only embedding is the backbone's
+  plain normalised vector. The scale and the centre are buffers: a resumed run keeps them.
 - **Phrase-type head** (eq. 1): ``softmax(W e + b)`` over the concatenation, 95 labels
   (:data:`pearl.corpus.phrases.LABELS`); the logits come out of :meth:`PearlModel.forward`.
 
@@ -31,6 +32,7 @@ is the phrase part alone, 384-d); ``num_labels=0`` drops the type head.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,12 +55,12 @@ def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: fl
     """The PEARL embedding ``[(p-m)/|p-m| ; w c/|c|]`` (the phrase part alone without a character part;
     ``centre`` m: None or zeros for none); :class:`pearl.training.st_modules.CharConcat` builds the
     same vector in sentence-transformers."""
-    phrase = phrase.float()
+    phrase = phrase if phrase.dtype == torch.float64 else phrase.float()  # float64 kept: views.join's numpy vectors
     if centre is not None:
         phrase = phrase - centre.to(phrase.device, phrase.dtype)
     parts = [F.normalize(phrase, dim=-1)]
     if chars is not None:
-        parts.append(char_weight * F.normalize(chars.float(), dim=-1))
+        parts.append(char_weight * F.normalize(chars.to(phrase.dtype), dim=-1))
     return torch.cat(parts, dim=-1)
 
 
@@ -70,7 +72,6 @@ class PearlModel(nn.Module):
         super().__init__()
         self.backbone = backbone
         self.char_encoder = char_encoder
-        self.char_weight = float(char_weight)
         self.phrase_dim = int(backbone.config.hidden_size)
         self.char_dim = char_encoder.out_dim if char_encoder is not None else 0
         self.dim = self.phrase_dim + self.char_dim
@@ -78,6 +79,19 @@ class PearlModel(nn.Module):
         # a buffer, not a parameter: estimated from data (estimate_centre), never trained, and
         # saved with the model's state so a resumed run centres as the killed one did
         self.register_buffer("phrase_centre", torch.zeros(self.phrase_dim))
+        # the character scale the rule set (pearl.training.composition), a buffer for the same reason
+        self.register_buffer("char_scale", torch.tensor(float(char_weight)))
+        self.composition = None  # the rule's last reading (compose), recorded in pearl.json
+        self._register_load_state_dict_pre_hook(_keep_char_scale, with_module=True)
+
+    @property
+    def char_weight(self) -> float:
+        """The scale the character part is joined with (:func:`join_parts`)."""
+        return float(self.char_scale)
+
+    @char_weight.setter
+    def char_weight(self, value: float) -> None:
+        self.char_scale.fill_(float(value))
 
     @property
     def num_labels(self) -> int:
@@ -144,6 +158,35 @@ class PearlModel(nn.Module):
         self.phrase_centre.copy_(torch.from_numpy(vectors.mean(0, dtype=np.float64).astype(np.float32)))
         return self.phrase_centre
 
+    @torch.no_grad()
+    def char_vectors(self, phrases: list[str], batch: int = 512) -> np.ndarray:
+        """The character part's raw vectors of ``phrases`` (eval mode: no dropout; the mode restored after)."""
+        was_training = self.training
+        self.char_encoder.eval()
+        try:
+            device = self.phrase_centre.device
+            return torch.cat([self.char_encoder(char_ids(phrases[i:i + batch]).to(device)).float().cpu()
+                              for i in range(0, len(phrases), batch)]).numpy()
+        finally:
+            self.char_encoder.train(was_training)
+
+    @torch.no_grad()
+    def compose(self, tokenizer, vocab: list[str], char_weight: float, max_char_share: float | None,
+                centre: bool | None = None, max_length: int = 32, vectors: np.ndarray | None = None):
+        """Set the centre and the character scale by the rule (:func:`pearl.training.composition.compose`)
+        read on the training vocabulary ``vocab`` (``vectors``: its :meth:`phrase_vectors`, when
+        already computed) and return the :class:`pearl.training.composition.Composition`."""
+        from .composition import compose
+
+        if vectors is None:
+            vectors = self.phrase_vectors(tokenizer, vocab, max_length)
+        comp, centre_vector = compose(vectors, self.char_vectors(vocab), char_weight, max_char_share, centre)
+        self.phrase_centre.copy_(torch.from_numpy(centre_vector))
+        self.char_weight = comp.char_weight
+        # the record holds the scale as the float32 buffer keeps it: pearl.json's char_weight, exactly
+        self.composition = dataclasses.replace(comp, char_weight=self.char_weight)
+        return self.composition
+
     def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
         """The tensors :meth:`forward` takes for ``phrases`` (tokenised outside forward)."""
         batch = dict(tokenizer(phrases, padding=True, truncation=True, max_length=max_length, return_tensors="pt"))
@@ -172,6 +215,12 @@ class PearlModel(nn.Module):
             return torch.from_numpy(encode(self.as_encoder(tokenizer, max_length), phrases, batch_size, normalize=False))
         finally:
             self.train(was_training)
+
+
+def _keep_char_scale(module: "PearlModel", state_dict: dict, prefix: str, *args) -> None:
+    """A checkpoint written before the character scale was a buffer has none: the model keeps the
+    scale it was built with (its config's ``char_weight``, which that run used)."""
+    state_dict.setdefault(prefix + "char_scale", module.char_scale.clone())
 
 
 def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool = True,
@@ -212,8 +261,10 @@ def average_weights(backbone: nn.Module, original: dict, average: float) -> None
 def average_and_centre(model: PearlModel, tokenizer, original: dict, phrases: list[str], cfg,
                        average: float | None = None) -> None:
     """How training ends: :func:`average_weights` of the backbone (``average``, default
-    ``cfg.average``), then, for a centred model, the centre re-estimated on the training vocabulary
-    of ``phrases``: the averaged backbone has a mean of its own."""
+    ``cfg.average``), then, for a model with a character part, the composition read again on the
+    training vocabulary of ``phrases`` (:meth:`PearlModel.compose`: the averaged backbone has a mean
+    and a spread of its own), keeping the start's decision to centre or not."""
     average_weights(model.backbone, original, cfg.average if average is None else average)
-    if model.char_encoder is not None and cfg.centre:
-        model.estimate_centre(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.max_length)
+    if model.char_encoder is not None:
+        model.compose(tokenizer, training_vocab(phrases, cfg.char_distill_vocab), cfg.char_weight, cfg.max_char_share,
+                      centre=bool(model.phrase_centre.any()), max_length=cfg.max_length)

@@ -8,7 +8,9 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.
   the Table-1 scoring time, most of it the stand-in retrieval dictionaries). The
   paper's lr of 3e-5 for the model, but the type head at 1e-2 (at 3e-5 a new head is still
   near the uniform guess after a few hundred steps: :func:`pearl.training.train.param_groups`) and the
-  character part at weight 0.25 (0.5 cost BIRD and the clustering tasks in the tuning runs). ``scripts/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
+  character part at weight 0.25 (0.5 cost BIRD and the clustering tasks in the tuning runs), capped
+  by the composition rule as every profile's is (``TrainConfig.max_char_share``, ``centre=None``:
+  :mod:`pearl.training.composition`; the sweep of both backbones in ``results/composition.md``). ``scripts/tuning/tune_cpu_profile.py`` and results/tuning/cpu_profile.jsonl hold
   what was tried: lr 1e-4 (the model fell below the untrained MiniLM on the development
   subset), with and without hard negatives or the type head, all phrases
   instead of those with mined hard negatives, 150/200/250/500 steps, averaging ratios 0.3/0.5/0.7/1.0;

@@ -28,6 +28,9 @@ RANGES = {
     "char_dim": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "char_weight": (lambda v: real(v) and 0 < v < 1, "a weight in (0, 1) (the character part's scale beside the unit "
                                                      "phrase part; use_char=False drops the part)"),
+    "max_char_share": (lambda v: v is None or (real(v) and 0 < v < 1),
+                       "None (no cap: char_weight as given) or a share in (0, 1) (the most of the embedding's "
+                       "total variance on the training vocabulary the character part may hold)"),
     "char_distill_steps": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
     "char_distill_vocab": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "type_weight": (lambda v: real(v) and v >= 0, "a finite number >= 0"),
@@ -40,7 +43,9 @@ RANGES = {
     "length_buckets": (lambda v: integer(v) and v >= 1, "an integer >= 1"),
     "checkpoint_every": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0: no checkpoints)"),
     "num_workers": (lambda v: integer(v) and v >= 0, "an integer >= 0"),
-    **{name: (switch, "True or False") for name in ("use_char", "use_type_head", "compile", "centre")},
+    **{name: (switch, "True or False") for name in ("use_char", "use_type_head", "compile")},
+    "centre": (lambda v: v is None or isinstance(v, bool), "None (the rule decides: centre an anisotropic backbone, "
+                                                           "pearl.training.composition), True or False"),
     "bf16": (lambda v: v is None or isinstance(v, bool), "None (on CUDA only), True or False"),
     "backbone": (lambda v: isinstance(v, str) and bool(v), "a model name or folder (a non-empty string)"),
     "device": (lambda v: v is None or (isinstance(v, str) and DEVICE.fullmatch(v) is not None),

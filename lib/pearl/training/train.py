@@ -72,7 +72,12 @@ class TrainConfig:
     use_type_head: bool = True
     char_dim: int = 64
     char_weight: float = 0.5
-    centre: bool = True  # centre the phrase part on the training vocabulary's mean (pearl.training.model)
+    # the share of the embedding's total variance (training vocabulary) the character part may hold:
+    # caps char_weight (pearl.training.composition; chosen in results/composition.md); None: no cap
+    max_char_share: float | None = 0.02
+    # centre the phrase part on the training vocabulary's mean: None lets the rule decide (an
+    # anisotropic backbone only, pearl.training.composition); True or False forces it
+    centre: bool | None = None
     char_distill_steps: int = 300
     char_distill_vocab: int = 8000
     type_weight: float = 1.0
@@ -233,14 +238,13 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     ckpt_path = run_dir / checkpoint.LATEST if run_dir is not None else None
     resume = checkpoint.load(run_dir, resume_from) if run_dir is not None else None
     vocab = training_vocab(phrases, cfg.char_distill_vocab)
-    centre = model.char_encoder is not None and cfg.centre
-    # a resumed run has its centre and its distilled character encoder in the checkpoint
-    if model.char_encoder is not None and resume is None and (centre or cfg.char_distill_steps):
+    # a resumed run has its centre, its character scale and its distilled character encoder in the checkpoint
+    if model.char_encoder is not None and resume is None:
         vectors = model.phrase_vectors(tokenizer, vocab, cfg.max_length)  # one pass serves both
-        if centre:
-            model.estimate_centre(tokenizer, vocab, vectors=vectors)
         if cfg.char_distill_steps:
             distill_char_encoder(model, vocab, vectors, cfg)
+        # after distilling: the rule reads the character part the training starts from
+        model.compose(tokenizer, vocab, cfg.char_weight, cfg.max_char_share, cfg.centre, cfg.max_length, vectors)
     model.to(device).train()
 
     plan = BatchPlan(len(corpus), cfg.batch_size, cfg.seed, cfg.epochs)

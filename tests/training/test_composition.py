@@ -1,0 +1,129 @@
+"""The view composition's rule (pearl.training.composition): hand-computed cases of its statistics
+and decisions, its settings' ranges, and one vector through training, export and loading."""
+import json
+import math
+
+import numpy as np
+import pytest
+import torch
+from _tiny import CFG, LABELS, swap_augmenter, tiny_backbone, tiny_corpus, tiny_hard_negatives
+from pearl.training.composition import CENTRE_ABOVE, cap_weight, compose, resultant_length, total_variance
+from pearl.training.train import TrainConfig, train
+
+#: phrase vectors sharing the direction (1, 0): unit vectors (3, ±1)/sqrt(10), mean (3/sqrt(10), 0)
+ANISOTROPIC = np.array([[3.0, 1.0], [3.0, -1.0]])
+#: character vectors (1, 0) and (0, 1): unit already, mean (0.5, 0.5), each 0.5 from it squared
+CHARS = np.array([[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_an_anisotropic_backbone_is_centred_and_its_statistics_are_the_hand_computed_ones():
+    comp, centre = compose(ANISOTROPIC, CHARS, char_weight=0.5, max_char_share=0.2)
+    assert comp.resultant_length == pytest.approx(3 / math.sqrt(10)) and comp.resultant_length > CENTRE_ABOVE
+    assert comp.centred and centre.tolist() == [3.0, 0.0]
+    # centred: (0, 1) and (0, -1), unit already, variance 1 each; the character part's 0.5
+    assert comp.var_phrase == pytest.approx(1.0) and comp.var_char == pytest.approx(0.5)
+    # w = 0.5 is under the cap sqrt(0.2 / 0.8 * 1 / 0.5) = sqrt(0.5): kept, share 0.125 / 1.125
+    assert comp.char_weight == 0.5 and comp.char_share == pytest.approx(0.125 / 1.125)
+
+
+def test_a_weight_above_the_cap_is_cut_to_the_chosen_share():
+    comp, _ = compose(ANISOTROPIC, CHARS, char_weight=0.9, max_char_share=0.2)
+    assert comp.char_weight == pytest.approx(math.sqrt(0.5)) and comp.asked_weight == 0.9
+    assert comp.char_share == pytest.approx(0.2)  # 0.5 * 0.5 / (1 + 0.25)
+    assert cap_weight(1.0, 0.5, 0.2) == pytest.approx(math.sqrt(0.5))
+    uncapped, _ = compose(ANISOTROPIC, CHARS, char_weight=0.9, max_char_share=None)
+    assert uncapped.char_weight == 0.9  # no cap: the fixed weight of the recipes before the rule
+
+
+def test_an_isotropic_backbone_is_left_uncentred():
+    phrase = np.array([[1.0, 0.0], [-0.6, 0.8]])  # unit; mean (0.2, 0.4): R = sqrt(0.2) < 1/sqrt(2)
+    comp, centre = compose(phrase, CHARS, char_weight=0.25, max_char_share=0.2)
+    assert comp.resultant_length == pytest.approx(math.sqrt(0.2)) and not comp.centred
+    assert not centre.any()
+    assert comp.var_phrase == pytest.approx(1 - 0.2) == pytest.approx(total_variance(phrase))  # R^2 = 1 - V
+    forced, m = compose(phrase, CHARS, 0.25, 0.2, centre=True)  # the recipe before the rule: always centred
+    assert forced.centred and m.tolist() == pytest.approx([0.2, 0.4])
+    assert not compose(ANISOTROPIC, CHARS, 0.25, 0.2, centre=False)[0].centred
+
+
+def test_resultant_length_by_hand():
+    assert resultant_length(np.array([[2.0, 0.0], [5.0, 0.0]])) == pytest.approx(1.0)
+    assert resultant_length(np.array([[1.0, 0.0], [-3.0, 0.0]])) == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, 1.5, -0.1, float("nan")])
+def test_a_share_outside_0_1_names_the_setting_and_its_range(share):
+    with pytest.raises(ValueError, match=r"^TrainConfig\.max_char_share = .* is out of range: it must be None .* "
+                                         r"or a share in \(0, 1\)"):
+        TrainConfig(max_char_share=share)
+    assert TrainConfig(max_char_share=None).max_char_share is None
+
+
+def test_centre_takes_the_rule_or_a_switch():
+    assert TrainConfig().centre is None  # the rule decides
+    with pytest.raises(ValueError, match=r"^TrainConfig\.centre = 'yes' is out of range: it must be None \(the rule"):
+        TrainConfig(centre="yes")
+
+
+def _train(tmp, steps=4, stop_at=None, **kw):
+    corpus = tiny_corpus(32)
+    cfg = TrainConfig(steps=steps, checkpoint_every=2, **{**CFG, **kw})
+    return train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, run_dir=tmp,
+                 stop_at=stop_at, progress=False, backbone=tiny_backbone())
+
+
+def test_training_applies_the_rule_and_a_resumed_run_keeps_its_scale(tmp_path):
+    full = _train(tmp_path / "full", max_char_share=0.001)
+    comp = full.model.composition
+    assert comp is not None and comp.char_weight < 0.5 == comp.asked_weight  # the cap engaged
+    assert comp.char_share == pytest.approx(0.001) and full.model.char_weight == comp.char_weight
+    _train(tmp_path / "killed", max_char_share=0.001, stop_at=2)
+    resumed = _train(tmp_path / "killed", max_char_share=0.001)
+    assert resumed.steps == 2
+    torch.testing.assert_close(resumed.model.char_scale, full.model.char_scale, rtol=0, atol=0)
+    a, b = full.model.state_dict(), resumed.model.state_dict()
+    for k in a:
+        torch.testing.assert_close(a[k], b[k], rtol=0, atol=0, msg=k)
+
+
+def test_a_checkpoint_without_the_scale_keeps_the_models_own():
+    from pearl.training.model import build_model
+
+    model = build_model(tiny_backbone()[0], char_dim=16, char_weight=0.3)
+    state = {k: v for k, v in model.state_dict().items() if k != "char_scale"}  # written before the buffer
+    model.load_state_dict(state)
+    assert model.char_weight == pytest.approx(0.3)
+
+
+def test_export_records_the_rule_and_loads_the_vector_training_joins(tmp_path):
+    from pearl.encode import encode
+    from pearl.models import load_model
+    from pearl.training.export import export
+    from sentence_transformers import SentenceTransformer
+
+    result = _train(tmp_path / "run", max_char_share=0.001)
+    model, tok = result.model, result.tokenizer
+    path = export(model, tok, tmp_path / "pearl-tiny-rule", labels=LABELS)
+    info = json.loads((path / "pearl.json").read_text())
+    assert info["char_weight"] == pytest.approx(model.char_weight) and info["char_weight"] < 0.5
+    assert info["composition"]["char_weight"] == info["char_weight"]
+    assert info["composition"]["max_char_share"] == 0.001 and "resultant_length" in info["composition"]
+    phrases = ["The New York Times", "NYTimes", "in 2008", "café au lait"]
+    want = torch.nn.functional.normalize(model.embed(tok, phrases), dim=-1).numpy()  # training's join_parts
+    np.testing.assert_allclose(encode(load_model(path, device="cpu"), phrases), want, atol=1e-5)
+    st = SentenceTransformer(str(path), device="cpu", trust_remote_code=True)
+    np.testing.assert_allclose(st.encode(phrases), want, atol=1e-5)
+
+
+def test_a_folder_exported_before_the_rule_loads_as_it_was(tmp_path):
+    """No ``composition`` key: the vector reads only char_weight and phrase_centre, as before."""
+    from _tiny import tiny_exported
+    from pearl.encode import encode
+    from pearl.models import load_model
+
+    model, tok, path = tiny_exported(tmp_path / "pearl-tiny-old")
+    info = json.loads((path / "pearl.json").read_text())
+    assert "composition" not in info and info["char_weight"] == 0.5
+    phrases = ["green tree", "Paris"]
+    want = torch.nn.functional.normalize(model.embed(tok, phrases), dim=-1).numpy()
+    np.testing.assert_allclose(encode(load_model(path, device="cpu"), phrases), want, atol=1e-5)
