@@ -80,3 +80,19 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
         load_training_data()
     corpus, negs, _ = load_training_data(smoke=True)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
+
+
+def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
+    """The reference batch composition labels each hard negative's row with its type; cut to the
+    mined anchors, the training corpus no longer holds "the way", but the hard negatives carry its type."""
+    from pearl.corpus import augment, hard_negatives, store
+    from pearl.corpus.phrases import LABELS
+    from pearl.training.profiles import load_training_data
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    store.write_corpus([("the war", LABELS[0], 2, "wikitext2"), ("the way", LABELS[1], 2, "wikitext2")], smoke=True)
+    augment.save_tables(augment.AugmentTables(), smoke=True)
+    hard_negatives.write_hard_negatives({"the war": ["the way"]}, smoke=True)
+    corpus, negs, _ = load_training_data(anchors_only=True, smoke=True)
+    assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
+    assert negs.types == {"the war": LABELS[0], "the way": LABELS[1]}
