@@ -117,8 +117,8 @@ def summarise(lines: Path, smoke: bool) -> None:
     per_seed["difference"] = per_seed[reference] - per_seed[today]
     shown = pd.DataFrame({"group": diff["column"],
                           f"today ({today})": [cell(r.base_mean, r.base_std, digits=2) for r in diff.itertuples()],
-                          f"reference ({reference})": [cell(r.arm_mean, r.arm_std, digits=2) for r in diff.itertuples()],
-                          "reference - today": [cell(r.difference, digits=2, sign=True) for r in diff.itertuples()],
+                          f"the authors' ({reference})": [cell(r.arm_mean, r.arm_std, digits=2) for r in diff.itertuples()],
+                          "authors' - today": [cell(r.difference, digits=2, sign=True) for r in diff.itertuples()],
                           "Welch 95 % interval": [f"{cell(r.ci_low, digits=2, sign=True)} to {cell(r.ci_high, digits=2, sign=True)}"
                                                   for r in diff.itertuples()],
                           "p": [cell(r.p, digits=3) for r in diff.itertuples()]})
@@ -145,7 +145,7 @@ def summarise(lines: Path, smoke: bool) -> None:
     ]
     md = Table(shown, head=(f"# {label}Batch composition: the PEARL authors' batches against today's "
                             f"(cpu profile, MiniLM, seeds {', '.join(map(str, seeds))}, sweep suite)\n\n"
-                            "mean ± std over seeds; reference - today with Welch's 95 % interval over the seeds "
+                            "mean ± std over seeds; the authors' batches (reference) - today's with Welch's 95 % interval over the seeds "
                             "(pearl.experiments.tables.difference). Made by scripts/batch_composition.py."), notes=notes)
     csv = diff.rename(columns={"column": "group", **{f"{side}_{s}": f"{name}_{s}" for side, name in (("arm", reference), ("base", today))
                                for s in ("mean", "std")}})
