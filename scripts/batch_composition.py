@@ -4,6 +4,7 @@ Usage::
 
     .venv/bin/python scripts/batch_composition.py                 # train and score what is missing, then summarise
     .venv/bin/python scripts/batch_composition.py --summarise     # results/batch_composition.{csv,md,tex,json}
+    .venv/bin/python scripts/batch_composition.py --no-train      # score only what another process has trained
     PEARL_OUTPUT=/tmp/x .venv/bin/python scripts/batch_composition.py --size smoke
 
 Two arms, the same recipe and budget (the cpu profile: 150 steps of 32 rows, MiniLM, the
@@ -34,6 +35,8 @@ def main() -> None:
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--summarise", action="store_true", help="only write the summary from the lines")
+    ap.add_argument("--no-train", action="store_true",
+                    help="score only the models already trained (another process trains the rest), then summarise")
     args = ap.parse_args()
 
     from pearl import paths
@@ -47,7 +50,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir(NAME) / "runs.jsonl"
     if not args.summarise:
-        run(lines, [int(s) for s in args.seeds.split(",")], args.size, args.threads)
+        run(lines, [int(s) for s in args.seeds.split(",")], args.size, args.threads, train=not args.no_train)
     summarise(lines, smoke=args.size == "smoke")
 
 
@@ -62,11 +65,11 @@ def read_lines(lines: Path) -> list[dict]:
     return out
 
 
-def run(lines: Path, seeds: list[int], size: str, threads: int) -> None:
+def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = True) -> None:
     """Train and score every (seed, arm) missing from ``lines``, seed by seed (a run cut short
-    leaves both arms with the same seeds)."""
+    leaves both arms with the same seeds); with ``train`` false, score only the models already trained."""
     from pearl.benchmark.scoring import run_models
-    from pearl.experiments.runner import composition_recipe, train_models
+    from pearl.experiments.runner import composition_recipe, is_trained, train_models
     from pearl.experiments.tables import group_frame
     from pearl.provenance import append_jsonl, stamp
     from pearl.training.batches import COMPOSITIONS, anchors_per_batch
@@ -78,6 +81,9 @@ def run(lines: Path, seeds: list[int], size: str, threads: int) -> None:
             if (composition, seed) in done:
                 continue
             recipe = composition_recipe(composition)
+            if not train and not is_trained(recipe, seed, profile):
+                print(f"{recipe.folder(seed).name} is not trained yet: left for a later run", flush=True)
+                continue
             folder = train_models([recipe], [seed], profile=profile)[recipe.name][0]
             info = json.loads((folder / "pearl.json").read_text())
             cfg = info["train_config"]

@@ -213,6 +213,13 @@ def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, scale: Scal
     return cfg, data, recipe_key(recipe, cfg, data)
 
 
+def is_trained(recipe: Recipe, seed: int, profile: str = "cpu", **overrides) -> bool:
+    """Whether :func:`train_models` would reuse ``recipe``'s folder for ``seed`` (its ``pearl.json``
+    holds this recipe's key), so a caller can score what another process has finished training."""
+    scale = Scale.of_profile(profile)
+    return _stored_key(recipe.folder(seed)) == _keyed(recipe, seed, profile, overrides, scale)[2]
+
+
 def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
                  log: Callable[[str], None] = print, progress: bool = False, workers: int = 1,
                  scale: Scale | None = None, **overrides) -> dict[str, list[Path]]:
