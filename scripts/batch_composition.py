@@ -32,6 +32,8 @@ NAME = "batch_composition"
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="0,1,2")
+    ap.add_argument("--arms", default=",".join(("extra_negatives", "reference")),
+                    help="the compositions to train and score (a process per arm and seed can score side by side)")
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--summarise", action="store_true", help="only write the summary from the lines")
@@ -50,7 +52,8 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir(NAME) / "runs.jsonl"
     if not args.summarise:
-        run(lines, [int(s) for s in args.seeds.split(",")], args.size, args.threads, train=not args.no_train)
+        run(lines, [int(s) for s in args.seeds.split(",")], args.size, args.threads, train=not args.no_train,
+            arms=args.arms.split(","))
     summarise(lines, smoke=args.size == "smoke")
 
 
@@ -65,7 +68,7 @@ def read_lines(lines: Path) -> list[dict]:
     return out
 
 
-def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = True) -> None:
+def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = True, arms=None) -> None:
     """Train and score every (seed, arm) missing from ``lines``, seed by seed (a run cut short
     leaves both arms with the same seeds); with ``train`` false, score only the models already trained."""
     from pearl.benchmark.scoring import run_models
@@ -77,7 +80,7 @@ def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = Tr
     profile = "smoke" if size == "smoke" else "cpu"
     done = {(r["composition"], r["seed"]) for r in read_lines(lines)}
     for seed in seeds:
-        for composition in COMPOSITIONS:
+        for composition in arms or COMPOSITIONS:
             if (composition, seed) in done:
                 continue
             recipe = composition_recipe(composition)
