@@ -59,7 +59,9 @@ def rows() -> list[dict]:
     row("backbone", "E5-small (PEARL-small), E5-base (PEARL-base)", f"{cfg.backbone} (all-MiniLM-L6-v2)", False,
         "E5 is not offline; E5-small is initialised from MiniLM; me5-small appears in Table 4")
     row("epochs", "2", str(cfg.epochs), cfg.epochs == 2, "steps from the epochs: 2 x phrases / 512")
-    row("batch size", "512", str(cfg.batch_size), cfg.batch_size == 512)
+    row("batch size", "512", str(cfg.batch_size), cfg.batch_size == 512,
+        "the same number, counted otherwise: the authors' code counts the texts of both views (85 anchors a batch), "
+        "ours the phrases (each with its positive and 2 hard negatives): see batch composition")
     row("optimiser and lr", "Adam, 3e-5", f"Adam (fused), {cfg.lr:g}; type head {cfg.head_lr or cfg.lr:g}",
         cfg.lr == 3e-5 and cfg.head_lr in (None, cfg.lr))
     row("lr decay", "× 0.98 every 2,000 steps", f"× {cfg.gamma} every {cfg.decay_every:,} steps",
