@@ -73,7 +73,8 @@ def rows() -> list[dict]:
     row("batch composition", "each anchor's hard negatives are rows of the batch, each with its own augmented positive "
         "and type label; batch 512 counts the texts of both views: 512 // 6 = 85 anchors, 255 rows, 510 texts "
         "(authors' code, source/loader.py, lines 30-47 and 57)", composition_words(cfg), False,
-        composition_gain(_record("batch_composition.json").get("metrics", {})))
+        composition_gain(_record("batch_composition.json").get("metrics", {}),
+                         len(_record("batch_composition.json").get("parameters", {}).get("seeds", []))))
     mining = (f"exact blocking for every phrase (HN_ANCHORS=0); the approximate miner was measured at 1M anchors: "
               f"candidate recall {ann.get('candidate_recall', {}).get('recall', float('nan')):.2f}, hard-negative "
               f"recall@{scale.get('args', {}).get('k', 12)} {ann.get('negatives_recall_at_k', {}).get('recall', float('nan')):.2f}, "
@@ -121,11 +122,11 @@ def composition_words(cfg) -> str:
             "negatives are extra candidates of the contrastive loss only (no positive, no type label)")
 
 
-def composition_gain(measured: dict) -> str:
+def composition_gain(measured: dict, seeds: int) -> str:
     """The measured difference of the reference composition from today's (results/batch_composition.json)."""
     if not measured:
         return "not measured yet: scripts/batch_composition.py (make batch-composition)"
-    return (f"measured at the cpu profile (MiniLM, 3 seeds a side, sweep suite): reference - today "
+    return (f"measured at the cpu profile (MiniLM, {seeds} seeds a side, sweep suite): reference - today "
             f"{measured['gain_average']:+.2f} on the five-group average, Welch 95 % interval {measured['ci_low']:+.2f} "
             f"to {measured['ci_high']:+.2f}; " + ("above 0 beyond the seed noise, so the reference is the default"
                                                    if measured["ci_low"] > 0 else
