@@ -38,7 +38,7 @@ $(shell mkdir -p .cache/jupyter/config .cache/jupyter/data .cache/jupyter/runtim
 SEPARATE := $(shell cat notebooks/SEPARATE)
 NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
-.PHONY: setup test test-all notebooks reproduce rehearse study views composition budget methods short-text extras html site report lab model explorer lock sysdeps
+.PHONY: setup test test-all notebooks reproduce rehearse study views composition budget batch-composition methods short-text extras html site report lab model explorer lock sysdeps
 
 setup: $(STAMP)
 
@@ -139,6 +139,12 @@ composition: $(STAMP) sysdeps
 budget: $(STAMP) sysdeps
 	$(PY) scripts/budget_curve.py --backbone $(BACKBONE) --budgets $(BUDGETS) --seeds $(SEEDS)
 	$(PY) scripts/budget_curve.py --summarise
+
+# The PEARL authors' batch composition (each hard negative a row with its own positive and type label)
+# against today's: MiniLM at the cpu profile, SEEDS for each arm, scored on the sweep suite
+# (scripts/batch_composition.py; about an hour on 2 cores; resumes from results/batch_composition/runs.jsonl).
+batch-composition: $(STAMP) sysdeps
+	$(PY) scripts/batch_composition.py --seeds $(SEEDS)
 
 # PEARL against SimCSE, Phrase-BERT and PAUSE on one trainer (notebook 11: 13 models, about 50
 # minutes on 2 cores), apart from make reproduce but through it (same provenance, HTML and site).

@@ -9,7 +9,7 @@ Writes ``results/gpu_profile_deviations.md`` (a table the README or the report c
 (:data:`pearl.training.profiles.PROFILES`, :class:`pearl.training.train.TrainConfig`,
 :data:`pearl.corpus.training_tables.DEFAULTS`, the notebooks' seeds) and the measured counts
 from the committed records (``results/wikipedia_whole_corpus.json``,
-``results/perf/hard_negatives_scale.json``); the paper's values are quoted from its §3-§4
+``results/perf/hard_negatives_scale.json``, ``results/batch_composition.json``); the paper's values are quoted from its §3-§4
 (``shared/papers/pearl_eacl2024_arxiv.txt``). A row is "same" only when the two agree.
 """
 from __future__ import annotations
@@ -59,14 +59,22 @@ def rows() -> list[dict]:
     row("backbone", "E5-small (PEARL-small), E5-base (PEARL-base)", f"{cfg.backbone} (all-MiniLM-L6-v2)", False,
         "E5 is not offline; E5-small is initialised from MiniLM; me5-small appears in Table 4")
     row("epochs", "2", str(cfg.epochs), cfg.epochs == 2, "steps from the epochs: 2 x phrases / 512")
-    row("batch size", "512", str(cfg.batch_size), cfg.batch_size == 512)
+    row("batch size", "512", str(cfg.batch_size), cfg.batch_size == 512,
+        "the same number, counted otherwise: the authors' code counts the texts of both views (85 anchors a batch), "
+        "ours the phrases (each with its positive and 2 hard negatives): see batch composition")
     row("optimiser and lr", "Adam, 3e-5", f"Adam (fused), {cfg.lr:g}; type head {cfg.head_lr or cfg.lr:g}",
         cfg.lr == 3e-5 and cfg.head_lr in (None, cfg.lr))
     row("lr decay", "× 0.98 every 2,000 steps", f"× {cfg.gamma} every {cfg.decay_every:,} steps",
         (cfg.gamma, cfg.decay_every) == (0.98, 2000))
     row("temperature", "0.07", str(cfg.temperature), cfg.temperature == 0.07)
     row("hard negatives in training", "2 for each mini-batch", f"{cfg.hard_negatives} per phrase", False,
-        "the paper's wording is ambiguous; here each phrase of a batch brings 2 of its mined negatives (pearl.training.batches)")
+        "the paper's wording is ambiguous; the authors' code draws 2 for each anchor (source/loader.py, line 36), "
+        "as each phrase of a batch brings 2 here (pearl.training.batches); how they enter the batch: the next row")
+    row("batch composition", "each anchor's hard negatives are rows of the batch, each with its own augmented positive "
+        "and type label; batch 512 counts the texts of both views: 512 // 6 = 85 anchors, 255 rows, 510 texts "
+        "(authors' code, source/loader.py, lines 30-47 and 57)", composition_words(cfg), False,
+        composition_gain(_record("batch_composition.json").get("metrics", {}),
+                         len(_record("batch_composition.json").get("parameters", {}).get("seeds", []))))
     mining = (f"exact blocking for every phrase (HN_ANCHORS=0); the approximate miner was measured at 1M anchors: "
               f"candidate recall {ann.get('candidate_recall', {}).get('recall', float('nan')):.2f}, hard-negative "
               f"recall@{scale.get('args', {}).get('k', 12)} {ann.get('negatives_recall_at_k', {}).get('recall', float('nan')):.2f}, "
@@ -107,6 +115,32 @@ def rows() -> list[dict]:
     row("benchmark data", "the paper's nine sets", "the same sets; YAGO and UMLS retrieval dictionaries rebuilt "
         "(stand-ins)", False, "README: stand-ins")
     return out
+
+
+def composition_words(cfg) -> str:
+    """The gpu profile's batch composition in words (``TrainConfig.batch_composition``)."""
+    from pearl.training.batches import anchors_per_batch
+
+    k, rows = cfg.hard_negatives, cfg.batch_size
+    if cfg.batch_composition == "reference":
+        return (f"'reference': the authors' rows, {rows} of them ({anchors_per_batch(rows, k, 'reference')} anchors): "
+                "batch_size counts rows, not texts")
+    return (f"'{cfg.batch_composition}': {rows} phrases with their positives and type labels; their {k * rows:,} hard "
+            "negatives are extra candidates of the contrastive loss only (no positive, no type label)")
+
+
+def composition_gain(measured: dict, seeds: int) -> str:
+    """The measured difference of the reference composition from today's (results/batch_composition.json)."""
+    if not measured:
+        return "not measured yet: scripts/batch_composition.py (make batch-composition)"
+    return (f"measured at the cpu profile (MiniLM, {seeds} seeds a side, sweep suite): reference - today "
+            f"{measured['gain_average']:+.2f} on the five-group average, Welch 95 % interval {measured['ci_low']:+.2f} "
+            f"to {measured['ci_high']:+.2f}; " + ("above 0 beyond the seed noise, so the reference is the default"
+                                                   if measured["ci_low"] > 0 else
+                                                   "below 0 beyond the seed noise, so today's stays the default"
+                                                   if measured["ci_high"] < 0 else
+                                                   "the interval holds 0, so today's stays the default")
+            + " (results/batch_composition.md)")
 
 
 def markdown(table: list[dict]) -> str:

@@ -171,3 +171,13 @@ def test_run_summary_reads_steps_seconds_batch_and_views(tmp_path, monkeypatch):
     # 3 steps x 4 phrases = 12 views in 6 s: 2 phrases/s; last loss is the mean of the (3) last 20
     assert row == {"seed": 0, "folder": str(folder), "steps": 3, "train_s": 6.0, "phrases_per_s": 2.0,
                    "first_loss": 3.0, "last_loss": 2.0, "batch_size": 4, "views": 12}
+
+
+def test_is_trained_says_whether_train_models_would_reuse_the_folder(fake_training):
+    """What scripts/batch_composition.py --no-train scores: only folders of this very recipe."""
+    reference = runner.composition_recipe("reference")
+    assert not runner.is_trained(reference, 0)
+    train_models([reference], [0], profile="cpu", log=lambda _: None)
+    assert runner.is_trained(reference, 0) and not runner.is_trained(reference, 1)
+    assert fake_training[0]["cfg"].batch_composition == "reference"
+    assert not runner.is_trained(Recipe(name="reference-batches"), 0)  # the same folder, another recipe

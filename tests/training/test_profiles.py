@@ -106,3 +106,19 @@ def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypat
     cfg, data = seen["cfg"]
     assert cfg.batch_size == profiles.REHEARSAL["batch_size"] and cfg.char_distill_steps == profiles.REHEARSAL["char_distill_steps"]
     assert seen["data"]["max_phrases"] == profiles.REHEARSAL["max_phrases"]
+
+
+def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
+    """The reference batch composition labels each hard negative's row with its type; cut to the
+    mined anchors, the training corpus no longer holds "the way", but the hard negatives carry its type."""
+    from pearl.corpus import augment, hard_negatives, store
+    from pearl.corpus.phrases import LABELS
+    from pearl.training.profiles import load_training_data
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    store.write_corpus([("the war", LABELS[0], 2, "wikitext2"), ("the way", LABELS[1], 2, "wikitext2")])
+    augment.save_tables(augment.AugmentTables())
+    hard_negatives.write_hard_negatives({"the war": ["the way"]})
+    corpus, negs, _ = load_training_data(anchors_only=True)
+    assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
+    assert negs.types == {"the war": LABELS[0], "the way": LABELS[1]}

@@ -185,3 +185,19 @@ def test_bf16_only_on_cuda_and_can_be_switched_off():
     assert uses_bf16("cuda", TrainConfig()) and uses_bf16("cuda:1", TrainConfig(bf16=True))
     assert not uses_bf16("cuda", TrainConfig(bf16=False))  # the fp32 replay of the cpu profile on a GPU
     assert not uses_bf16("cpu", TrainConfig()) and not uses_bf16("cpu", TrainConfig(bf16=True))
+
+
+def test_reference_batches_train_with_the_types_the_hard_negatives_carry():
+    """The reference composition on hard negatives that are none of the training phrases: a plain
+    dict has no types for them and is refused with the fix; HardNegatives carries them and trains."""
+    from pearl.corpus.hard_negatives import HardNegatives
+
+    full = tiny_corpus(32)
+    corpus = full[:16]
+    pools = {p: [full[16 + (i + j) % 16][0] for j in range(3)] for i, (p, _) in enumerate(corpus)}
+    cfg = TrainConfig(steps=2, batch_composition="reference", **CFG)
+    with pytest.raises(ValueError, match=r"16 hard negatives have none .*load_training_data"):
+        train(cfg, corpus, pools, swap_augmenter, labels=LABELS, progress=False, backbone=tiny_backbone())
+    result = train(cfg, corpus, HardNegatives(pools, full), swap_augmenter, labels=LABELS, progress=False,
+                   backbone=tiny_backbone())
+    assert [r["step"] for r in result.log] == [1, 2] and all(r["type"] > 0 for r in result.log)

@@ -268,6 +268,22 @@ def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = No
     return guard.write({path: dumps_strict(negatives, indent=None, ensure_ascii=False) + "\n"})[0]
 
 
+class HardNegatives(dict):
+    """``{phrase: [hard negative, ...]}`` with ``types``: the type label of every phrase of the corpus
+    they were mined from. The reference batch composition (:mod:`pearl.training.batches`) gives a
+    hard negative a row with its type label, and a training corpus cut to the mined anchors (or a
+    share of them) no longer holds most negatives' labels; a plain dict has no ``types``.
+
+    >>> negs = HardNegatives({"the war": ["the way"]}, [("the war", "NP-EVENT"), ("the way", "NP-OTHER")])
+    >>> negs["the war"], negs.types["the way"]
+    (['the way'], 'NP-OTHER')
+    """
+
+    def __init__(self, pools: dict[str, list[str]], types=()):
+        super().__init__(pools)
+        self.types = dict(types)
+
+
 def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:
     """``{phrase: [hard negative, ...]}`` written by the augmentation notebook."""
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")

@@ -108,6 +108,19 @@ def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
     return Recipe(name=tag, config={"lr": lr, "hard_negatives": hard_negatives})
 
 
+def composition_recipe(composition: str) -> Recipe:
+    """The full recipe on the batches of ``composition`` (:data:`pearl.training.batches.COMPOSITIONS`);
+    the default's is the full recipe itself, so its models are notebook 03's.
+
+    >>> composition_recipe("reference").folder(0).name, composition_recipe("extra_negatives") == ablation("")
+    ('pearl-minilm-reference-batches-seed0', True)
+    """
+    from ..training.batches import composition_variant
+
+    variant = composition_variant(composition)
+    return Recipe(name=variant, config={"batch_composition": composition}) if variant else ablation("")
+
+
 def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm") -> Recipe:
     """A neighbouring method (or PEARL) on the same trainer, with its objective's defaults
     (:data:`pearl.training.objectives.OBJECTIVES`); PAUSE with part of its pairs labelled
@@ -204,6 +217,13 @@ def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, rehearsal: 
     if recipe.corpus:  # only then: the keys of models trained on the notebooks' corpus stay as they were
         data = {**data, "corpus": recipe.corpus}
     return cfg, data, recipe_key(recipe, cfg, data)
+
+
+def is_trained(recipe: Recipe, seed: int, profile: str = "cpu", rehearsal: bool = False,
+               root: str | Path | None = None, **overrides) -> bool:
+    """Whether :func:`train_models` would reuse ``recipe``'s folder for ``seed`` under ``root`` (its
+    ``pearl.json`` holds this recipe's key), so a caller can score what another process has finished training."""
+    return _stored_key(recipe.folder(seed, root)) == _keyed(recipe, seed, profile, overrides, rehearsal)[2]
 
 
 def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",

@@ -8,6 +8,7 @@ and whether each difference exceeds the seed noise.
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
   reference recipe, Welch's t over seeds (:func:`pearl.claims.rule.two_sample`, the ledger's own
   test, so a star here and a claim's p agree) and an arrow (↑ / ↓) that is starred when p < 0.05;
+- :func:`difference`: one recipe against another per column, with Welch's 95 % interval (the batch composition's measurement);
 - :func:`wide_markdown`: the paper's layout, one row per recipe (with the paper's rows: :mod:`pearl.experiments.paper_beside`).
 
 What it leaves out: training (:mod:`pearl.experiments.runner`) and scoring (:func:`pearl.benchmark.scoring.run_models`).
@@ -146,6 +147,29 @@ def ablation_summary(comparison, groups, reference: str = "") -> dict:
     return {"seed_std_average": seed_std(groups), "beyond_noise": beyond_noise(comparison),
             "lower_average": int(lower.sum()), "ablations": len(average),
             "lower_average_beyond_noise": int((lower & (average["p"] < ALPHA)).sum())}
+
+
+def difference(groups, arm: str, base: str, columns: Sequence[str] = COLUMNS):
+    """Per column, ``arm`` against ``base`` over their seeds (two recipes of :func:`group_frame`):
+    each one's mean and std, the difference of the means, Welch's 95 % interval and p
+    (:func:`pearl.claims.rule.two_sample`, the ledger's test); ``beyond_noise`` when the interval leaves out 0.
+
+    >>> import pandas as pd
+    >>> g = pd.DataFrame({"recipe": ["new"] * 3 + ["old"] * 3, "average": [60, 61, 62, 55, 56, 57.0]})
+    >>> r = difference(g, "new", "old", columns=["average"]).iloc[0]  # se = sqrt(1/3 + 1/3), 4 dof, t = 2.776
+    >>> float(r["difference"]), round(float(r["ci_low"]), 3), round(float(r["ci_high"]), 3), bool(r["beyond_noise"])
+    (5.0, 2.733, 7.267, True)
+    """
+    import pandas as pd
+
+    rows = []
+    for col in columns:
+        x, y = (groups.loc[groups["recipe"] == r, col].to_numpy(float) for r in (arm, base))
+        test = rule.two_sample(x, y)
+        rows.append({"column": col, "arm_mean": x.mean(), "arm_std": x.std(ddof=1), "base_mean": y.mean(),
+                     "base_std": y.std(ddof=1), "difference": test["ours"], "ci_low": test["ci_low"],
+                     "ci_high": test["ci_high"], "p": test["p"], "beyond_noise": bool(test["ci_low"] > 0 or test["ci_high"] < 0)})
+    return pd.DataFrame(rows)
 
 
 def gain_per_group(after, originals, columns: Sequence[str] = COLUMNS):

@@ -17,11 +17,35 @@ no tokenising) and keeps the contiguous shard ``rank`` of ``world``.
 
 PAUSE: with ``labelled`` (a flag per corpus phrase) the batch also holds ``"labelled"``, the
 flags of the **global** batch's phrases (the loss sees the gathered global batch).
+
+Two compositions (:data:`COMPOSITIONS`, ``TrainConfig.batch_composition``):
+
+- ``"extra_negatives"`` (the default, the layout above): ``batch_size`` phrases, each with its
+  augmented copy and type label; their ``k`` hard negatives are extra candidates of the
+  contrastive loss only (never anchors, no positive, no type label).
+- ``"reference"``: the authors' loader (``tigerchen52/PEARL``, ``source/loader.py``): each
+  anchor's ``k`` hard negatives are rows of the batch like the anchor, each with its own
+  augmented copy (an anchor of the contrastive loss) and its own type label (the type head
+  sees it). A batch of ``batch_size`` rows holds ``ceil(batch_size / (k + 1))`` anchors
+  (:func:`anchors_per_batch`), each followed by its negatives, the last group cut to fit:
+  at batch 32 and ``k = 2``, 11 anchors and 21 negative rows. A hard negative's type label is
+  its phrase's in the corpus it was mined from (:class:`pearl.corpus.hard_negatives.HardNegatives`).
+
+  What the reference does that this does not, and why: its ``batch_size`` (512) counts the
+  *texts* of both views, so 512 // (2 x 3) = 85 anchors make 255 rows and 510 texts (loader.py
+  line 57); here ``batch_size`` counts rows, as it counts phrases in the default composition,
+  so both compositions train on the same number of (phrase, positive, label) rows per step.
+  Per step this encodes ``2 x batch_size`` texts against the default's ``(2 + k) x batch_size``
+  (the default's negatives are encoded too, without a copy). The reference floors 512 / 6 and
+  leaves 2 of 512 places empty; flooring here would leave 2 of the cpu profile's 32 and make a
+  batch that need not split over the processes of data parallel, so the last group is cut
+  instead. Its epochs count passes over the anchors, as here (the plan draws
+  :func:`anchors_per_batch` phrases a step).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -30,6 +54,38 @@ from .char_encoder import char_ids
 
 #: (rng) -> a function phrase -> augmented phrase
 AugmenterFactory = Callable[[np.random.Generator], Callable[[str], str]]
+
+#: the batch compositions (see the module docstring); the first is the default
+COMPOSITIONS = ("extra_negatives", "reference")
+
+
+def anchors_per_batch(batch_size: int, k: int, composition: str = "extra_negatives") -> int:
+    """The corpus phrases a step draws: ``batch_size``, or in the ``"reference"`` composition
+    the fewest anchors whose rows (each anchor and its ``k`` negatives) fill ``batch_size`` rows.
+
+    >>> anchors_per_batch(32, 2), anchors_per_batch(32, 2, "reference"), anchors_per_batch(512, 2, "reference")
+    (32, 11, 171)
+    >>> anchors_per_batch(32, 0, "reference")  # no negatives: the default's batch
+    32
+    """
+    return batch_size if known_composition(composition) == "extra_negatives" else -(-batch_size // (k + 1))
+
+
+def composition_variant(composition: str) -> str | None:
+    """The folder-name variant of a model trained on ``composition``'s batches (None: the default's).
+
+    >>> composition_variant("extra_negatives"), composition_variant("reference")
+    (None, 'reference-batches')
+    """
+    return None if known_composition(composition) == COMPOSITIONS[0] else f"{composition}-batches"
+
+
+def known_composition(composition: str) -> str:
+    """``composition`` when it is one of :data:`COMPOSITIONS`, else a ``ValueError`` naming them."""
+    if composition not in COMPOSITIONS:
+        raise ValueError(f"batch composition {composition!r} is unknown: choose one of "
+                         f"{', '.join(map(repr, COMPOSITIONS))} (TrainConfig.batch_composition)")
+    return composition
 
 
 def identity_augmenter(rng: np.random.Generator) -> Callable[[str], str]:
@@ -82,7 +138,11 @@ class Collator:
     def __init__(self, tokenizer, phrases: Sequence[str], labels: Sequence[int],
                  hard_negatives: dict[str, list[str]] | None, augmenter: AugmenterFactory,
                  k: int = 2, max_length: int = 32, use_char: bool = True, seed: int = 0,
-                 rank: int = 0, world: int = 1, labelled: Sequence[bool] | None = None):
+                 rank: int = 0, world: int = 1, labelled: Sequence[bool] | None = None,
+                 composition: str = "extra_negatives", rows: int | None = None,
+                 types: Mapping[str, int] | None = None):
+        """``composition="reference"`` needs ``rows`` (the batch size in rows) and the type label
+        index of every hard negative outside ``phrases`` (``types``: phrase -> index)."""
         self.tokenizer, self.phrases, self.labels = tokenizer, list(phrases), list(labels)
         # the one place that decides whether a run uses hard negatives: the count k (0 = off, the
         # ablation and the methods without them); a phrase without a mined pool, or a run given
@@ -91,9 +151,22 @@ class Collator:
         self.augmenter, self.k, self.max_length = augmenter, k, max_length
         self.use_char, self.seed, self.rank, self.world = use_char, seed, rank, world
         self.labelled = labelled
+        self.composition, self.rows, self.types = known_composition(composition), rows, None
+        if composition == "reference":
+            if rows is None or labelled is not None:
+                raise ValueError("the reference composition needs rows= (the batch size) and no labelled flags "
+                                 "(PAUSE's labels are per phrase, not per row): use batch_composition='extra_negatives'")
+            self.types = {**(types or {}), **dict(zip(self.phrases, self.labels))}
+            untyped = sorted({n for p in self.phrases for n in self.hard_negatives.get(p, ()) if n not in self.types})
+            if untyped:
+                raise ValueError(f"batch_composition='reference' gives each hard negative a row with its type label, but "
+                                 f"{len(untyped)} hard negatives have none (e.g. {untyped[:3]}): pass the hard negatives "
+                                 "of pearl.training.profiles.load_training_data (they carry the corpus' types) or "
+                                 "pearl.corpus.hard_negatives.HardNegatives(pools, types)")
 
     def texts(self, step: int, indices: Sequence[int]) -> tuple[list[str], list[str], list[str], list[int]]:
-        """Global batch: (originals, augmented copies, hard negatives grouped by phrase, labels)."""
+        """Global batch: (originals, augmented copies, hard negatives grouped by phrase, labels);
+        in the reference composition (rows with their copies, [], the rows' labels)."""
         rng = np.random.default_rng([self.seed, step])
         augment = self.augmenter(rng)
         originals = [self.phrases[i] for i in indices]
@@ -105,7 +178,24 @@ class Collator:
             while len(take) < self.k:  # top up with random corpus phrases
                 take.append(self.phrases[int(rng.integers(len(self.phrases)))])
             negatives.extend(take)
-        return originals, augmented, negatives, [self.labels[i] for i in indices]
+        labels = [self.labels[i] for i in indices]
+        if self.composition == "reference":
+            return self._rows(originals, augmented, negatives, labels, augment)
+        return originals, augmented, negatives, labels
+
+    def _rows(self, originals, augmented, negatives, labels, augment):
+        """The reference's rows: each anchor, then its ``k`` negatives, each a row with its own
+        augmented copy (drawn after the anchors', so the anchors' copies are the default's) and type
+        label; cut to :attr:`rows`."""
+        rows, copies, row_labels = [], [], []
+        for j, anchor in enumerate(originals):
+            for r, text in enumerate([anchor, *negatives[j * self.k : (j + 1) * self.k]]):
+                if len(rows) == self.rows:
+                    break
+                rows.append(text)
+                copies.append(augmented[j] if r == 0 else augment(text) or text)
+                row_labels.append(labels[j] if r == 0 else self.types[text])
+        return rows, copies, [], row_labels
 
     def __call__(self, step: int, indices: Sequence[int]) -> dict:
         originals, augmented, negatives, labels = self.texts(step, indices)

@@ -36,12 +36,13 @@ import numpy as np
 from .. import checkpoint, models, paths
 from ..corpus import variants
 from ..corpus.augment import load_tables
-from ..corpus.hard_negatives import read_hard_negatives
+from ..corpus.hard_negatives import HardNegatives, read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
 from ..guard import OPEN, Guard
 from ..paths import models_dir
 from . import objectives
+from .batches import COMPOSITIONS, composition_variant
 from .export import export
 from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train
@@ -143,6 +144,8 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     named corpus ``corpus`` of :data:`pearl.corpus.variants.CORPORA` (built by its ``prepare``).
     Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
     Each file goes to ``guard.check_input`` first (:func:`check_training_data`).
+    The hard negatives carry the whole corpus' type labels (:class:`pearl.corpus.hard_negatives.HardNegatives`:
+    the reference batch composition labels each negative's row, and a negative need not be a training phrase).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
@@ -153,6 +156,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     tables = load_tables(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
+    negs = HardNegatives(negs, corpus)
     if anchors_only:
         corpus = [row for row in corpus if negs.get(row[0])]
     if max_phrases and len(corpus) > max_phrases:
@@ -198,10 +202,13 @@ def main(argv=None) -> None:
     ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     ap.add_argument("--rehearsal", action="store_true", help="the gpu profile at REHEARSAL's sizes (a minute's check of the path)")
+    ap.add_argument("--batch-composition", choices=COMPOSITIONS,
+                    help="hard negatives as extra candidates (default) or as rows of their own (the authors' loader)")
     args = ap.parse_args(argv)
     cfg, data = config_for(args.profile, args.rehearsal, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
-                           objective=args.objective, label_share=args.label_share)
+                           objective=args.objective, label_share=args.label_share,
+                           batch_composition=args.batch_composition)
     rank = 0
     if int(os.environ.get("WORLD_SIZE", "1")) > 1:
         import torch
@@ -211,7 +218,8 @@ def main(argv=None) -> None:
         rank = dist.get_rank()
     corpus, negs, tables = load_training_data(**data)
 
-    name = models.folder_name(cfg.objective, args.backbone, args.seed, variant_for(cfg))
+    name = models.folder_name(cfg.objective, args.backbone, args.seed,
+                              variant_for(cfg) or composition_variant(cfg.batch_composition))
     corpus, augmenter = inputs_for(cfg, corpus, tables)
     result = train(cfg, corpus, negs, augmenter, labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)

@@ -13,7 +13,8 @@ What a run does:
    ``decay_every`` = 2,000 steps; the word embeddings get sparse gradients and a row-wise update
    (``embedding_update="rows"``, :mod:`pearl.training.optim`: dense Adam's weights up to float
    rounding, without a dense gradient of the whole vocabulary per length bucket); batches from :mod:`pearl.training.batches` (tokenised in the
-   collate, optionally in DataLoader workers); bf16 autocast and optional ``torch.compile``
+   collate, optionally in DataLoader workers; ``batch_composition``: a phrase's hard negatives as extra
+   candidates of the loss, or as rows of their own with a positive and a type label, as the authors' loader); bf16 autocast and optional ``torch.compile``
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
    step = sampler state, RNG states, log) with its sha256 beside it, keeping the one before
@@ -50,7 +51,7 @@ from ..corpus.phrases import LABELS
 from ..encode import pick_device
 from ..models import load_backbone
 from ..atomic import write_atomic
-from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, identity_augmenter
+from .batches import AugmenterFactory, BatchPlan, Collator, StepDataset, anchors_per_batch, identity_augmenter
 from .optim import RowAdam, sparse_embedding_grads
 from .model import PearlModel, average_and_centre, build_model, distill_char_encoder, training_vocab
 from . import objectives
@@ -68,6 +69,9 @@ class TrainConfig:
     decay_every: int = 2000
     seed: int = 0
     hard_negatives: int = 2  # per phrase; 0 = switched off
+    # "extra_negatives": a phrase's hard negatives are extra candidates of the loss; "reference": rows of
+    # the batch with their own positive and type label, as the authors' loader (pearl.training.batches)
+    batch_composition: str = "extra_negatives"
     use_char: bool = True
     use_type_head: bool = True
     char_dim: int = 64
@@ -113,6 +117,9 @@ class TrainConfig:
         or settings of another objective's kind; missing settings become the objective's defaults."""
         check_fields(self, RANGES)
         self.settings = objectives.settings_for(self.objective, self.settings)
+        if self.batch_composition == "reference" and self.objective != "pearl":
+            raise ValueError(f"TrainConfig.batch_composition = 'reference' is the PEARL authors' batches; objective "
+                             f"{self.objective!r} uses its negatives its own way: use 'extra_negatives'")
 
     def record(self) -> dict:
         """The config as one flat dict (pearl.json's ``train_config``, checkpoints, the runner's keys)."""
@@ -170,6 +177,17 @@ def make_optimizer(model: PearlModel, cfg: TrainConfig) -> torch.optim.Adam:
     # (perf/train_throughput.py prints both)
     kind = RowAdam if cfg.embedding_update == "rows" else torch.optim.Adam
     return kind(param_groups(model, cfg), lr=cfg.lr, fused=True)
+
+
+def reference_rows(cfg: TrainConfig, hard_negatives: dict | None, index: dict[str, int]) -> dict:
+    """The :class:`pearl.training.batches.Collator` arguments of ``cfg.batch_composition``: none for
+    the default; for ``"reference"`` the rows a batch holds and the type label index of every phrase
+    the hard negatives carry (:class:`pearl.corpus.hard_negatives.HardNegatives`; ``index``: label -> index)."""
+    if cfg.batch_composition == "extra_negatives":
+        return {}
+    types = getattr(hard_negatives, "types", {})
+    return {"composition": cfg.batch_composition, "rows": cfg.batch_size,
+            "types": {p: index[t] for p, t in types.items() if t in index}}
 
 
 def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1,
@@ -247,7 +265,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         model.compose(tokenizer, vocab, cfg.char_weight, cfg.max_char_share, cfg.centre, cfg.max_length, vectors)
     model.to(device).train()
 
-    plan = BatchPlan(len(corpus), cfg.batch_size, cfg.seed, cfg.epochs)
+    plan = BatchPlan(len(corpus), anchors_per_batch(cfg.batch_size, cfg.hard_negatives, cfg.batch_composition),
+                     cfg.seed, cfg.epochs)
     total = plan.steps(cfg.steps)
     objective = objectives.get(cfg.objective)
     if objective.positives == "self":  # the phrase itself is the positive, whatever factory was passed
@@ -255,7 +274,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     labelled = (objective.prepare(cfg, model.backbone, len(corpus)) if objective.prepare else {}).get("labelled")
     collator = Collator(tokenizer, phrases, [index[t] for _, t in corpus],
                         hard_negatives, augmenter, cfg.hard_negatives,
-                        cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled)
+                        cfg.max_length, model.char_encoder is not None, cfg.seed, rank, world, labelled,
+                        **reference_rows(cfg, hard_negatives, index))
     optimizer = make_optimizer(model, cfg)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
