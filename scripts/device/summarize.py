@@ -37,13 +37,13 @@ def summarize(gpu: Path) -> None:
     t.loc["Δ"] = (t.iloc[1] - t.iloc[0]).round(2) + 0.0  # + 0.0: no "-0"
     cpu = pd.read_csv(gpu.parent / "table1.csv").query("model == 'minilm'").set_index("dataset")["score"]
     cpu_gap = (t.loc["minilm"].drop("average") - cpu.reindex(t.columns.drop("average"))).abs().max()
-    corpus = json.loads((gpu.parent / "01_data_building.json").read_text())["metrics"]["corpus_size"]
     sweep = pd.DataFrame([json.loads(line) for line in (gpu / "sweep_cpu_profile.jsonl").read_text().splitlines()])
     ref = t.loc["minilm", list(SWEEP_SETS)]
     sweep["avg Δ vs MiniLM"] = sweep["avg"] - ref.mean()
     sweep = pd.concat([pd.DataFrame([{"name": "MiniLM (reference)", "set": "", **ref.to_dict(), "avg": ref.mean()}]), sweep])
     tp = {p.stem: json.loads(p.read_text()) for p in sorted(gpu.glob("train_throughput_*.json"))}
     info = json.loads((gpu / "gpu_profile_seed0_pearl.json").read_text())
+    corpus = info["corpus_size"]  # that run's corpus, not today's (results/01_data_building.json moves on)
     loss = pd.read_csv(gpu / "gpu_profile_seed0_loss.csv")
     steps = len(loss)
     lines = [
