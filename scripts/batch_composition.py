@@ -41,11 +41,10 @@ def main() -> None:
                     help="score only the models already trained (another process trains the rest), then summarise")
     args = ap.parse_args()
 
-    from harness.scale import SMOKE, use_output
+    from harness.scale import for_script
     from pearl import paths
 
-    if args.size == "smoke":  # a SMOKE run never writes into the repository
-        use_output(SMOKE.output_root())
+    for_script(args.size)  # a SMOKE run never writes into the repository
     if args.threads:
         import torch
 
@@ -77,9 +76,9 @@ def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = Tr
     from pearl.provenance import append_jsonl, stamp
     from pearl.training.batches import COMPOSITIONS, anchors_per_batch
 
-    from harness.scale import FULL, SMOKE
+    from harness.scale import of_size
 
-    scale = SMOKE if size == "smoke" else FULL
+    scale = of_size(size)
     profile, size = scale.scaled("cpu"), scale.scaled(size)  # pearl's "tiny" profile and task size at SMOKE
     done = {(r["composition"], r["seed"]) for r in read_lines(lines)}
     for seed in seeds:

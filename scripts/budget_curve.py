@@ -43,11 +43,10 @@ def main() -> None:
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
 
-    from harness.scale import SMOKE, use_output
+    from harness.scale import for_script
     from pearl import paths
 
-    if args.size == "smoke":  # a SMOKE run never writes into the repository
-        use_output(SMOKE.output_root())
+    for_script(args.size)  # a SMOKE run never writes into the repository
     if args.summarise:
         return summarise(args.size == "smoke")
     if args.uncentred:

@@ -153,9 +153,9 @@ def choose(backbone: str, seed: int, size: str, lines: Path) -> None:
 
     if lines.is_file() and any(json.loads(x)["backbone"] == backbone for x in lines.read_text().splitlines() if x.strip()):
         return
-    from harness.scale import FULL, SMOKE
+    from harness.scale import of_size
 
-    scale = SMOKE if size == "smoke" else FULL
+    scale = of_size(size)
     cfg, data_opts = config_for(scale.scaled("cpu"), backbone=backbone, seed=seed)  # pearl's "tiny" at SMOKE
     corpus, negs, tables = load_training_data(seed=seed, **data_opts, guard=scale.guard)
     corpus, augmenter = inputs_for(cfg, corpus, tables)
@@ -188,9 +188,9 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, dev: bool = F
 
     done = {(r["backbone"], r["seed"], r["moment"]) for r in map(json.loads, lines.read_text().splitlines())} \
         if lines.is_file() else set()
-    from harness.scale import FULL, SMOKE
+    from harness.scale import of_size
 
-    scale = SMOKE if size == "smoke" else FULL
+    scale = of_size(size)
     cfg, data = config_for(scale.scaled("cpu"), backbone=backbone, seed=seed)  # pearl's "tiny" at SMOKE
     corpus, negs, tables = load_training_data(seed=seed, **data, guard=scale.guard)
     corpus, augmenter = inputs_for(cfg, corpus, tables)
@@ -233,11 +233,10 @@ def main() -> None:
                     "at step 0 (results/composition/choice.jsonl): where max_char_share was chosen")
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
-    from harness.scale import SMOKE, use_output
+    from harness.scale import for_script
     from pearl import paths
 
-    if args.size == "smoke":  # a SMOKE run never writes into the repository
-        use_output(SMOKE.output_root())
+    for_script(args.size)  # a SMOKE run never writes into the repository
     if args.threads:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir(NAME) / "sweep.jsonl"

@@ -92,11 +92,10 @@ def main() -> None:
                     "default: the data notebooks' WikiText-2)")
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
-    from harness.scale import SMOKE, use_output
+    from harness.scale import for_script
     from pearl import paths
 
-    if args.size == "smoke":  # a SMOKE run never writes into the repository
-        use_output(SMOKE.output_root())
+    for_script(args.size)  # a SMOKE run never writes into the repository
     if args.threads:
         torch.set_num_threads(args.threads)
     lines = paths.results_dir("views") / "mechanism.jsonl"
@@ -121,9 +120,9 @@ def run_backbone(backbone: str, seed: int, size: str, lines: Path, joins=(False,
 
     done = {(r["backbone"], r.get("corpus", ""), r.get("seed", 0), r.get("centre"), r["what"])
             for r in map(json.loads, lines.read_text().splitlines())} if lines.is_file() else set()
-    from harness.scale import FULL, SMOKE
+    from harness.scale import of_size
 
-    scale = SMOKE if size == "smoke" else FULL
+    scale = of_size(size)
     profile = scale.scaled("cpu")  # pearl's "tiny" in a SMOKE run, as the task size below
     sets = {name: TASKS[name].load(scale.scaled(size))["mentions"] for name in ("conll", "bc5cdr")}
     inputs = dev_inputs(scale.scaled(size))

@@ -105,3 +105,21 @@ def use_output(root: str | Path) -> Path:
         paths.usable(root, root)
         os.environ[paths.OUTPUT_ENV] = str(root)
     return root
+
+
+def of_size(size: str) -> Scale:
+    """The scale a script's ``--size`` names: ``"smoke"`` is SMOKE, any other size full.
+
+    >>> of_size("smoke") is SMOKE, of_size("sweep") is FULL
+    (True, True)
+    """
+    return SMOKE if size == "smoke" else FULL
+
+
+def for_script(size: str) -> Scale:
+    """:func:`of_size`, and a SMOKE run's output root set to the SMOKE root (:func:`use_output`:
+    never the repository). Called once, at a script's start."""
+    scale = of_size(size)
+    if scale.smoke:
+        use_output(scale.output_root())
+    return scale
