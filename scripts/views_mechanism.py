@@ -232,7 +232,9 @@ def seed_check(views):
                                                                                     sort=False):
         untrained = float(base[(base["backbone"] == backbone) & (base["set"] == name)]["NMI phrase part"].iloc[0])
         x = sub.sort_values("seed")["NMI embedding"].to_numpy(float)
-        st = one_sample(x, untrained)
+        # one seed has no spread to test against: its row says the difference and no interval
+        st = one_sample(x, untrained) if len(x) > 1 else {"std": None, "ours": float(x.mean() - untrained),
+                                                           "ci_low": None, "ci_high": None, "p": None}
         rows.append({"backbone": backbone, "corpus": corpus, "set": name, "seeds": len(x), "untrained": untrained, "mean": x.mean(),
                      "std": st["std"], "difference": st["ours"], "ci_low": st["ci_low"], "ci_high": st["ci_high"],
                      "p": st["p"], "within noise or above": bool(st["ci_high"] >= 0) if len(x) > 1 else None})
