@@ -110,7 +110,7 @@ def seeds_section(folder: Path) -> list[str]:
     bc = t.loc[trained, "bc5cdr"].round(2).tolist()
     prov = json.loads((folder / "provenance.json").read_text())
     return [
-        "", "## The `gpu` profile's seeds on an H200 (`scripts/device/seeds.sh`, the recipe of 2026-11-28)", "",
+        "", "## The `gpu` profile's seeds on an H200 (`scripts/device/seeds.sh`, the fixed character weight before the composition rule)", "",
         f"Seeds {', '.join(map(str, infos))} trained at the gpu profile ({steps} steps, batch {cfg['batch_size']}, "
         f"lr {cfg['lr']}, character weight {cfg['char_weight']}, centred join: {cfg['centre']}; {seconds} of training). "
         "Table 1 was scored within the call's time limit for the models below; "
@@ -125,9 +125,25 @@ def seeds_section(folder: Path) -> list[str]:
          "that replaces the fixed weight is measured in `results/composition.md`."
          if min(bc) < t.loc["minilm", "bc5cdr"] / 2 else
          f"BC5CDR clustering: {', '.join(map(str, bc))} NMI against MiniLM's {t.loc['minilm', 'bc5cdr']:.2f}."),
+        *rule_lines(folder, t),
         "", f"The rehearsal before it (the same path at 160 phrases, tiny task subsets: SMOKE-size numbers, "
         f"not results) scored {len(reh)} datasets without error.", "",
     ]
+
+
+def rule_lines(folder: Path, t: pd.DataFrame) -> list[str]:
+    """The seed trained again under the composition rule (``rule_seed0_*``), beside the fixed weight's, if it ran."""
+    if not (folder / "rule_seed0_clustering.json").is_file():
+        return []
+    scores = {r["dataset"]: r["score"] for r in json.loads((folder / "rule_seed0_clustering.json").read_text())["rows"]}
+    comp = json.loads((folder / "rule_seed0_pearl.json").read_text())["composition"]
+    fixed = folder_name("pearl", "minilm", 0)
+    return ["", f"Trained again under the composition rule (`pearl.training.composition`: centred {comp['centred']}, "
+            f"the asked weight {comp['asked_weight']} capped to {comp['char_weight']:.3f}, the character part's share "
+            f"of the variance {comp['char_share']:.2f}), seed 0 scores BC5CDR {scores['bc5cdr']:.2f} and CoNLL "
+            f"{scores['conll']:.2f}, against {t.loc[fixed, 'bc5cdr']:.2f} and {t.loc[fixed, 'conll']:.2f} at the fixed "
+            f"weight and MiniLM's {t.loc['minilm', 'bc5cdr']:.2f} and {t.loc['minilm', 'conll']:.2f} (one seed; the other "
+            "seven sets were not scored in that call)."]
 
 
 if __name__ == "__main__":
