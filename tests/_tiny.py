@@ -46,6 +46,17 @@ def swap_augmenter(rng):
     return augment
 
 
+def tiny_train(run_dir, steps=4, stop_at=None, **kw):
+    """One training run of the tiny backbone on :func:`tiny_corpus` (32 phrases), checkpointing
+    every 2 steps into ``run_dir``; ``kw`` overrides :data:`CFG` (``pearl.training.train.train``'s result)."""
+    from pearl.training.train import TrainConfig, train
+
+    corpus = tiny_corpus(32)
+    cfg = TrainConfig(steps=steps, checkpoint_every=2, **{**CFG, **kw})
+    return train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, run_dir=run_dir,
+                 stop_at=stop_at, progress=False, backbone=tiny_backbone())
+
+
 def tiny_exported(folder):
     """``(model, tokenizer, path)``: an untrained tiny PEARL model (seed 0, 16-d character part,
     a type head over :data:`LABELS`, its phrase part centred on five phrases) exported to ``folder``."""

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 import torch
-from _tiny import CFG, LABELS, swap_augmenter, tiny_backbone, tiny_corpus, tiny_hard_negatives
+from _tiny import LABELS, tiny_backbone, tiny_train
 from pearl.training.composition import CENTRE_ABOVE, cap_weight, compose, resultant_length, total_variance
-from pearl.training.train import TrainConfig, train
+from pearl.training.train import TrainConfig
 
 #: phrase vectors sharing the direction (1, 0): unit vectors (3, ±1)/sqrt(10), mean (3/sqrt(10), 0)
 ANISOTROPIC = np.array([[3.0, 1.0], [3.0, -1.0]])
@@ -65,20 +65,13 @@ def test_centre_takes_the_rule_or_a_switch():
         TrainConfig(centre="yes")
 
 
-def _train(tmp, steps=4, stop_at=None, **kw):
-    corpus = tiny_corpus(32)
-    cfg = TrainConfig(steps=steps, checkpoint_every=2, **{**CFG, **kw})
-    return train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, run_dir=tmp,
-                 stop_at=stop_at, progress=False, backbone=tiny_backbone())
-
-
 def test_training_applies_the_rule_and_a_resumed_run_keeps_its_scale(tmp_path):
-    full = _train(tmp_path / "full", max_char_share=0.001)
+    full = tiny_train(tmp_path / "full", max_char_share=0.001)
     comp = full.model.composition
     assert comp is not None and comp.char_weight < 0.5 == comp.asked_weight  # the cap engaged
     assert comp.char_share == pytest.approx(0.001) and full.model.char_weight == comp.char_weight
-    _train(tmp_path / "killed", max_char_share=0.001, stop_at=2)
-    resumed = _train(tmp_path / "killed", max_char_share=0.001)
+    tiny_train(tmp_path / "killed", max_char_share=0.001, stop_at=2)
+    resumed = tiny_train(tmp_path / "killed", max_char_share=0.001)
     assert resumed.steps == 2
     torch.testing.assert_close(resumed.model.char_scale, full.model.char_scale, rtol=0, atol=0)
     a, b = full.model.state_dict(), resumed.model.state_dict()
@@ -101,7 +94,7 @@ def test_export_records_the_rule_and_loads_the_vector_training_joins(tmp_path):
     from pearl.training.export import export
     from sentence_transformers import SentenceTransformer
 
-    result = _train(tmp_path / "run", max_char_share=0.001)
+    result = tiny_train(tmp_path / "run", max_char_share=0.001)
     model, tok = result.model, result.tokenizer
     path = export(model, tok, tmp_path / "pearl-tiny-rule", labels=LABELS)
     info = json.loads((path / "pearl.json").read_text())

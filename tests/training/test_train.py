@@ -13,24 +13,18 @@ from _tiny import (
     tiny_backbone,
     tiny_corpus,
     tiny_hard_negatives,
+    tiny_train,
 )
 from pearl.training.model import average_weights
 from pearl.training.optim import sparse_embedding_grads
 from pearl.training.train import TrainConfig, compute_loss, train
 
 
-def _run(tmp, steps, stop_at=None, **kw):
-    corpus = tiny_corpus(32)
-    cfg = TrainConfig(steps=steps, checkpoint_every=2, **{**CFG, **kw})
-    return train(cfg, corpus, tiny_hard_negatives(corpus), swap_augmenter, labels=LABELS, run_dir=tmp,
-                 stop_at=stop_at, progress=False, backbone=tiny_backbone())
-
-
 def test_resume_equals_uninterrupted(tmp_path):
-    full = _run(tmp_path / "full", steps=6)
-    _run(tmp_path / "killed", steps=6, stop_at=4)  # "killed" after the checkpoint of step 4
+    full = tiny_train(tmp_path / "full", steps=6)
+    tiny_train(tmp_path / "killed", steps=6, stop_at=4)  # "killed" after the checkpoint of step 4
     assert (tmp_path / "killed" / "checkpoint.pt").is_file()
-    resumed = _run(tmp_path / "killed", steps=6)
+    resumed = tiny_train(tmp_path / "killed", steps=6)
     assert resumed.steps == 2 and [r["step"] for r in resumed.log] == list(range(1, 7))
     a, b = full.model.state_dict(), resumed.model.state_dict()
     assert a.keys() == b.keys()
@@ -163,7 +157,7 @@ def test_bad_inputs_name_the_fix():
 
 def test_unknown_objective_is_refused(tmp_path):
     with pytest.raises(ValueError, match="unknown objective"):
-        _run(tmp_path, steps=1, objective="simclr")
+        tiny_train(tmp_path, steps=1, objective="simclr")
 
 
 def test_type_head_gets_its_own_learning_rate():
