@@ -120,3 +120,26 @@ def test_a_folder_exported_before_the_rule_loads_as_it_was(tmp_path):
     phrases = ["green tree", "Paris"]
     want = torch.nn.functional.normalize(model.embed(tok, phrases), dim=-1).numpy()
     np.testing.assert_allclose(encode(load_model(path, device="cpu"), phrases), want, atol=1e-5)
+
+
+def _composition_script():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "scripts" / "composition.py"
+    spec = importlib.util.spec_from_file_location("composition_script", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module, path.parents[1] / "results" / "composition" / "choice.jsonl"
+
+
+def test_the_default_cap_is_the_one_the_development_splits_chose():
+    """TrainConfig.max_char_share is what scripts/composition.py's criterion picks from the committed
+    development-split scores (results/composition/choice.jsonl): the default cannot drift from its evidence."""
+    import doctest
+
+    script, choice = _composition_script()
+    assert doctest.testmod(script).failed == 0  # the criterion's own oracle cases
+    rows = [json.loads(x) for x in choice.read_text().splitlines() if x.strip()]
+    assert {r["backbone"] for r in rows} == {"minilm", "me5-small"} and {r["set"] for r in rows} == {"bc5cdr dev", "conll dev"}
+    assert TrainConfig().max_char_share == script.chosen_share(rows)

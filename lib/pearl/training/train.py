@@ -78,7 +78,7 @@ class TrainConfig:
     char_weight: float = 0.5
     # the share of the embedding's total variance (training vocabulary) the character part may hold:
     # caps char_weight (pearl.training.composition; chosen in results/composition.md); None: no cap
-    max_char_share: float | None = 0.02
+    max_char_share: float | None = 0.01
     # centre the phrase part on the training vocabulary's mean: None lets the rule decide (an
     # anisotropic backbone only, pearl.training.composition); True or False forces it
     centre: bool | None = None
