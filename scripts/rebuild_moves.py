@@ -10,9 +10,10 @@ lowest-inertia solution over many starts now, :mod:`pearl.benchmark.clustering`)
 (a fixed centred weight before, :mod:`pearl.training.composition` now) and the word-embedding update
 (row-wise Adam, equal to dense up to rounding). What moves, read per kind of row:
 
-- **a model scored once, untrained** (Table 1's baselines, Table 4's originals): only the evaluator can
-  move it, and only on the clustering sets and the averages that hold them; its move there *is* the old
-  evaluator's seed noise on that model;
+- **a model scored once, untrained** (the baselines of Tables 1 and 2, Table 4's originals): only the
+  evaluator can move it: the clustering evaluator on the clustering sets and the averages that hold
+  them (its move there *is* the old evaluator's seed noise on that model), and elsewhere whatever a
+  seeded probe or classifier does not hold still between two runs (the evaluator's own noise);
 - **seeds of a trained recipe** (Tables 3 and 4, the methods table): the move of the mean over seeds
   against Welch's 95 % interval of the seeds before and after (from each side's mean, std and n), so
   "beyond the noise" means beyond what a rerun of either recipe would give;
@@ -47,7 +48,7 @@ def clustering(column: str) -> bool:
     """
     return column in CLUSTERING or "average" in column
 #: table -> (the notebook whose record says when it was written, how its rows are read)
-TABLES = {"table1": ("04_benchmark", "once"), "table3": ("08_ablations", "seeds"),
+TABLES = {"table1": ("04_benchmark", "once"), "table2": ("07_short_text", "once"), "table3": ("08_ablations", "seeds"),
           "table4": ("09_backbones", "gains"), "methods": ("11_methods", "seeds")}
 
 
