@@ -179,8 +179,10 @@ def main() -> None:
             "Made by `scripts/rebuild_moves.py`. The rebuild changed the clustering evaluator (one KMeans seed before, "
             "the lowest-inertia solution now), the view composition (the rule of `pearl.training.composition` for a "
             "fixed centred weight) and the word-embedding update (row-wise, equal to dense up to rounding). An "
-            "untrained model's cells can move only on the clustering sets, by the old evaluator's seed noise; a "
-            "trained recipe's mean over seeds is judged by Welch's 95 % interval of the seeds before and after.\n\n"
+            "untrained model (scored once) can move only by its evaluators: on the clustering cells by the old "
+            "evaluator's single-seed noise, elsewhere by what a seeded probe or classifier does not hold still between "
+            "two runs. A trained recipe's mean over seeds is judged by Welch's 95 % interval of the seeds before and "
+            "after; a trained model scored once (Tables 1 and 2) gets no verdict, only its move.\n\n"
             "Tables: " + ", ".join(f"`{t}` {s}" for t, s in status.items()) + ".")
     notes = ["## Every compared cell", Table(frame.round(3))]
     save_table(frame, NAME, markdown=Table(summ.round(3), head=head, notes=notes), smoke=False)
