@@ -377,9 +377,8 @@ def choice_notes(choice: Path) -> list:
     if not choice.is_file():
         return []
     keep = ("backbone", "set", "moment", "centred", "untrained")
-    picked = pd.DataFrame([{k: v for k, v in json.loads(x).items() if k in keep or k.startswith(("share", "scale"))}
-                           for x in choice.read_text().splitlines() if x.strip()])
     rows = [json.loads(x) for x in choice.read_text().splitlines() if x.strip()]
+    picked = pd.DataFrame([{k: v for k, v in r.items() if k in keep or k.startswith(("share", "scale"))} for r in rows])
     return ["## Where the cap was chosen: the development splits at step 0 (`--choose`)",
             "NMI x100 (lowest-inertia) of the joined embedding at each cap, with the rule's centring; "
             "`scale at share s`: the weight that cap gives.", Table(picked.round(3)),

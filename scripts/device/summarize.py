@@ -91,6 +91,12 @@ def summarize(gpu: Path) -> None:
     print("\n".join(lines))
 
 
+def seed_records(folder: Path) -> dict[int, dict]:
+    """``{seed: its model's pearl.json}`` of the ``gpu_profile_seed<N>_pearl.json`` files in ``folder``."""
+    return {int(p.stem.split("seed")[1].split("_")[0]): json.loads(p.read_text())
+            for p in sorted(folder.glob("gpu_profile_seed*_pearl.json"))}
+
+
 def seeds_section(folder: Path) -> list[str]:
     """The page's section for ``seeds.sh``'s run (its files in ``folder``): what was trained, Table 1
     for what was scored, and the rehearsal's tiny-subset check."""
@@ -101,8 +107,7 @@ def seeds_section(folder: Path) -> list[str]:
     t = t.loc[["minilm", *trained]]
     for m in trained:
         t.loc[f"Δ {m}"] = (t.loc[m] - t.loc["minilm"]).round(2) + 0.0  # + 0.0: no "-0"
-    infos = {int(p.stem.split("seed")[1].split("_")[0]): json.loads(p.read_text())
-             for p in sorted(folder.glob("gpu_profile_seed*_pearl.json"))}
+    infos = seed_records(folder)
     cfg = infos[min(infos)]["train_config"]
     steps = len(pd.read_csv(folder / f"gpu_profile_seed{min(infos)}_loss.csv"))
     seconds = ", ".join(f"seed {k}: {v['train_seconds']} s" for k, v in infos.items())
@@ -166,8 +171,7 @@ def rule_seeds_section(folder: Path, reference: Path) -> list[str]:
     out.loc["minilm (fp16, scored once)"] = [round(float(ref[c]), 2) for c in t.columns]
     out.loc["Δ mean, 95 % interval"] = [f"{tests[c]['ours']:+.2f} ({tests[c]['ci_low']:+.2f} to {tests[c]['ci_high']:+.2f})"
                                         for c in t.columns]
-    infos = {int(p.stem.split("seed")[1].split("_")[0]): json.loads(p.read_text())
-             for p in sorted(folder.glob("gpu_profile_seed*_pearl.json"))}
+    infos = seed_records(folder)
     comps = [i["composition"] for i in infos.values()]
     prov = json.loads((folder / "provenance.json").read_text())
     avg, bc = tests["average"], tests["bc5cdr"]
