@@ -26,7 +26,7 @@ def note(commit: str | None, before) -> str:
     :data:`RECIPE_SINCE` (True, False, or None when git cannot tell).
 
     >>> note("d89ea54aaaa", lambda c: True)
-    "trained at commit `d89ea54`, before today's recipe (commit `3d12d40`, the view composition rule) and not rebuilt since"
+    "trained at commit `d89ea54`, before today's recipe, the view composition rule of commit `3d12d40`, and not rebuilt since"
     >>> note("4af007caaaa", lambda c: False)
     "trained at commit `4af007c`, on today's recipe"
     >>> note("", lambda c: None)
@@ -40,8 +40,8 @@ def note(commit: str | None, before) -> str:
     if verdict is None:
         return f"trained at commit `{short}`, which this clone of the repository does not hold"
     if verdict:
-        return (f"trained at commit `{short}`, before today's recipe (commit `{RECIPE_SINCE}`, the view composition "
-                "rule) and not rebuilt since")
+        return (f"trained at commit `{short}`, before today's recipe, the view composition rule of commit "
+                f"`{RECIPE_SINCE}`, and not rebuilt since")
     return f"trained at commit `{short}`, on today's recipe"
 
 
