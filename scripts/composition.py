@@ -160,10 +160,11 @@ def chosen_share(rows: list[dict]) -> float:
     return chosen
 
 
-def choose(backbone: str, seed: int, size: str, lines: Path) -> None:
+def choose(backbone: str, seed: int, size: str, lines: Path, centre: bool | None = None) -> None:
     """Where the cap was chosen: at step 0 (the moment the issue found hardest), the rule's centring
-    and each share of :data:`CHOICE_SHARES` scored on the development splits of CoNLL and BC5CDR
-    (``data.read_typed_mentions(name, "dev")``), beside the untrained backbone."""
+    (``centre`` None; False: never centred, ``--no-centre``) and each share of :data:`CHOICE_SHARES`
+    scored on the development splits of CoNLL and BC5CDR (``data.read_typed_mentions(name, "dev")``),
+    beside the untrained backbone."""
     from pearl import data
     from pearl.benchmark.clustering import cluster_score
     from pearl.corpus.phrases import LABELS
@@ -186,7 +187,7 @@ def choose(backbone: str, seed: int, size: str, lines: Path) -> None:
     vocab = training_vocab([p for p, _ in corpus], cfg.char_distill_vocab)
     start = train(cfg, corpus, negs, augmenter, labels=list(LABELS), progress=False, stop_at=0)
     vp, vc = parts(start.model, start.tokenizer, vocab, cfg.max_length)
-    comp, centre = compose(vp, vc, cfg.char_weight, None, None)
+    comp, centre = compose(vp, vc, cfg.char_weight, None, centre)
     for name in SETS:
         mentions = data.read_typed_mentions(name, "dev")
         p, c = parts(start.model, start.tokenizer, [m for m, _ in mentions], cfg.max_length)
@@ -255,6 +256,8 @@ def main() -> None:
                     "dictionaries double the strings to encode")
     ap.add_argument("--choose", action="store_true", help="score the caps of CHOICE_SHARES on the development splits "
                     "at step 0 (results/composition/choice.jsonl): where max_char_share was chosen")
+    ap.add_argument("--no-centre", action="store_true", help="with --choose: the phrase part never centred, whatever "
+                    "the rule says (results/composition/choice_uncentred.jsonl)")
     ap.add_argument("--summarise", action="store_true")
     args = ap.parse_args()
     from harness.scale import for_script
@@ -269,6 +272,8 @@ def main() -> None:
     if not args.backbone:
         ap.error("name --backbone, or --summarise")
     if args.choose:
+        if args.no_centre:
+            return choose(args.backbone, args.seed, args.size, lines.with_name("choice_uncentred.jsonl"), centre=False)
         return choose(args.backbone, args.seed, args.size, lines.with_name("choice.jsonl"))
     run_backbone(args.backbone, args.seed, args.size, lines, args.dev)
 
@@ -385,7 +390,30 @@ def choice_notes(choice: Path) -> list:
             f"The criterion, fixed before these rows were scored: the largest share, trying them from the smallest, "
             f"at which no backbone's development score falls more than {CHOICE_TOLERANCE} NMI (the evaluator's "
             f"seed agreement) below its untrained backbone; when none passes, the smallest tried. It chooses "
-            f"**{chosen_share(rows):g}** (`TrainConfig.max_char_share`)."]
+            f"**{chosen_share(rows):g}** (`TrainConfig.max_char_share`).", *uncentred_notes(choice)]
+
+
+def uncentred_notes(choice: Path) -> list:
+    """``--choose --no-centre``'s rows beside the rule's (none when it has not run): the same splits and
+    caps with the phrase part never centred, each as its difference from the untrained backbone. A
+    diagnostic of what the centring costs at step 0; it chose nothing."""
+    import pandas as pd
+
+    from pearl.tabular import Table
+
+    path = choice.with_name("choice_uncentred.jsonl")
+    if not path.is_file():
+        return []
+    read = lambda f: {(r["backbone"], r["set"]): r for r in map(json.loads, f.read_text().splitlines())}  # noqa: E731
+    rule, never = read(choice), read(path)
+    rows = [{"backbone": b, "set": s, "untrained": r["untrained"],
+             **{f"{how} {share}": x[f"share {share}"] - x["untrained"] for share in CHOICE_SHARES
+                for how, x in (("rule", rule.get((b, s))), ("never", r)) if x}}
+            for (b, s), r in never.items()]
+    return ["### The same at step 0, the phrase part never centred (`--choose --no-centre`)",
+            "Each cell is the joined embedding's development score minus the untrained backbone's, NMI x100: "
+            "`rule s` with the rule's centring (the table above), `never s` with none, at cap s. A diagnostic of what "
+            "the centring costs before training; the cap was chosen by the rule's rows alone.", Table(pd.DataFrame(rows).round(2))]
 
 
 if __name__ == "__main__":

@@ -84,9 +84,30 @@ def seeds_move(old, new) -> dict:
             "beyond_noise": bool(lo > 0 or hi < 0)}
 
 
+def aliases_dropped(frame):
+    """``frame`` without a model whose every score repeats another model's row by row: Table 1 carries
+    PEARL's seed 0 twice, under its folder's name and its display label, and one model is one row.
+
+    >>> import pandas as pd
+    >>> f = pd.DataFrame({"model": ["a", "a", "A (label)", "A (label)", "b", "b"], "dataset": ["x", "y"] * 3,
+    ...                   "score": [1.0, 2.0, 1.0, 2.0, 1.0, 3.0]})
+    >>> sorted(aliases_dropped(f)["model"].unique())
+    ['a', 'b']
+    """
+    seen, keep = set(), []
+    for model, g in frame.groupby("model", sort=False):
+        scores = tuple(sorted((str(d), round(float(s), 9)) for d, s in zip(g["dataset"], g["score"]) if s == s))
+        if scores and scores in seen:
+            continue
+        seen.add(scores)
+        keep.append(model)
+    return frame[frame["model"].isin(keep)]
+
+
 def rows_once(old, new) -> list[dict]:
     """Table 1: one score per model and dataset; untrained models move by the evaluator alone."""
     key = ["model", "dataset"]
+    old, new = aliases_dropped(old), aliases_dropped(new)
     both = old.merge(new, on=key, suffixes=("_old", "_new")).dropna(subset=["score_old", "score_new"])
     return [{"row": r.model, "column": r.dataset, "kind": "trained" if r.model.lower().startswith("pearl") else "untrained",
              "old": r.score_old, "new": r.score_new, "moved": r.score_new - r.score_old, "ci_low": math.nan,

@@ -42,6 +42,21 @@ def _git(root: Path, *args: str) -> str | None:
     return out.stdout if out.returncode == 0 else None
 
 
+def is_before(commit: str, since: str, root: Path | None = None) -> bool | None:
+    """Whether the run at ``commit`` came before ``since``: ``since`` is not among its ancestors in
+    git's history. None when git cannot tell (no repository, a commit it does not hold, no commit).
+
+    It reads ancestry, not dates: a branch merged after ``since`` without it is still before it."""
+    if not commit or not since:
+        return None
+    try:
+        proc = subprocess.run(["git", "merge-base", "--is-ancestor", since, commit], cwd=Path(root or paths.ROOT),
+                              capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return {0: False, 1: True}.get(proc.returncode)  # 128: an unknown commit
+
+
 def changed_paths(root: Path | None = None) -> list[str] | None:
     """Paths ``git status --porcelain`` lists (tracked, untracked, not ignored), sorted; None outside git."""
     out = _git(Path(root or paths.ROOT), "status", "--porcelain", "--untracked-files=all")

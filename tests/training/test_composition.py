@@ -143,3 +143,19 @@ def test_the_default_cap_is_the_one_the_development_splits_chose():
     rows = [json.loads(x) for x in choice.read_text().splitlines() if x.strip()]
     assert {r["backbone"] for r in rows} == {"minilm", "me5-small"} and {r["set"] for r in rows} == {"bc5cdr dev", "conll dev"}
     assert TrainConfig().max_char_share == script.chosen_share(rows)
+
+
+def test_the_uncentred_diagnostic_is_each_cap_against_the_untrained_backbone(tmp_path):
+    """``--choose --no-centre``'s rows sit beside the rule's as differences from the untrained backbone
+    (a hand-made pair of files), and chose nothing: without the file there is no such table."""
+    script, _ = _composition_script()
+    row = {"backbone": "me5-small", "set": "bc5cdr dev", "untrained": 60.0}
+    rule = {**row, **{f"share {s}": 58.0 for s in script.CHOICE_SHARES}}
+    never = {**row, **{f"share {s}": 59.5 + s for s in script.CHOICE_SHARES}}
+    choice = tmp_path / "choice.jsonl"
+    choice.write_text(json.dumps(rule) + "\n")
+    assert script.uncentred_notes(choice) == []
+    choice.with_name("choice_uncentred.jsonl").write_text(json.dumps(never) + "\n")
+    table = script.uncentred_notes(choice)[-1]
+    cells = table.frame.iloc[0]
+    assert cells["rule 0.01"] == -2.0 and abs(cells["never 0.01"] - (-0.49)) < 1e-9

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pearl import paths, tabular
 from pearl.atomic import write_atomic
-from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, timings
+from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, recipe, timings
 from pearl.provenance import read_record
 from .common import no_result, pick, results, strict
 
@@ -53,7 +53,7 @@ def sentences() -> dict[str, str]:
     """Every ``{{key}}`` the results files give a sentence for."""
     return {**strict(timings.all_sentences, *TIMED, sources=TIMING_FILES), **data.all_sentences(),
             **findings.all_sentences(), **discrepancy.sentences(),
-            **mechanism.sentences(),
+            **mechanism.sentences(), **recipe.sentences(),
             **ledger_lines.sentences(), **ledger_lines.headline(), **quotes.all_sentences()}
 
 
@@ -68,15 +68,17 @@ def table(name: str) -> str:
 
 
 def provenance() -> str:
-    """A table of the notebooks' records: commit, profile, scale, tracked files changed at start, finished."""
+    """A table of the notebooks' records: commit, profile, scale, tracked files changed at start, finished,
+    and whether the commit trained today's recipe (:mod:`harness.report.recipe`)."""
     body = []
     for path in sorted(results().glob("[0-9][0-9]_*.json")):
         rec = read_record(path)
         prov, params = rec.get("provenance", {}), rec.get("parameters", {})
         body.append([f"`results/{path.name}`", f"`{str(prov.get('commit', ''))[:7]}`", params.get("PROFILE", "–"),
                      "SMOKE" if params.get("SMOKE") else "full", len(prov.get("dirty_at_start") or []) or "none",
-                     str(prov.get("finished", ""))[:10]])
-    return tabular.render(tabular.rows(["record", "commit", "profile", "scale", "dirty at start", "finished"], body), "md")
+                     str(prov.get("finished", ""))[:10], recipe.today(prov.get("commit"))])
+    return tabular.render(tabular.rows(["record", "commit", "profile", "scale", "dirty at start", "finished",
+                                        f"today's recipe (since `{recipe.RECIPE_SINCE}`)"], body), "md")
 
 
 #: words that read one number against another. Hand prose in the template explains methods and
@@ -84,7 +86,9 @@ def provenance() -> str:
 #: ``{{key}}`` slot (:func:`comparison_words`, tests/harness/report/test_report_build.py)
 COMPARISON = re.compile(r"\b(more than|less than|fewer than|holds?|beats?|ties?|beyond (?:the|its) (?:seed )?noise|"
                         r"within (?:the|its) (?:seed )?noise|outperforms?|above|below|higher|lower|larger|smaller|"
-                        r"worse|better|exceeds?|falls?|loses?)\b", re.IGNORECASE)
+                        r"worse|better|exceeds?|falls?|loses?|"
+                        # and words that read a run's commit against the recipe (harness.report.recipe)
+                        r"predates?|superseded|not (?:yet )?(?:rerun|rebuilt))\b", re.IGNORECASE)
 
 
 def comparison_words(template: str) -> list[tuple[int, str]]:
@@ -95,6 +99,8 @@ def comparison_words(template: str) -> list[tuple[int, str]]:
     [(1, 'ties')]
     >>> comparison_words("{{ledger.central}}; the gain {{x}} holds")
     [(1, 'holds')]
+    >>> comparison_words("The methods table predates the rule.\nIts models were {{recipe.methods}}.")
+    [(1, 'predates')]
     """
     return [(n, m[0]) for n, line in enumerate(template.splitlines(), 1)
             for m in COMPARISON.finditer(PLACEHOLDER.sub("", line))]

@@ -86,16 +86,9 @@ SUPERSEDED = "superseded recipe"
 def predates_centring(commit: str, root: Path = paths.ROOT) -> bool | None:
     """Whether the run at ``commit`` came before :data:`CENTRED_SINCE` (git's ancestry); None
     when git cannot tell (no repository, a commit it does not hold)."""
-    import subprocess
+    from ..provenance import is_before
 
-    if not commit:
-        return None
-    try:
-        proc = subprocess.run(["git", "merge-base", "--is-ancestor", CENTRED_SINCE, commit], cwd=root,
-                              capture_output=True, text=True, timeout=30)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return {0: False, 1: True}.get(proc.returncode)  # 128: an unknown commit
+    return is_before(commit, CENTRED_SINCE, root)
 
 
 def run_note(record: dict, root: Path = paths.ROOT) -> str:

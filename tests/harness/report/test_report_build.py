@@ -58,6 +58,8 @@ def test_a_missing_results_file_shows_as_no_result_yet(tmp_path, monkeypatch):
     ("{{study.best}} holds", [(1, "holds")]),  # next to a slot is still hand prose
     ("Welch's t over the seeds; the margin is data (`MARGINS`).", []),  # a method, not a reading
     ("the threshold of the holdout set", []),  # whole words only
+    ("Notebook 11's table predates the rule; not rebuilt since.", [(1, "predates"), (1, "not rebuilt")]),
+    ("Its models were {{recipe.methods}}.", []),  # which recipe a run trained is generated from its commit
 ])
 def test_the_comparison_checker_finds_reading_words_outside_slots(text, found):
     assert build.comparison_words(text) == found

@@ -1,0 +1,62 @@
+"""Which training recipe a table's models were trained on, read from its record's commit.
+
+The report's tables are rebuilt in sittings, so for a while some read models of an earlier
+recipe. A sentence that says so is generated here from git's ancestry (:data:`RECIPE_SINCE`), so
+it stops saying it the moment the table is rebuilt, instead of a hand-written note that drifts.
+"""
+from __future__ import annotations
+
+from pearl.provenance import is_before
+
+from .common import exists, read_json
+
+#: the commit that fixed today's recipe: the view composition chosen by its rule (centre only an
+#: anisotropic backbone, cap the character part's share of the variance at the development splits'
+#: choice, ``TrainConfig.max_char_share`` = 0.01). A record at or after it trained today's recipe.
+RECIPE_SINCE = "3d12d40"
+
+#: ``recipe.<key>``: the record whose commit says which recipe the table's models were trained on
+RECORDS = {"table4": "09_backbones.json", "methods": "11_methods.json", "study": "13_discrepancy.json",
+           "study_design": "discrepancy.json",
+           "short_text_arms": "14_short_text_arms.json", "budget": "budget_curve.json"}
+
+
+def note(commit: str | None, before) -> str:
+    """The sentence for a record at ``commit``; ``before(commit)`` is :func:`is_before` against
+    :data:`RECIPE_SINCE` (True, False, or None when git cannot tell).
+
+    >>> note("d89ea54aaaa", lambda c: True)
+    "trained at commit `d89ea54`, before today's recipe, the view composition rule of commit `3d12d40`, and not rebuilt since"
+    >>> note("4af007caaaa", lambda c: False)
+    "trained at commit `4af007c`, on today's recipe"
+    >>> note("", lambda c: None)
+    'trained at a commit its record does not name'
+    >>> note("0123456", lambda c: None)
+    'trained at commit `0123456`, which this clone of the repository does not hold'
+    """
+    if not commit:
+        return "trained at a commit its record does not name"
+    short, verdict = commit[:7], before(commit)
+    if verdict is None:
+        return f"trained at commit `{short}`, which this clone of the repository does not hold"
+    if verdict:
+        return (f"trained at commit `{short}`, before today's recipe, the view composition rule of commit "
+                f"`{RECIPE_SINCE}`, and not rebuilt since")
+    return f"trained at commit `{short}`, on today's recipe"
+
+
+def today(commit: str | None) -> str:
+    """The provenance table's cell: ``yes`` for a record on today's recipe, ``no`` for one before
+    it, ``?`` where git cannot tell."""
+    verdict = is_before(commit or "", RECIPE_SINCE)
+    return {True: "no", False: "yes"}.get(verdict, "?")
+
+
+def sentences() -> dict[str, str]:
+    """``recipe.<key>`` for each record of :data:`RECORDS` the results folder holds."""
+    out = {}
+    for key, name in RECORDS.items():
+        if exists(name):
+            commit = (read_json(name).get("provenance") or {}).get("commit") or ""
+            out[f"recipe.{key}"] = note(commit, lambda c: is_before(c, RECIPE_SINCE))
+    return out
