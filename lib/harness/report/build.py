@@ -99,7 +99,7 @@ def comparison_words(template: str) -> list[tuple[int, str]]:
     [(1, 'ties')]
     >>> comparison_words("{{ledger.central}}; the gain {{x}} holds")
     [(1, 'holds')]
-    >>> comparison_words("The methods table predates the rule.\nIts models were {{recipe.methods}}.")
+    >>> comparison_words("The methods table predates the rule.\\nIts models were {{recipe.methods}}.")
     [(1, 'predates')]
     """
     return [(n, m[0]) for n, line in enumerate(template.splitlines(), 1)
