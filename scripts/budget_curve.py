@@ -42,7 +42,8 @@ def main() -> None:
     ap.add_argument("--budgets", default="0.25,1,4", help="comma-separated multiples of the cpu profile's 4,800 views")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--all-phrases", action="store_true", help="train on every corpus phrase, not only the mined anchors")
-    ap.add_argument("--tag", default="cpu", help="the series' name (its lines file): e.g. cpu, gpu")
+    ap.add_argument("--tag", default=None, help="the series' name up to its first '-' and its lines file "
+                    "(default cpu-<backbone>: cpu-minilm, cpu-me5, the committed files, so a rerun resumes them)")
     ap.add_argument("--uncentred", action="store_true", help="the old join: the phrase part never centred (TrainConfig.centre=False; by default the composition rule decides)")
     ap.add_argument("--device", default=None)
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
@@ -55,6 +56,8 @@ def main() -> None:
     for_script(args.size)  # a SMOKE run never writes into the repository
     if args.summarise:
         return summarise(args.size == "smoke")
+    # a backbone's cpu lines have one file: a rerun skips the (budget, seed) points it holds, never pools a twin
+    args.tag = args.tag or "cpu-" + {"me5-small": "me5"}.get(args.backbone, args.backbone)
     if args.uncentred:
         args.tag += "-uncentred"
     lines = paths.results_dir("budget") / f"{args.tag}.jsonl"
