@@ -30,14 +30,21 @@ import time
 from pathlib import Path
 
 
+#: a line's join by its ``centre``: None is today's composition rule (it centres an anisotropic backbone
+#: only); True the recipe before it, always centred at a fixed weight (every line written before the rule
+#: says True, or nothing); False the older join, never centred
+JOINS = {None: "rule", True: "centred", False: "uncentred"}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--backbone", default="minilm")
     ap.add_argument("--budgets", default="0.25,1,4", help="comma-separated multiples of the cpu profile's 4,800 views")
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--all-phrases", action="store_true", help="train on every corpus phrase, not only the mined anchors")
-    ap.add_argument("--tag", default="cpu", help="the series' name (its lines file): e.g. cpu, gpu")
-    ap.add_argument("--uncentred", action="store_true", help="the old join: the phrase part not centred (TrainConfig.centre=False)")
+    ap.add_argument("--tag", default=None, help="the series' name up to its first '-' and its lines file "
+                    "(default cpu-<backbone>: cpu-minilm, cpu-me5, the committed files, so a rerun resumes them)")
+    ap.add_argument("--uncentred", action="store_true", help="the old join: the phrase part never centred (TrainConfig.centre=False; by default the composition rule decides)")
     ap.add_argument("--device", default=None)
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
     ap.add_argument("--summarise", action="store_true")
@@ -49,10 +56,25 @@ def main() -> None:
     for_script(args.size)  # a SMOKE run never writes into the repository
     if args.summarise:
         return summarise(args.size == "smoke")
+    # a backbone's cpu lines have one file: a rerun skips the (budget, seed) points it holds, never pools a twin
+    args.tag = args.tag or "cpu-" + {"me5-small": "me5"}.get(args.backbone, args.backbone)
     if args.uncentred:
         args.tag += "-uncentred"
     lines = paths.results_dir("budget") / f"{args.tag}.jsonl"
     run(args, lines)
+
+
+def training_config(profile: str, backbone: str, seed: int, budget: float, device=None, uncentred: bool = False,
+                    all_phrases: bool = False):
+    """(TrainConfig, data options) of one budget's model: the profile's recipe (its view composition by
+    the rule unless ``uncentred``) at that budget's batch and steps."""
+    from pearl.experiments.budget import budget_config
+    from pearl.training.profiles import config_for
+
+    # SMOKE: the tiny profile's batch, steps still growing with the budget (every code path)
+    over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
+    return config_for(profile, backbone=backbone, seed=seed, device=device, centre=False if uncentred else None,
+                      **over, **({"anchors_only": False} if all_phrases else {}))
 
 
 def run(args, lines: Path) -> None:
@@ -60,12 +82,12 @@ def run(args, lines: Path) -> None:
     from pearl.benchmark import scoring
     from pearl.benchmark.tasks import DATASETS
     from pearl.corpus.phrases import LABELS
-    from pearl.experiments.budget import budget_config, epochs_for
+    from pearl.experiments.budget import epochs_for
     from pearl.experiments.tables import group_scores
     from pearl.models import load_model
     from pearl.provenance import append_jsonl, stamp
     from pearl.training.methods import inputs_for
-    from pearl.training.profiles import config_for, load_training_data
+    from pearl.training.profiles import load_training_data
     from pearl.training.train import train
 
     import pandas as pd
@@ -82,7 +104,7 @@ def run(args, lines: Path) -> None:
         return {"scores": {r["dataset"]: float(r["score"]) for r in rows}, "groups": groups}
 
     def record(row):
-        row = {"series": args.tag, "centre": not args.uncentred, "backbone": args.backbone, "size": args.size, "all_phrases": args.all_phrases,
+        row = {"series": args.tag, "centre": False if args.uncentred else None, "backbone": args.backbone, "size": args.size, "all_phrases": args.all_phrases,
                **row, **stamp()}
         append_jsonl(lines, row)
         print(json.dumps({k: row[k] for k in row if k != "scores"}), flush=True)
@@ -96,10 +118,7 @@ def run(args, lines: Path) -> None:
             if budget == 1 and profile == "cpu" and not (args.all_phrases or args.uncentred or args.device):
                 record(table4_point(args.backbone, seed, score))
                 continue
-            # SMOKE: the tiny profile's batch, steps still growing with the budget (every code path)
-            over = budget_config(budget) if profile == "cpu" else {"steps": max(2, round(4 * budget))}
-            cfg, data = config_for(profile, backbone=args.backbone, seed=seed, device=args.device, centre=not args.uncentred,
-                                   **over, **({"anchors_only": False} if args.all_phrases else {}))
+            cfg, data = training_config(profile, args.backbone, seed, budget, args.device, args.uncentred, args.all_phrases)
             corpus, negs, tables = load_training_data(seed=seed, **data, guard=scale.guard)
             corpus, augmenter = inputs_for(cfg, corpus, tables)
             # a budget past 2 passes over the phrases takes more passes, not fewer steps
@@ -153,7 +172,7 @@ def summarise(smoke: bool) -> None:
     files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
     rows = [json.loads(x) for f in files for x in f.read_text().splitlines()]
     for r in rows:  # one curve per machine, join and backbone: a series' budgets and its variants' pool together
-        r["series"] = f"{r['series'].split('-')[0]}, {'centred' if r.get('centre', True) else 'uncentred'}"
+        r["series"] = f"{r['series'].split('-')[0]}, {JOINS[r.get('centre', True)]}"
     cols = [*GROUPS, "average"]
     points, table, fits = [], [], {}
     for (series, backbone), sub in pd.DataFrame(rows).groupby(["series", "backbone"], sort=False):

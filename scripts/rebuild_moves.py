@@ -60,9 +60,11 @@ def at(ref: str, rel: str) -> str | None:
 
 def rebuilt(notebook: str, before: str) -> bool:
     """Whether ``results/<notebook>.json`` names a commit after ``before`` (its notebook ran since)."""
+    from pearl.provenance import is_before
+
     sha = json.loads((ROOT / "results" / f"{notebook}.json").read_text())["provenance"]["git_sha"].removesuffix("-dirty")
-    done = subprocess.run(["git", "-C", str(ROOT), "merge-base", "--is-ancestor", sha, before], capture_output=True)
-    return done.returncode != 0  # not an ancestor of (nor equal to) the commit before: written since
+    # ``before`` came before the record's commit (or git does not know that commit): written since
+    return is_before(before, sha, ROOT) is not False
 
 
 def seeds_move(old, new) -> dict:

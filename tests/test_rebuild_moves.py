@@ -43,3 +43,34 @@ def test_table1_marks_untrained_models_and_clustering_sets():
     assert rows[("minilm", "bc5cdr")]["moved"] == pytest.approx(0.87)
     assert rows[("minilm", "bird")]["moved"] == 0 and not rows[("minilm", "bird")]["clustering"]
     assert rows[("pearl-minilm-seed0", "bc5cdr")]["kind"] == "trained"
+
+
+def test_a_record_counts_as_rebuilt_only_when_written_after_the_commit_before(tmp_path, monkeypatch):
+    import json
+    import subprocess
+
+    def git(*args):
+        return subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+    git("init", "-q")
+    git("config", "user.email", "t@example.org")
+    git("config", "user.name", "t")
+    shas = []
+    for i in range(2):
+        (tmp_path / f"f{i}").write_text(str(i))
+        git("add", ".")
+        git("commit", "-qm", str(i))
+        shas.append(git("rev-parse", "HEAD"))
+    (tmp_path / "results").mkdir()
+    monkeypatch.setattr(moves, "ROOT", tmp_path)
+
+    def record(sha):
+        (tmp_path / "results" / "nb.json").write_text(json.dumps({"provenance": {"git_sha": sha}}))
+
+    record(shas[1] + "-dirty")
+    assert moves.rebuilt("nb", shas[0])  # written at a later commit (dirty or not)
+    record(shas[0])
+    assert not moves.rebuilt("nb", shas[0])  # at the commit before itself
+    assert not moves.rebuilt("nb", shas[1])  # at an ancestor of it
+    record("0" * 40)
+    assert moves.rebuilt("nb", shas[0])  # a commit git does not hold: taken as rebuilt, as before

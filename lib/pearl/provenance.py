@@ -122,6 +122,9 @@ def hardware() -> dict:
     except ImportError:
         return info
     info["torch_threads"] = torch.get_num_threads()
+    # the kernels torch dispatches to (AVX2, AVX512, ...): their rounding differs, so training on another
+    # instruction set can give other weights from the same seed
+    info["torch_cpu_capability"] = torch.backends.cpu.get_cpu_capability()
     if torch.cuda.is_available():
         info["gpu"] = torch.cuda.get_device_name(0)
     return info

@@ -3,9 +3,9 @@ USAGE="PEARL's gain against its budget on the GPU machine (scripts/budget_curve.
 on CUDA, every model scored on the sweep suite, in order of priority (a --time-limit keeps what finished):
   1. gpu-anchors: the cpu recipe's steps and batch (1x = 150 x 32) on the phrases that have mined hard
      negatives (the bundle mines them for every phrase: most of WikiText-2's, not the cpu run's ~9K
-     most frequent), seeds 0-2, centred join;
+     most frequent), seeds 0-2, today's join (the composition rule);
   2. gpu-anchors-uncentred: the same with the old, uncentred join;
-  3. gpu: every WikiText-2 phrase (hard negatives mined for all: the bundle's hn_all.json), centred,
+  3. gpu: every WikiText-2 phrase (hard negatives mined for all: the bundle's hn_all.json), the rule,
      at BUDGETS (default 10,100), seed 0.
 Run from the repository root:
     bash scripts/device/budget_curve.sh [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR] [BUDGETS]

@@ -144,3 +144,24 @@ def test_a_saturating_curve_that_cannot_be_fitted_is_named_and_left_out(monkeypa
     assert list(p["models"]) == ["log-linear"] and p["pi_high"] == p["models"]["log-linear"]["pi_high"]
     monkeypatch.setattr(scipy.optimize, "curve_fit", lambda *a, **k: ((1.0, 1.0), np.full((2, 2), np.inf)))
     assert "undetermined" in fit_models(views, gains)["saturating"]["failed"]
+
+
+def test_a_budgets_model_is_trained_on_todays_recipe_at_that_budget():
+    """scripts/budget_curve.py trains every budget on the profile's recipe, its view composition by the
+    rule (centre None: the rule decides), as Table 4's 1x model; only --uncentred asks the old join.
+    (It used to pass centre=True: always centred, so MiniLM's points away from 1x were not the rule's.)"""
+    import importlib.util
+    from pathlib import Path
+
+    from pearl.training.profiles import config_for
+
+    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    table4, _ = config_for("cpu", backbone="minilm", seed=0)
+    cfg, data = script.training_config("cpu", "minilm", 0, 4)
+    assert (cfg.centre, cfg.max_char_share, cfg.char_weight) == (None, table4.max_char_share, table4.char_weight)
+    assert (cfg.batch_size, cfg.steps) == (64, 300) and cfg.centre is table4.centre
+    old, _ = script.training_config("cpu", "minilm", 0, 4, uncentred=True)
+    assert old.centre is False
+    assert script.JOINS[None] == "rule" and script.JOINS[True] == "centred"

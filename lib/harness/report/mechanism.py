@@ -1,5 +1,6 @@
 """Sentences of the two views' check and the budget curve: the centred recipe's clustering over
-seeds against the untrained backbone (``results/views_mechanism.json``, ``make views``) and each
+seeds against the untrained backbone (``results/views_mechanism.json``, ``make views``), today's
+composition rule across the character weights (``results/composition.json``, ``make composition``) and each
 budget series' two fits (a line in log(views), a saturating curve) and their projection to the
 paper's budget (``results/budget_curve.json``, ``make budget``). Returns ``{key: sentence}`` (see :mod:`harness.report.timings`); a key is absent while its
 results file is.
@@ -28,6 +29,36 @@ def views() -> dict[str, str]:
              f"{num(r['mean'], '.1f')}" + (f" ± {num(r['std'], '.1f')}" if r["seeds"] > 1 else "")
              + f" against {num(r['untrained'], '.1f')} untrained ({_interval(r)})" for r in rows]
     return {"views.seeds": "; ".join(parts)}
+
+
+def composition() -> dict[str, str]:
+    """``composition.rule``: per backbone and moment, the rule's BC5CDR NMI minus the untrained backbone's
+    over every character weight swept, the rows below it, and the evaluator's own noise beside them."""
+    if not exists("composition.json"):
+        return {}
+    rows = [r for r in read_json("composition.json")["rows"] if r["rule"]]
+    if not rows:
+        return {}
+    parts = []
+    for backbone in dict.fromkeys(r["backbone"] for r in rows):
+        spans = []
+        for moment in dict.fromkeys(r["moment"] for r in rows if r["backbone"] == backbone):
+            d = [r["bc5cdr - untrained"] for r in rows if (r["backbone"], r["moment"]) == (backbone, moment)]
+            span = num(min(d), '+.2f') + ("" if min(d) == max(d) else f" to {num(max(d), '+.2f')}")
+            spans.append(f"{span} {'at ' if moment == 'step 0' else ''}{moment}")
+        parts.append(f"{backbone} {' and '.join(spans)}")
+    weights = sorted({r["weight"] for r in rows})
+    below = [r for r in rows if r["bc5cdr - untrained"] < 0]
+    for r in rows:
+        num(r["bc5cdr nmi_std"])  # a row without its noise makes the sentence *no result*
+    noise = max(r["bc5cdr nmi_std"] for r in rows)
+    return {"composition.rule": (
+        f"under the rule, at every character weight from {num(weights[0], 'g')} to {num(weights[-1], 'g')}, BC5CDR "
+        f"NMI minus the untrained backbone's (test mentions, seed 0): {'; '.join(parts)}; "
+        + (f"{num(len(below))} of {num(len(rows))} rows below the untrained score, by at most "
+           f"{num(-min(r['bc5cdr - untrained'] for r in below), '.2f')}" if below else
+           f"none of {num(len(rows))} rows below the untrained score")
+        + f" (the evaluator's own noise on a row: a bootstrap std of at most {num(noise, '.2f')})")}
 
 
 def budget() -> dict[str, str]:
@@ -71,4 +102,5 @@ def _fit(v: dict) -> str:
 def sentences() -> dict[str, str]:
     """Both; those of a record that lacks a number are *no result* (:func:`strict`)."""
     return {**strict(views, "views.", sources=("views_mechanism.json",)),
+            **strict(composition, "composition.", sources=("composition.json",)),
             **strict(budget, "budget.", sources=("budget_curve.json",))}

@@ -20,7 +20,10 @@ pieces + ``[SEP]`` (run_mlm's "group texts").
 Determinism and resuming: epoch ``e``'s order is a permutation drawn from ``(seed, e)``, step
 ``s``'s masks from a generator seeded with ``(seed, s)``, dropout from torch's generator, whose
 state the checkpoint keeps (:mod:`pearl.checkpoint`: atomic, with its sha256): the
-same seed and thread count give the same weights, killed and resumed or not. A kill between a
+same seed and thread count give the same weights on one machine, killed and resumed or not. Not always
+across machines: torch dispatches its CPU kernels by the processor's instruction set (AVX2, AVX-512),
+their rounding can differ, and training amplifies a rounding difference, so another CPU may give other
+weights (``mlm.json`` records their sha256). A kill between a
 checkpoint and its digest leaves one that does not verify: the run resumes from the one before
 (:func:`pearl.checkpoint.last_good`). A checkpoint also keeps its config and the digest of
 the token ids it reads (:func:`inputs_digest`): a resume with another config, corpus or vocabulary
