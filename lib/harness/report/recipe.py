@@ -52,11 +52,32 @@ def today(commit: str | None) -> str:
     return {True: "no", False: "yes"}.get(verdict, "?")
 
 
+def budget_note(points: list[dict]) -> str:
+    """The budget curve's sentence: its summary only refits the lines, so its record's commit says
+    nothing of the models; each series says its own join instead (``scripts/budget_curve.py``'s
+    ``JOINS``: "rule" is today's recipe, "centred" and "uncentred" the joins before it).
+
+    >>> budget_note([{"series": "cpu, rule", "backbone": "me5-small"}, {"series": "cpu, centred", "backbone": "minilm"},
+    ...              {"series": "cpu, rule", "backbone": "me5-small"}, {"series": "gpu, uncentred", "backbone": "minilm"}])
+    "series on today's recipe: me5-small (cpu); before it: minilm (cpu, centred), minilm (gpu, uncentred)"
+    >>> budget_note([{"series": "cpu, rule", "backbone": "minilm"}])
+    "series on today's recipe: minilm (cpu); none before it"
+    """
+    series = dict.fromkeys((p["backbone"], *p["series"].split(", ", 1)) for p in points)
+    today_ = [f"{b} ({machine})" for b, machine, join in series if join == "rule"]
+    older = [f"{b} ({machine}, {join})" for b, machine, join in series if join != "rule"]
+    return (f"series on today's recipe: {', '.join(today_) or 'none'}; "
+            + (f"before it: {', '.join(older)}" if older else "none before it"))
+
+
 def sentences() -> dict[str, str]:
-    """``recipe.<key>`` for each record of :data:`RECORDS` the results folder holds."""
+    """``recipe.<key>`` for each record of :data:`RECORDS` the results folder holds (the budget curve's
+    by its series, :func:`budget_note`)."""
     out = {}
     for key, name in RECORDS.items():
-        if exists(name):
+        if key == "budget" and exists(name):
+            out["recipe.budget"] = budget_note(read_json(name)["points"])
+        elif exists(name):
             commit = (read_json(name).get("provenance") or {}).get("commit") or ""
             out[f"recipe.{key}"] = note(commit, lambda c: is_before(c, RECIPE_SINCE))
     return out

@@ -30,4 +30,14 @@ def test_every_record_named_gets_a_sentence_from_its_commit():
     said = recipe.sentences()
     for key, name in recipe.RECORDS.items():
         if (paths.ROOT / "results" / name).is_file():
-            assert said[f"recipe.{key}"].startswith("trained at commit `"), (key, said[f"recipe.{key}"])
+            start = "series on today's recipe: " if key == "budget" else "trained at commit `"
+            assert said[f"recipe.{key}"].startswith(start), (key, said[f"recipe.{key}"])
+
+
+def test_the_budget_curve_says_each_series_join_not_its_summarys_commit():
+    """Its summary refits the committed lines at any commit, so a refit at today's commit must not call an
+    older series today's: each series' join says it."""
+    points = [{"series": "cpu, centred", "backbone": "minilm", "budget": 1}, {"series": "cpu, rule", "backbone": "me5-small"},
+              {"series": "cpu, centred", "backbone": "minilm", "budget": 4}]
+    assert recipe.budget_note(points) == "series on today's recipe: me5-small (cpu); before it: minilm (cpu, centred)"
+    assert recipe.budget_note(points[:1]) == "series on today's recipe: none; before it: minilm (cpu, centred)"
