@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python scripts/paraphrase_coverage.py [--phrases 3000] [--seed 0]
+    .venv/bin/python scripts/paraphrase_coverage.py [--phrases 2000] [--seed 0]
 
 Draws ``--phrases`` phrases at random from the training corpus (``data/derived/phrases.tsv``,
 notebook 01's) and runs :class:`pearl.corpus.rewrite.RewriteParaphraser` on them once. Reports,
@@ -33,9 +33,9 @@ def _interval(k: int, n: int) -> list[float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--phrases", type=int, default=3000)
+    parser.add_argument("--phrases", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--judge", type=int, default=60, help="word rewrites to write out for judging")
+    parser.add_argument("--judge", type=int, default=80, help="word rewrites to write out for judging")
     args = parser.parse_args()
 
     from pearl import paths
