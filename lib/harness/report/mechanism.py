@@ -100,7 +100,7 @@ def _fit(v: dict) -> str:
 
 
 def sentences() -> dict[str, str]:
-    """Both; those of a record that lacks a number are *no result* (:func:`strict`)."""
+    """All three; those of a record that lacks a number are *no result* (:func:`strict`)."""
     return {**strict(views, "views.", sources=("views_mechanism.json",)),
             **strict(composition, "composition.", sources=("composition.json",)),
             **strict(budget, "budget.", sources=("budget_curve.json",))}
