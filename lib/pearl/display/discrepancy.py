@@ -11,8 +11,9 @@
 
 - :func:`redraw`: a design's figure drawn again from its committed record
   (``results/13_discrepancy.json`` of the design's run, or ``results/<design>.json``), titled
-  with that run's commit and date, and marked when that run trained the recipe before the
-  centred join (:data:`CENTRED_SINCE`): ``python -m pearl.display.discrepancy discrepancy``.
+  with that run's commit and date, and marked when that run trained a recipe before today's (the
+  view composition rule, :data:`pearl.training.composition.RECIPE_SINCE`):
+  ``python -m pearl.display.discrepancy discrepancy``.
 
 Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`).
 """
@@ -27,6 +28,7 @@ import numpy as np
 from .. import paths
 
 from ..benchmark.tasks import GROUPS
+from ..training.composition import RECIPE_SINCE
 from ..tabular import Table, cell, render
 
 
@@ -77,18 +79,16 @@ def plot_gains(summary, gains, paper: dict, extra: list | None = None, note: str
     return fig
 
 
-#: the commit that made the centred join (``TrainConfig.centre``) the recipe: a study run before
-#: it trained the recipe it replaced
-CENTRED_SINCE = "9ab9ae1"
 SUPERSEDED = "superseded recipe"
 
 
-def predates_centring(commit: str, root: Path = paths.ROOT) -> bool | None:
-    """Whether the run at ``commit`` came before :data:`CENTRED_SINCE` (git's ancestry); None
-    when git cannot tell (no repository, a commit it does not hold)."""
+def predates_recipe(commit: str, root: Path = paths.ROOT) -> bool | None:
+    """Whether the run at ``commit`` came before today's recipe (git's ancestry against
+    :data:`pearl.training.composition.RECIPE_SINCE`, the commit the report's tables are read
+    against too); None when git cannot tell (no repository, a commit it does not hold)."""
     from ..provenance import is_before
 
-    return is_before(commit, CENTRED_SINCE, root)
+    return is_before(commit, RECIPE_SINCE, root)
 
 
 def run_note(record: dict, root: Path = paths.ROOT) -> str:
@@ -96,8 +96,8 @@ def run_note(record: dict, root: Path = paths.ROOT) -> str:
     prov = record.get("provenance", {})
     commit = (prov.get("commit") or "")[:7]
     line = f"{record['parameters'].get('DESIGN', '?')} design, run at commit {commit or '?'} on {(prov.get('finished') or '?')[:10]}"
-    if predates_centring(commit, root):
-        line += f": {SUPERSEDED}, before the centred join ({CENTRED_SINCE}); not rerun since"
+    if predates_recipe(commit, root):
+        line += f": {SUPERSEDED}, before today's view composition rule ({RECIPE_SINCE}); not rerun since"
     return line
 
 
