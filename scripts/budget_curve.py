@@ -217,8 +217,8 @@ def summarise(smoke: bool) -> None:
 def fit_words(v: dict) -> str:
     """One series' two curves and their projection to the paper's budget, in words (the table's notes).
 
-    A curve that could not be fitted is named with the reason; the interval is the union of the
-    fitted curves' (:func:`pearl.experiments.budget.project_models`)."""
+    A curve that could not be fitted, or that the points do not identify, is named with the reason;
+    the interval is the union of the usable curves' (:func:`pearl.experiments.budget.project_models`)."""
     from pearl.experiments.budget import PAPER_VIEWS, about
 
     line, sat, pb = v["fit"], v["saturating"], v["paper_budget"]
@@ -228,6 +228,9 @@ def fit_words(v: dict) -> str:
              f"{lin_p['pi_low']:+.2f} to {lin_p['pi_high']:+.2f}); ")
     if "failed" in sat:
         words += f"saturating a·v/(v+b): not fitted ({sat['failed']}); "
+    elif "unidentified" in sat:
+        words += (f"saturating a·v/(v+b): not identified by these points ({sat['unidentified']}: they lie on the "
+                  "curve's straight start, where any ceiling fits), so the interval is the line's alone; ")
     else:
         sat_p = pb["models"]["saturating"]
         words += (f"saturating a·v/(v+b): a {sat['a']:+.2f}, b {sat['b']:,.0f} views, RSS {sat['rss']:.3f}, "

@@ -90,8 +90,14 @@ def _fit(v: dict) -> str:
 
     pb = v["paper_budget"]
     models = pb["models"]
-    saturating = (f"the saturating curve a·v/(v+b) {_projected(models['saturating'])}" if "saturating" in models
-                  else f"the saturating curve could not be fitted ({v['saturating']['failed']})")
+    sat = v["saturating"]
+    if "saturating" in models:
+        saturating = f"the saturating curve a·v/(v+b) {_projected(models['saturating'])}"
+    elif "unidentified" in sat:  # converged, but the points only see its straight start: the line alone
+        saturating = (f"the saturating curve a·v/(v+b) is not identified by these points ({sat['unidentified']}), "
+                      "so it is left out")
+    else:
+        saturating = f"the saturating curve could not be fitted ({sat['failed']})"
     num(pb["extrapolation"])  # a missing factor is *no result*, as every number of the sentence
     return (f"{num(v['fit']['slope'], '+.2f')} per tenfold budget (se {num(v['fit']['se_slope'], '.2f')}) on "
             f"log(views); at the paper's budget the line gives {_projected(models['log-linear'])} and {saturating}, "

@@ -18,7 +18,11 @@ curve: its interval is the *union* of the two curves' prediction intervals, not 
 weighted by AIC. The AIC weights (also given, with the weighted gain as a midpoint) say which
 curve fits the budgets trained; nothing in those points says which one holds a hundredfold beyond
 them, where the projection is read, so a weighted interval would let a small difference in fit
-decide a large difference in extrapolation. :func:`about` words the extrapolation's factor.
+decide a large difference in extrapolation. A saturating fit can converge and still say nothing:
+when its half-way point ``b`` lies beyond every budget trained, or its standard error is as large as
+``b``, the points only see the curve's straight start ``(a / b) v`` and any ceiling fits them, so
+:func:`identified` names it *not identified* and the projection leaves it out (its interval would
+be the ceiling's, arbitrarily wide, not the data's). :func:`about` words the extrapolation's factor.
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner` and
 ``scripts/budget_curve.py`` do them).
@@ -168,15 +172,43 @@ def project_saturating(f: dict, views: float, level: float = 0.95) -> dict:
             "extrapolation": views / f["views_max"] if views > f["views_max"] else 1.0}
 
 
+def identified(f: dict) -> str | None:
+    """Why a converged saturating fit does not pin its curve down, or ``None`` when it does: its
+    half-way point ``b`` beyond the largest budget trained, or ``b``'s standard error at least ``b``
+    (its one-sigma interval reaches zero views). Either way the points lie on the curve's straight
+    start, where only ``a / b`` is seen.
+
+    >>> identified({"a": 2.0, "b": 400.0, "se_b": 140.0, "views_max": 19200.0}) is None
+    True
+    >>> identified({"a": 434.0, "b": 3.9e7, "se_b": 6e11, "views_max": 19200.0})
+    'b = 39,000,000 views lies beyond the largest budget trained (19,200 views)'
+    """
+    if f["b"] > f["views_max"]:
+        return f"b = {f['b']:,.0f} views lies beyond the largest budget trained ({f['views_max']:,.0f} views)"
+    if not f["se_b"] < f["b"]:
+        return f"b = {f['b']:,.0f} views has a standard error of {f['se_b']:,.0f}, as large as b itself"
+    return None
+
+
 def fit_models(views: Sequence[float], gains: Sequence[float]) -> dict:
     """Both curves on the same points: ``{"log-linear": fit, "saturating": fit}``; a curve that
-    cannot be fitted gives ``{"failed": why}`` in its place."""
+    cannot be fitted gives ``{"failed": why}`` in its place, and a saturating fit that converged
+    but is not :func:`identified` keeps its parameters with ``"unidentified": why``."""
     out = {"log-linear": fit(views, gains)}
     try:
         out["saturating"] = fit_saturating(views, gains)
     except ValueError as err:
         out["saturating"] = {"failed": str(err)}
+    else:
+        why = identified(out["saturating"])
+        if why:
+            out["saturating"]["unidentified"] = why
     return out
+
+
+def usable(f: dict) -> bool:
+    """Whether a curve of :func:`fit_models` enters the projection: fitted, and identified."""
+    return "failed" not in f and "unidentified" not in f
 
 
 #: each curve's projection
@@ -184,8 +216,8 @@ PROJECTORS = {"log-linear": project, "saturating": project_saturating}
 
 
 def project_models(fits: dict, views: float, level: float = 0.95) -> dict:
-    """Every fitted curve of :func:`fit_models` projected to ``views``, and the projection that
-    carries the choice of curve: ``pi_low``/``pi_high`` the union of their ``level`` prediction
+    """Every :func:`usable` curve of :func:`fit_models` projected to ``views``, and the projection
+    that carries the choice of curve: ``pi_low``/``pi_high`` the union of their ``level`` prediction
     intervals, ``gain`` their AIC-weighted mean (a midpoint, not an estimate either curve makes),
     ``weights`` the AIC weights, ``models`` each curve's own projection (module docstring).
 
@@ -193,7 +225,7 @@ def project_models(fits: dict, views: float, level: float = 0.95) -> dict:
     >>> p = project_models(f, 1e5); round(p["gain"], 2), p["weights"], p["pi_high"] == p["models"]["log-linear"]["pi_high"]
     (3.5, {'log-linear': 1.0}, True)
     """
-    fitted = {name: f for name, f in fits.items() if "failed" not in f}
+    fitted = {name: f for name, f in fits.items() if usable(f)}
     models = {name: PROJECTORS[name](f, views, level) for name, f in fitted.items()}
     best = min(f["aic"] for f in fitted.values())
     raw = {name: math.exp(-(f["aic"] - best) / 2) for name, f in fitted.items()}

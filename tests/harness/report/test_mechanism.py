@@ -43,3 +43,18 @@ def test_no_row_below_is_said_so(results):
     write(results, [row("me5-small", "step 0", 0.1, 0.1), row("me5-small", "trained", 0.1, 6.0)])
     assert mechanism.sentences()["composition.rule"].endswith(
         "none of 2 rows below the untrained score (the evaluator's own noise on a row: a bootstrap std of at most 0.05)")
+
+
+def test_the_budget_sentence_says_an_unidentified_saturating_curve_is_left_out():
+    """Gains proportional to the views: the saturating fit converges with b beyond the budgets; the
+    report names it not identified and gives the line's interval as the whole interval."""
+    from pearl.experiments.budget import PAPER_VIEWS, fit_models, project_models
+
+    views = [250, 500, 1000, 2000, 4000, 8000]
+    both = fit_models(views, [1e-4 * v + e for v, e in zip(views, [0.01, -0.01, 0.0, 0.01, -0.01, 0.0])])
+    pb = project_models(both, PAPER_VIEWS)
+    text = mechanism._fit({"fit": both["log-linear"], "saturating": both["saturating"], "paper_budget": pb})
+    line = pb["models"]["log-linear"]
+    assert "the saturating curve a·v/(v+b) is not identified by these points (b = " in text
+    assert "so it is left out" in text
+    assert f"together {line['pi_low']:+.2f} to {line['pi_high']:+.2f}" in text
