@@ -30,7 +30,8 @@ from pearl.atomic import write_atomic_all
 from pearl.guard import Guard
 from pearl.provenance import figure_bytes, table_texts
 
-from .scale import SMOKE_ROOT
+#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git; :mod:`harness.scale`)
+SMOKE_ROOT = "smoke-output"
 
 #: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``
 #: beside it, strict JSON ``{"scale": "smoke", "sha256": <the file's digest>}``. Full-size

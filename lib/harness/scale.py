@@ -20,13 +20,13 @@ from pathlib import Path
 
 from pearl import paths
 
+from .outputs import SMOKE_ROOT, ScaleGuard
+
 #: pearl's named size of a SMOKE run: its task size (``pearl.benchmark.tasks.SIZES``) and training
 #: profile (``pearl.training.profiles.PROFILES``)
 TINY = "tiny"
 #: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
 REHEARSED = ("gpu",)
-#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git)
-SMOKE_ROOT = "smoke-output"
 
 
 @dataclass(frozen=True)
@@ -75,8 +75,6 @@ class Scale:
     @property
     def guard(self):
         """The guard pearl's writers call at this scale (:class:`harness.outputs.ScaleGuard`)."""
-        from .outputs import ScaleGuard
-
         return ScaleGuard(self.smoke)
 
     def output_root(self, root: Path | None = None) -> Path:
