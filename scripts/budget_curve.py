@@ -236,7 +236,8 @@ def fit_words(v: dict) -> str:
         words += (f"saturating a·v/(v+b): a {sat['a']:+.2f}, b {sat['b']:,.0f} views, RSS {sat['rss']:.3f}, "
                   f"{sat_p['gain']:+.2f} ({sat_p['pi_low']:+.2f} to {sat_p['pi_high']:+.2f}); AIC weights "
                   + ", ".join(f"{m} {w:.2f}" for m, w in pb["weights"].items()) + "; ")
-    return (words + f"both curves' intervals together {pb['pi_low']:+.2f} to {pb['pi_high']:+.2f}: the projection "
+    span = "both curves' intervals together" if len(pb["models"]) > 1 else "the projection's interval, the line's"
+    return (words + f"{span} {pb['pi_low']:+.2f} to {pb['pi_high']:+.2f}: the projection "
             f"extrapolates {about(pb['extrapolation'])} beyond the largest budget trained, where no point checks either curve")
 
 

@@ -172,7 +172,9 @@ def test_the_words_say_when_the_saturating_curve_is_left_out():
     v = {"fit": both["log-linear"], "saturating": both["saturating"], "paper_budget": project_models(both, PAPER_VIEWS)}
     assert "not identified by these points (b = " in script.fit_words(v)
     assert "so the interval is the line's alone" in script.fit_words(v)
-    assert "AIC weights" not in script.fit_words(v)
+    assert "AIC weights" not in script.fit_words(v) and "both curves" not in script.fit_words(v)
+    line = v["paper_budget"]["models"]["log-linear"]
+    assert f"the projection's interval, the line's {line['pi_low']:+.2f} to {line['pi_high']:+.2f}" in script.fit_words(v)
 
 
 def test_a_saturating_curve_that_cannot_be_fitted_is_named_and_left_out(monkeypatch):

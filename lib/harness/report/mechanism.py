@@ -99,10 +99,11 @@ def _fit(v: dict) -> str:
     else:
         saturating = f"the saturating curve could not be fitted ({sat['failed']})"
     num(pb["extrapolation"])  # a missing factor is *no result*, as every number of the sentence
+    span = (f"together {num(pb['pi_low'], '+.2f')} to {num(pb['pi_high'], '+.2f')} (95 % prediction intervals)"
+            if len(models) > 1 else "the line's 95 % prediction interval alone")
     return (f"{num(v['fit']['slope'], '+.2f')} per tenfold budget (se {num(v['fit']['se_slope'], '.2f')}) on "
             f"log(views); at the paper's budget the line gives {_projected(models['log-linear'])} and {saturating}, "
-            f"together {num(pb['pi_low'], '+.2f')} to {num(pb['pi_high'], '+.2f')} (95 % prediction intervals), "
-            f"an extrapolation {about(pb['extrapolation'])} beyond the largest budget trained")
+            f"{span}, an extrapolation {about(pb['extrapolation'])} beyond the largest budget trained")
 
 
 def sentences() -> dict[str, str]:

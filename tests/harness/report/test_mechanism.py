@@ -57,4 +57,5 @@ def test_the_budget_sentence_says_an_unidentified_saturating_curve_is_left_out()
     line = pb["models"]["log-linear"]
     assert "the saturating curve a·v/(v+b) is not identified by these points (b = " in text
     assert "so it is left out" in text
-    assert f"together {line['pi_low']:+.2f} to {line['pi_high']:+.2f}" in text
+    assert "the line's 95 % prediction interval alone" in text
+    assert f"the line gives {line['gain']:+.2f} ({line['pi_low']:+.2f} to {line['pi_high']:+.2f})" in text
