@@ -30,7 +30,7 @@ from pearl.atomic import write_atomic_all
 from pearl.guard import Guard
 from pearl.provenance import figure_bytes, table_texts
 
-#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git; :mod:`harness.scale`)
+#: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git; :class:`harness.scale.Scale` sends it)
 SMOKE_ROOT = "smoke-output"
 
 #: the sidecar that marks a table or figure as written by a SMOKE run: ``.<file name>.smoke``

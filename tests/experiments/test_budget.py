@@ -1,9 +1,19 @@
 """The budget's batch and steps, and the gain's fit and projection, on hand-computed cases."""
+import importlib.util
 import math
+from pathlib import Path
 
 import pytest
 from pearl.experiments.budget import (CPU_VIEWS, PAPER_VIEWS, batch_for, budget_config, epochs_for, fit, project,
                                      project_models)
+
+
+def budget_curve_script():
+    """scripts/budget_curve.py as a module (it is a script, not a package member)."""
+    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
 
 
 def test_budgets_keep_their_views_and_the_known_points():
@@ -47,16 +57,12 @@ def test_fit_and_prediction_interval_by_hand():
 def test_the_1x_point_is_table_4s_model_reused(tmp_path, monkeypatch):
     """scripts/budget_curve.py's 1x point: the runner's folder for the backbone's Table-4 recipe
     (no second training of the same recipe), its training time read from that folder."""
-    import importlib.util
     import json
-    from pathlib import Path
 
     from pearl import models
     from pearl.experiments import runner
 
-    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = budget_curve_script()
     folder = tmp_path / "pearl-me5-seed1"
     folder.mkdir()
     (folder / "pearl.json").write_text(json.dumps({"train_phrases": 9281, "train_seconds": 480.5}))
@@ -147,26 +153,21 @@ def test_a_half_way_point_as_uncertain_as_itself_is_not_identified():
     """b inside the budgets but with a standard error at least b (MiniLM's cpu series before its
     extra seeds: b 12,330 views, se 58,622): not identified; a well-determined b (me5-small's: 388,
     se 137) is."""
-    from pearl.experiments.budget import identified
+    from pearl.experiments.budget import unidentified
 
-    assert identified({"b": 12330.0, "se_b": 58622.0, "views_max": 19200.0}) == (
+    assert unidentified({"b": 12330.0, "se_b": 58622.0, "views_max": 19200.0}) == (
         "b = 12,330 views has a standard error of 58,622, as large as b itself")
-    assert identified({"b": 12330.0, "se_b": 12330.0, "views_max": 19200.0}) is not None
-    assert identified({"b": 388.0, "se_b": 137.0, "views_max": 19200.0}) is None
-    assert identified({"b": 388.0, "se_b": float("nan"), "views_max": 19200.0}) is not None
+    assert unidentified({"b": 12330.0, "se_b": 12330.0, "views_max": 19200.0}) is not None
+    assert unidentified({"b": 388.0, "se_b": 137.0, "views_max": 19200.0}) is None
+    assert unidentified({"b": 388.0, "se_b": float("nan"), "views_max": 19200.0}) is not None
 
 
 def test_the_words_say_when_the_saturating_curve_is_left_out():
     """The table's notes (scripts/budget_curve.py) name the unidentified curve and say the interval
     is the line's."""
-    import importlib.util
-    from pathlib import Path
-
     from pearl.experiments.budget import PAPER_VIEWS, fit_models
 
-    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = budget_curve_script()
     views = [250, 500, 1000, 2000, 4000, 8000]
     both = fit_models(views, [1e-4 * v + e for v, e in zip(views, [0.01, -0.01, 0.0, 0.01, -0.01, 0.0])])
     v = {"fit": both["log-linear"], "saturating": both["saturating"], "paper_budget": project_models(both, PAPER_VIEWS)}
@@ -202,14 +203,9 @@ def test_a_budgets_model_is_trained_on_todays_recipe_at_that_budget():
     """scripts/budget_curve.py trains every budget on the profile's recipe, its view composition by the
     rule (centre None: the rule decides), as Table 4's 1x model; only --uncentred asks the old join.
     (It used to pass centre=True: always centred, so MiniLM's points away from 1x were not the rule's.)"""
-    import importlib.util
-    from pathlib import Path
-
     from pearl.training.profiles import config_for
 
-    spec = importlib.util.spec_from_file_location("budget_curve", Path(__file__).parents[2] / "scripts" / "budget_curve.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    script = budget_curve_script()
     table4, _ = config_for("cpu", backbone="minilm", seed=0)
     cfg, data = script.training_config("cpu", "minilm", 0, 4)
     assert (cfg.centre, cfg.max_char_share, cfg.char_weight) == (None, table4.max_char_share, table4.char_weight)

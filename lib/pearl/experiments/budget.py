@@ -21,7 +21,7 @@ them, where the projection is read, so a weighted interval would let a small dif
 decide a large difference in extrapolation. A saturating fit can converge and still say nothing:
 when its half-way point ``b`` lies beyond every budget trained, or its standard error is as large as
 ``b``, the points only see the curve's straight start ``(a / b) v`` and any ceiling fits them, so
-:func:`identified` names it *not identified* and the projection leaves it out (its interval would
+:func:`unidentified` says why it is *not identified* and the projection leaves it out (its interval would
 be the ceiling's, arbitrarily wide, not the data's). :func:`about` words the extrapolation's factor.
 
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner` and
@@ -172,15 +172,15 @@ def project_saturating(f: dict, views: float, level: float = 0.95) -> dict:
             "extrapolation": views / f["views_max"] if views > f["views_max"] else 1.0}
 
 
-def identified(f: dict) -> str | None:
+def unidentified(f: dict) -> str | None:
     """Why a converged saturating fit does not pin its curve down, or ``None`` when it does: its
     half-way point ``b`` beyond the largest budget trained, or ``b``'s standard error at least ``b``
     (its one-sigma interval reaches zero views). Either way the points lie on the curve's straight
     start, where only ``a / b`` is seen.
 
-    >>> identified({"a": 2.0, "b": 400.0, "se_b": 140.0, "views_max": 19200.0}) is None
+    >>> unidentified({"a": 2.0, "b": 400.0, "se_b": 140.0, "views_max": 19200.0}) is None
     True
-    >>> identified({"a": 434.0, "b": 3.9e7, "se_b": 6e11, "views_max": 19200.0})
+    >>> unidentified({"a": 434.0, "b": 3.9e7, "se_b": 6e11, "views_max": 19200.0})
     'b = 39,000,000 views lies beyond the largest budget trained (19,200 views)'
     """
     if f["b"] > f["views_max"]:
@@ -193,14 +193,14 @@ def identified(f: dict) -> str | None:
 def fit_models(views: Sequence[float], gains: Sequence[float]) -> dict:
     """Both curves on the same points: ``{"log-linear": fit, "saturating": fit}``; a curve that
     cannot be fitted gives ``{"failed": why}`` in its place, and a saturating fit that converged
-    but is not :func:`identified` keeps its parameters with ``"unidentified": why``."""
+    but is :func:`unidentified` keeps its parameters with ``"unidentified": why``."""
     out = {"log-linear": fit(views, gains)}
     try:
         out["saturating"] = fit_saturating(views, gains)
     except ValueError as err:
         out["saturating"] = {"failed": str(err)}
     else:
-        why = identified(out["saturating"])
+        why = unidentified(out["saturating"])
         if why:
             out["saturating"]["unidentified"] = why
     return out
