@@ -96,29 +96,53 @@ def test_paper_numbers_come_from_the_sentence_or_the_printed_cells():
 
 
 def test_the_committed_ledger_follows_the_rule():
-    """Every verdict in results/claims.csv re-derived from its own columns by the rule, and every
-    testable claim with a noise model has an interval."""
+    """Every verdict in results/claims.csv re-derived from its own columns by the rule, every family
+    interval recomputed from its row's se, dof and family size, and every testable claim with a
+    noise model has an interval."""
     table = pd.read_csv(ROOT / "results" / "claims.csv")
     assert list(table.columns[:len(report.COLUMNS)]) == report.COLUMNS and len(table) >= 33
-    assert {"ci_low", "ci_high", "p_vs_paper", "p_holm", "paper_like_for_like", "backbone"} <= set(table.columns)
+    assert {"ci_low", "ci_high", "p_vs_paper", "p_adj", "family", "paper_like_for_like", "backbone"} <= set(table.columns)
     assert "smoke" not in table.columns
     for r in table.itertuples():
         testable = not math.isnan(r.ours)
         again = rule.verdict(r.paper_like_for_like, r.ours, r.ci_low_adj, r.ci_high_adj, testable=testable,
-                             kind=r.kind, direction=int(r.direction), tol=r.tol, p_holm=r.p_holm,
-                             p_equiv=r.p_equiv_holm, margin=r.margin)
+                             kind=r.kind, direction=int(r.direction), tol=r.tol, margin=r.margin, floor=r.floor)
         assert again == r.verdict, r.id
         if testable and not math.isnan(r.se):
             assert r.ci_low <= r.ours <= r.ci_high or r.kind == "all", r.id
+            centre = (r.ci_low + r.ci_high) / 2
+            assert (r.ci_low_adj, r.ci_high_adj) == pytest.approx(rule.family_interval(centre, r.se, r.df, r.family_size))
         claim = ledger.by_id()[r.id]
         assert (r.paper == claim.paper) or (math.isnan(r.paper) and math.isnan(claim.paper)), r.id
-        assert claim.quote == r.claim
+        assert claim.quote == r.claim and r.family == ledger.family(claim)
 
 
-def test_no_positive_verdict_in_the_committed_ledger_has_a_holm_p_above_alpha():
+def test_a_verdict_agrees_with_its_own_interval():
+    """No verdict on the paper's side with a family interval that holds 0 (the old C10), and the
+    adjusted p under α exactly where that interval excludes 0."""
     table = pd.read_csv(ROOT / "results" / "claims.csv")
-    tested = table[table["verdict"].isin(rule.POSITIVE) & table["p_holm"].notna()]
-    assert len(tested) and (tested["p_holm"] <= rule.ALPHA).all(), tested[["id", "verdict", "p_holm"]]
+    noisy = table[table["ci_low_adj"].notna() & table["kind"].isin(["effect", "direction", "all"])]
+    for r in noisy.itertuples():
+        sign = r.direction if r.kind in ("direction", "all") else math.copysign(1, r.paper_like_for_like)
+        low = min(sign * r.ci_low_adj, sign * r.ci_high_adj)
+        if r.verdict in rule.POSITIVE:
+            assert low > 0, r.id
+        if r.verdict != "below resolution":
+            assert (r.p_adj < rule.ALPHA) == (low > 0), r.id
+
+
+def test_one_family_per_sentence_named_by_it():
+    """The family column names each row's sentence, one family per sentence (rows shown apart each a
+    family of their own), and the family size counts its rows with a noise model."""
+    table = report.build()
+    for name, rows in table.groupby("family"):
+        assert rows["claim"].nunique() == 1, name
+        assert name.strip("“").split("…")[0].rstrip("”") in rows["claim"].iloc[0], name
+        noisy = int(rows["se"].gt(0).sum())
+        assert (rows["family_size"] == max(noisy, 1)).all(), name
+    counted = table[table["apart"] == ""]
+    assert counted["family"].nunique() == counted["claim"].nunique()
+    assert table.loc[table["id"] == "C31", "family"].item().endswith("(apart: C31)")
 
 
 def test_margins_are_data_with_a_reason_and_never_the_papers_gap():
@@ -140,11 +164,8 @@ def test_rows_that_do_not_test_the_papers_claim_are_apart_and_out_of_the_tally()
     apart = set(table.loc[table["apart"] != "", "id"])
     assert apart == {"C23-enc", "C31"}
     assert sum(report.counts(table).values()) == len(table) - len(apart)
-    # Holm's family is the counted rows' tests alone: re-adjusting them without the rows apart gives the same p
-    counted = table[table["apart"] == ""]
-    family = [r.p_tost if r.kind == "no difference" else r.p for r in counted.itertuples()] + list(counted["p_equiv"])
-    again = rule.holm(family)[:len(counted)]
-    assert pd.Series(again).fillna(-1).to_numpy() == pytest.approx(counted["p_holm"].fillna(-1).to_numpy())
+    # a row apart is no part of its sentence's family: C23's family counts C23 alone
+    assert table.loc[table["id"] == "C23", "family_size"].item() == 1
     assert report.sentences(table) == report.counted(table)["claim"].nunique() < len(report.counted(table))
 
 

@@ -9,17 +9,17 @@ def test_reasons_give_one_line_per_claim():
 
 
 def test_saved_json_is_strict_with_unreachable_power(tmp_path, monkeypatch):
-    """A claim no number of seeds would detect (n_power inf) and one with no value (NaN) still
+    """A claim no number of seeds would detect (n_decide inf) and one with no value (NaN) still
     give strict JSON: "> 100" as the tables print it, and null."""
     import json
     import math
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     table = report.build()
-    table.loc[0, "n_power"], table.loc[1, "n_power"] = math.inf, math.nan
+    table.loc[0, "n_decide"], table.loc[1, "n_decide"] = math.inf, math.nan
     report.save(table)
     body = json.loads((tmp_path / "results" / "claims.json").read_text(), parse_constant=lambda c: 1 / 0)
-    assert [c["n_power"] for c in body["claims"][:2]] == ["> 100", None]
+    assert [c["n_decide"] for c in body["claims"][:2]] == ["> 100", None]
 
 
 def test_claims_json_keeps_the_file_commit_and_scale_of_every_source(tmp_path, monkeypatch):

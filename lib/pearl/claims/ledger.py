@@ -13,8 +13,9 @@ arguments; ``backbone`` the encoder our number comes from (a claim about E5-smal
 MiniLM and one on me5-small, the offline stand-ins). ``margin`` is the equivalence margin of a
 claim of no difference or of an effect (its ``scope``, a key of :data:`MARGINS`: never the paper's
 printed gap). ``apart`` names why a row does not test the paper's claim (the same test as another
-row, or a measurement under a listed deviation): such a row is shown apart and kept out of the
-tally and of Holm's family.
+row, or a measurement under a listed deviation): such a row is shown apart, kept out of the
+tally and out of its sentence's family. :func:`family` names the family a row's verdict is read
+in: one per sentence of the paper (the rows that test it, on every stand-in and metric).
 
 What it leaves out: the numbers themselves (:mod:`.ours`) and the verdicts (:mod:`.rule`).
 """
@@ -317,6 +318,23 @@ def _order(c: Claim) -> tuple:
 
 
 CLAIMS = tuple(sorted(CLAIMS + MORE, key=_order))
+
+
+FAMILY_WORDS = 8  # words of a sentence that name its family (distinct for every sentence: a test checks)
+
+
+def family(c: Claim) -> str:
+    """The family ``c``'s verdict is read in: its sentence, named by its first words (a row shown
+    apart is a family of its own, named with its id).
+
+    >>> family(by_id()["C01"])
+    '“Specifically, PEARL-base improves E5-base by 3.7 absolute percentage…”'
+    >>> family(by_id()["C31"])
+    '“We find that adding hard negatives brings decent…” (apart: C31)'
+    """
+    words = c.quote.split()
+    name = "“" + " ".join(words[:FAMILY_WORDS]) + ("…”" if len(words) > FAMILY_WORDS else "”")
+    return f"{name} (apart: {c.id})" if c.apart else name
 
 
 def by_id() -> dict:

@@ -1,9 +1,9 @@
 """The claims ledger as a table and a figure: every claim of :mod:`.ledger` with the paper's
 number and its like-for-like value, our number (:mod:`.ours`) with its 95 % interval, its
-p-values against 0 and against the paper's value, Holm's adjusted p over the ledger, the minimum
-detectable effect, the seeds per arm that would give the test 80 % power at the paper's effect
-(``n_power``, projected from our std with the test's own standard error) and the verdict
-(:mod:`.rule`, read from the adjusted evidence), written to
+p-values against 0 and against the paper's value, its sentence's family and the family interval
+the verdict reads (:mod:`.rule`), the p-values that agree with that interval, a ledger-wide
+false-discovery q beside them, the minimum detectable effect, the seeds per arm that the rule's
+own plan says would decide the row (``n_decide``) and the verdict, written to
 ``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
 
 What it leaves out: re-running anything; it reads the committed results files only.
@@ -19,14 +19,16 @@ from ..tabular import Table, cell, render, rows
 from .. import paths
 from . import ledger, ours, rule
 
-COLUMNS = ["id", "section", "claim", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "n",
-           "p", "p_vs_paper", "p_holm", "mde", "verdict", "reason"]
-EXTRA = ["apart", "n_power", "quantity", "kind", "direction", "tol", "margin", "p_tost", "p_equiv", "p_equiv_holm",
-         "ci_low_adj", "ci_high_adj", "n_ref", "se", "df", "ref_se", "ref_df", "against", "source", "how"]
-#: the family Holm's adjustment runs over, as the tables say it
-FAMILY = ("every row that tests the paper's claim with a noise model: its test against 0 (TOST within the margin for "
-          "a claim of no difference) and, for a claim of an effect, its equivalence test against the paper's value; "
-          "one family for the whole ledger (the rows shown apart form a family of their own)")
+COLUMNS = ["id", "section", "family", "claim", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high",
+           "std", "n", "p", "p_vs_paper", "p_adj", "mde", "verdict", "reason"]
+EXTRA = ["apart", "n_decide", "quantity", "kind", "direction", "tol", "margin", "family_size", "level", "ci_low_adj",
+         "ci_high_adj", "floor", "p_tost", "p_equiv", "p_equiv_adj", "q_ledger", "n_ref", "se", "df", "ref_se", "ref_df",
+         "against", "source", "how"]
+#: the family a verdict is read in, as the tables say it
+FAMILY = ("one family per sentence of the paper: the rows that test it, on every stand-in and every metric; each row's "
+          "verdict reads the family interval, each bound a one-sided test at 0.05 / m for the family's m rows with a "
+          "noise model (the 90 % interval of TOST when m = 1), so a row of another sentence never moves it; rows shown "
+          "apart are families of their own")
 NONE = {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_ref": 0, "p": math.nan, "mde": math.nan,
         "ci_low": math.nan, "ci_high": math.nan, "ref_se": math.nan, "ref_df": math.nan}
 
@@ -65,30 +67,50 @@ def _reason(c: ledger.Claim, s: dict, verdict: str) -> str:
         return (f"{paper}; ours {ours_}{against}; no noise model (one comparison per side): the verdict says "
                 f"what this comparison shows, no more")
     test = (f"TOST within ±{s['margin']:g}: p {_p(s['p_tost'], '= ')}" if c.kind == "no difference" else
-            f"p {_p(s['p'], '= ')} against 0" + (f", p {_p(s['p_vs_paper'], '= ')} against the paper's value"
-                                                   if s["p_vs_paper"] == s["p_vs_paper"] else ""))
-    if s["p_equiv"] == s["p_equiv"]:
-        test += (f", equivalent to the paper's value within ±{s['margin']:g}: TOST p {_p(s['p_equiv'], '= ')} "
-                 f"(Holm {_p(s['p_equiv_holm'], '= ')})")
+            f"p {_p(s['p'], '= ')} against 0")
+    if s["p_vs_paper"] == s["p_vs_paper"]:
+        test += f", p {_p(s['p_vs_paper'], '= ')} against the paper's value"
+    family = (f"family interval [{s['ci_low_adj']:+.2f}, {s['ci_high_adj']:+.2f}] ({100 * s['level']:.1f} %, "
+              f"{s['family_size']} row{'s' if s['family_size'] > 1 else ''} of this sentence)")
+    why = {"below resolution": (f"; the margin ±{s['margin']:g} is at least the paper's size" if c.kind == "effect"
+                                and s["margin"] >= abs(like) else
+                                f"; the reference's own noise keeps ±{s['floor']:.2f} however many seeds, the margin "
+                                f"is ±{s['margin']:g}"),
+           "reproduced, barely moved": (f"; within ±{s['margin']:g}, and the paper's own printed difference {like:g} "
+                                        "is excluded too: the arms differ less here than in the paper")}.get(verdict, "")
     plan = ""
-    if verdict == "inconclusive" and s["n_power"] == s["n_power"]:
-        plan = (f"; 80 % power at the paper's size needs {s['n_power']:.0f} seeds per arm" if math.isfinite(s["n_power"])
-                else "; 80 % power at the paper's size needs more than 100 seeds per arm")
+    if verdict == "inconclusive" and s["n_decide"] == s["n_decide"]:
+        plan = (f"; the rule's plan: {s['n_decide']:.0f} seeds per arm decide it" if math.isfinite(s["n_decide"])
+                else "; the rule's plan: more than 100 seeds per arm")
     return (f"{paper}; ours {s['ours']:+.2f}{against}, 95 % CI [{s['ci_low']:+.2f}, {s['ci_high']:+.2f}] "
-            f"({s['n']} vs {s['n_ref']} models, {s['df']:.1f} dof), {test}, Holm p {_p(s['p_holm'], '= ')}; "
-            f"detectable at 80 % power: {s['mde']:.2f}{plan}")
+            f"({s['n']} vs {s['n_ref']} models, {s['df']:.1f} dof), {test}; {family}, adjusted p {_p(s['p_adj'], '= ')}"
+            f"{why}; detectable at 80 % power: {s['mde']:.2f}{plan}")
 
 
-def n_power(c: ledger.Claim, s: dict) -> float:
-    """Seeds per arm for 80 % power at the paper's (like-for-like) effect (:func:`.rule.seeds_for_power`),
-    for a claim with a size and seed noise, planned with the test's own standard error: seeds on both
-    sides, or seeds against the reference with its own standard error (0 for an exact number)."""
-    size = s["paper_like_for_like"]
-    if c.kind not in ("effect", "no difference") or size != size or s["p"] != s["p"]:
+def _sign(c: ledger.Claim, s: dict) -> float:
+    """The side the claim expects (+1: above 0): the paper's sign, or the claimed direction."""
+    return float(c.direction) if c.kind in ("direction", "all") else float(math.copysign(1, s["paper_like_for_like"]))
+
+
+def _centre(c: ledger.Claim, s: dict) -> float:
+    """The difference the interval is centred on (kind ``all``: its least favourable part's)."""
+    return (s["ci_low"] + s["ci_high"]) / 2 if c.kind == "all" else s["ours"]
+
+
+def n_decide(c: ledger.Claim, s: dict) -> float:
+    """Seeds per arm with which the rule decides the row at our estimate and spread
+    (:func:`.rule.seeds_to_decide` at the family's level), planned with the test's own standard
+    error: seeds on both sides (or a std borrowed from another recipe's seeds), or seeds against
+    the reference with its own standard error (0 for an exact number). NaN where there is nothing to
+    decide (no noise model, below resolution)."""
+    if c.kind not in ("effect", "no difference", "direction", "all") or s["se"] != s["se"] or \
+            s["verdict"] == "below resolution":
         return math.nan
-    if s["n_ref"] > 1 or s["ref_se"] != s["ref_se"]:  # seeds, or a std borrowed from another recipe's seeds
-        return rule.seeds_for_power(s["std"], size)
-    return rule.seeds_for_power(s["std"], size, "reference", ref_se=s["ref_se"], ref_df=s["ref_df"])
+    x = _centre(c, s) * (1.0 if c.kind == "no difference" else _sign(c, s))
+    two = s["n_ref"] > 1 or s["ref_se"] != s["ref_se"]
+    return rule.seeds_to_decide(c.kind, x, s["std"], s["family_size"], s["paper_like_for_like"], s["margin"],
+                                "two-sample" if two else "reference", ref_se=0.0 if two else s["ref_se"],
+                                ref_df=s["ref_df"])
 
 
 def _measure(results: ours.Results, c: ledger.Claim) -> tuple[dict, bool]:
@@ -104,53 +126,60 @@ def _measure(results: ours.Results, c: ledger.Claim) -> tuple[dict, bool]:
 
 
 def _tests(c: ledger.Claim, s: dict) -> dict:
-    """The row's tests before adjustment: p against the paper's value, TOST against 0 (no
-    difference), the equivalence test against the paper's value (an effect)."""
+    """The row's tests before the family: p against the paper's value (two-sided), TOST against 0 (no
+    difference), the equivalence test against the paper's value (an effect), and the one-sided p of
+    its claim (against 0 on the claimed side; TOST for no difference)."""
     like, m = s["paper_like_for_like"], s["margin"]
-    return {"p_vs_paper": rule.p_value(s["ours"], s["se"], s["df"], like) if c.kind == "effect" else math.nan,
+    one = (rule.tost(s["ours"], s["se"], s["df"], m) if c.kind == "no difference" else
+           rule.one_sided(_centre(c, s), s["se"], s["df"], 0.0, _sign(c, s)) if c.kind != "value" else math.nan)
+    return {"p_vs_paper": rule.p_value(s["ours"], s["se"], s["df"], like) if c.kind in ("effect", "no difference")
+            else math.nan,
             "p_tost": rule.tost(s["ours"], s["se"], s["df"], m) if c.kind == "no difference" else math.nan,
-            "p_equiv": rule.tost(s["ours"], s["se"], s["df"], m, centre=like) if c.kind == "effect" else math.nan}
+            "p_equiv": rule.tost(s["ours"], s["se"], s["df"], m, centre=like) if c.kind == "effect" else math.nan,
+            "p_one": one}
 
 
 def adjust(rows: list) -> None:
-    """Holm over one family of ``(claim, stats)`` rows, in place: ``p_holm`` (the row's test against 0,
-    TOST for no difference), ``p_equiv_holm``, and the simultaneous interval ``ci_*_adj`` (Bonferroni
-    at ``1 - α / m`` for the family's ``m`` tests)."""
-    main = [s["p_tost"] if c.kind == "no difference" else s["p"] for c, s in rows]
-    equiv = [s["p_equiv"] for _, s in rows]
-    adjusted = rule.holm(main + equiv)
-    m = int(sum(p == p for p in main + equiv))
-    for k, (c, s) in enumerate(rows):
-        s["p_holm"], s["p_equiv_holm"] = float(adjusted[k]), float(adjusted[len(rows) + k])
-        s["ci_low_adj"], s["ci_high_adj"] = rule.interval(s["ours"], s["se"], s["df"], 1 - rule.ALPHA / max(m, 1))
-        if c.kind == "all":  # the least favourable part's interval, centred on its own difference
-            mid = (s["ci_low"] + s["ci_high"]) / 2
-            s["ci_low_adj"], s["ci_high_adj"] = rule.interval(mid, s["se"], s["df"], 1 - rule.ALPHA / max(m, 1))
+    """The family of ``(claim, stats)`` rows (one sentence's), in place: ``family_size`` (its rows
+    with a noise model), the family interval ``ci_*_adj`` at ``level`` (:func:`.rule.family_interval`),
+    the reference's noise ``floor``, and the p-values that agree with that interval (``p_adj``,
+    ``p_equiv_adj``)."""
+    m = max(1, sum(s["se"] == s["se"] and s["se"] > 0 for _, s in rows))
+    for c, s in rows:
+        s["family_size"], s["level"] = m, 1 - 2 * rule.ALPHA / m
+        s["ci_low_adj"], s["ci_high_adj"] = rule.family_interval(_centre(c, s), s["se"], s["df"], m)
+        # only a reference that is one model keeps its noise as seeds are added (seeds on both sides shrink both)
+        s["floor"] = rule.floor(s["ref_se"], s["ref_df"], m) if s["n_ref"] <= 1 else 0.0
+        s["p_adj"], s["p_equiv_adj"] = rule.adjusted(s["p_one"], m), rule.adjusted(s["p_equiv"], m)
 
 
-def build(results: ours.Results | None = None):
-    """One row per claim: :data:`COLUMNS` then :data:`EXTRA`; ``p_holm`` over :data:`FAMILY`, the
-    verdict (:func:`.rule.verdict`) read from the adjusted evidence."""
+def build(results: ours.Results | None = None, claims=None):
+    """One row per claim of ``claims`` (default :data:`.ledger.CLAIMS`): :data:`COLUMNS` then
+    :data:`EXTRA`; each verdict (:func:`.rule.verdict`) read from its family's interval alone."""
     import pandas as pd
 
     results = results or ours.Results()
     rows = []
-    for c in ledger.CLAIMS:
+    for c in (ledger.CLAIMS if claims is None else claims):
         s, testable = _measure(results, c)
-        s = {**s, "testable": testable, "paper_like_for_like": like_for_like(c), "margin": margin(c)}
+        s = {**s, "testable": testable, "paper_like_for_like": like_for_like(c), "margin": margin(c),
+             "family": ledger.family(c)}
         s.update(_tests(c, s))
-        s["n_power"] = n_power(c, s)
         rows.append((c, s))
-    adjust([(c, s) for c, s in rows if not c.apart])
-    adjust([(c, s) for c, s in rows if c.apart])
-    for c, s in rows:
+    for name in dict.fromkeys(s["family"] for _, s in rows):
+        adjust([(c, s) for c, s in rows if s["family"] == name])
+    q = rule.false_discovery([math.nan if c.apart else s["p_one"] for c, s in rows])
+    for (c, s), qv in zip(rows, q):
+        s["q_ledger"] = float(qv)
         s["verdict"] = rule.verdict(s["paper_like_for_like"], s["ours"], s["ci_low_adj"], s["ci_high_adj"],
                                     testable=s["testable"], kind=c.kind, direction=c.direction, tol=c.tol,
-                                    p_holm=s["p_holm"], p_equiv=s["p_equiv_holm"], margin=s["margin"])
-    out = [{"id": c.id, "section": c.section, "claim": c.quote, "backbone": c.backbone, "paper": c.paper,
-            **{k: s[k] for k in COLUMNS[5:-1] if k in s}, "reason": _reason(c, s, s["verdict"]), "apart": c.apart,
-            **{k: s[k] for k in ("n_power", "margin", "p_tost", "p_equiv", "p_equiv_holm", "ci_low_adj", "ci_high_adj",
-                                 "n_ref", "se", "df", "ref_se", "ref_df")},
+                                    margin=s["margin"], floor=s["floor"])
+        s["n_decide"] = n_decide(c, s)
+    own = ("paper_like_for_like", "ours", "ci_low", "ci_high", "std", "n", "p", "p_vs_paper", "p_adj", "mde",
+           "verdict", "n_decide", "margin", "family_size", "level", "ci_low_adj", "ci_high_adj", "floor", "p_tost",
+           "p_equiv", "p_equiv_adj", "q_ledger", "n_ref", "se", "df", "ref_se", "ref_df")
+    out = [{"id": c.id, "section": c.section, "family": s["family"], "claim": c.quote, "backbone": c.backbone,
+            "paper": c.paper, **{k: s[k] for k in own}, "reason": _reason(c, s, s["verdict"]), "apart": c.apart,
             "quantity": c.quantity, "kind": c.kind, "direction": c.direction, "tol": c.tol,
             "against": s.get("against", ""), "source": c.source, "how": c.how} for c, s in rows]
     return pd.DataFrame(out, columns=COLUMNS + EXTRA)
@@ -193,11 +222,13 @@ def _paper(r) -> str:
     return cell(r.paper, digits="g", beside=like if abs(r.paper_like_for_like - r.paper) > 1e-9 else None)
 
 
-def _ci(r) -> str:
-    return "–" if r.ci_low != r.ci_low else f"[{cell(r.ci_low, digits=2, sign=True)}, {cell(r.ci_high, digits=2, sign=True)}]"
+def _ci(r, which: str = "") -> str:
+    lo, hi = getattr(r, "ci_low" + which), getattr(r, "ci_high" + which)
+    return "–" if lo != lo else f"[{cell(lo, digits=2, sign=True)}, {cell(hi, digits=2, sign=True)}]"
 
 
-RULE = rows(["kind", "condition (oriented so the paper's effect is positive; adjusted: Holm over the ledger)",
+RULE = rows(["kind", "condition (oriented so the paper's effect is positive; the family interval: one sentence's rows, "
+             "each bound one-sided at 0.05 / m)",
              "verdict"], [list(r) for r in rule.TABLE])
 
 
@@ -206,19 +237,25 @@ def markdown(table) -> Table:
     tally = ", ".join(f"{v}: {n}" for v, n in counts(table).items())
     per = "; ".join(f"{b}: " + ", ".join(f"{n} {v}" for v, n in c.items() if n) for b, c in by_backbone(table).items())
     body = [[f"{r.id} (apart)" if r.apart else r.id, r.backbone, r.quantity, _paper(r), cell(r.ours, digits=2, missing="–"), _ci(r),
+             _ci(r, "_adj"), cell(r.family_size, digits=0, missing="–") if r.ci_low_adj == r.ci_low_adj else "–",
              cell(r.p_tost, digits=3, missing="–", before="TOST ") if r.kind == "no difference" else _p(r.p),
-             _p(r.p_vs_paper), _p(r.p_holm), cell(r.mde, digits=2, missing="–"), _seeds(r.n_power), r.verdict]
+             _p(r.p_vs_paper), _p(r.p_adj), _p(r.q_ledger), cell(r.mde, digits=2, missing="–"),
+             _seeds(r.n_decide) if r.verdict == "inconclusive" else "–", r.verdict]
             for r in table.itertuples()]
-    columns = ["id", "backbone", "quantity", "paper (like for like)", "ours", "95 % CI", "p", "p vs paper", "Holm p",
-               "mde", "seeds for power", "verdict"]
+    columns = ["id", "backbone", "quantity", "paper (like for like)", "ours", "95 % CI", "family interval", "m", "p",
+               "p vs paper", "adjusted p", "ledger q", "mde", "seeds to decide", "verdict"]
     note = ("paper: the paper's number (in brackets its value on the same datasets and averaging as ours, from "
             "its printed cells, where that differs); ours: our difference (mean over n seeds) with its 95 % t "
             "interval (Welch's t: between seeds; against the untrained backbone's own spread over its classifier "
             "seeds on Table 2; against an exact number where the backbone is scored once, deterministically); p: "
             "two-sided against 0 (TOST against the margin for a claim of no difference); "
-            "p vs paper: against the paper's like-for-like value; Holm p: adjusted over " + FAMILY + "; mde: the "
-            "smallest true difference the test detects with 80 % power at α = 0.05; seeds for power: seeds per arm "
-            "for that power at the paper's size, projected from our std with the test's own standard error (> 100: "
+            "p vs paper: two-sided against the paper's like-for-like value; family interval: the interval the "
+            "verdict reads, " + FAMILY + "; m: the family's rows with a noise model; adjusted p: the one-sided p of "
+            "the claim (against 0 on the claimed side; TOST for no difference) times m, under 0.05 exactly when the "
+            "family interval excludes 0 (lies within the margin); ledger q: Benjamini–Hochberg over the whole "
+            "ledger's one-sided p, shown beside, never read by a verdict; mde: the smallest true difference the "
+            "95 % test detects with 80 % power; seeds to decide (inconclusive rows): seeds per arm with which the "
+            "rule decides the row with 80 % probability at our estimate and spread (`rule.seeds_to_decide`; > 100: "
             "more than 100). Margins: `pearl.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
     margins = "Equivalence margins (`pearl.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
         f"{key} ±{m:g}, {why}" for key, (m, why) in ledger.MARGINS.items()) + "."
@@ -228,7 +265,7 @@ def markdown(table) -> Table:
     shown_apart = "; ".join(f"{r.id} ({r.verdict}): {r.apart}" for r in apart.itertuples())
     head += [f"{len(counted(table))} rows from {sentences(table)} sentences. {tally}.",
              f"Per backbone (the encoder ours comes from): {per}.",
-             f"Shown apart, out of the tally and of Holm's family: {shown_apart}." if len(apart) else "",
+             f"Shown apart, out of the tally and each a family of its own: {shown_apart}." if len(apart) else "",
              render(RULE, "md")]
     return rows(columns, body, head="\n\n".join(h for h in head if h), notes=[note, margins, "\n".join(claims)])
 
@@ -245,8 +282,8 @@ def _seeds(n: float) -> str:
 
 
 def latex(table) -> Table:
-    out = table[["id", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "p", "p_vs_paper",
-                 "p_holm", "verdict"]]
+    out = table[["id", "backbone", "paper", "paper_like_for_like", "ours", "ci_low_adj", "ci_high_adj", "family_size",
+                 "p_vs_paper", "p_adj", "verdict"]]
     caption = "The paper's claims against this companion's results (pearl.claims)."
     return Table(out, float_format="%.2f", na_rep="--", caption=caption, label="tab:claims")
 
@@ -257,7 +294,7 @@ def save(table, guard: Guard = OPEN, sources: list | None = None) -> list:
     (:meth:`pearl.claims.ours.Results.sources`), kept in ``claims.json``."""
     out = guard.table(table, "claims", markdown=markdown(table), latex=latex(table))
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
-    body = {"counts": counts(table), "by_backbone": by_backbone(table), "holm_family": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
+    body = {"counts": counts(table), "by_backbone": by_backbone(table), "families": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
             "sources": sources or [], **guard.note}
     return out + [write_json(paths.results_dir("claims.json"), body)]
 
@@ -279,20 +316,22 @@ def claim_label(claim_id: str, quantity: str, width: int = LABEL_WIDTH) -> str:
 
 
 def plot(table):
-    """Per claim: the paper's like-for-like effect (×) and ours with its 95 % interval (bar), one
-    row each, labelled by :func:`claim_label` (rows as tall as their labels' lines need)."""
+    """Per claim: the paper's like-for-like effect (×) and ours with the family interval its verdict
+    reads (bar), one row each, labelled by :func:`claim_label` (rows as tall as their labels' lines need)."""
     import matplotlib.pyplot as plt
 
     shown = table[table["verdict"] != "not testable here"].iloc[::-1]
-    colours = {"reproduced": "C2", "direction only": "C1", "direction only, smaller": "C4", "not reproduced": "C3",
-               "inconclusive": "0.5"}
+    colours = {"reproduced": "C2", "reproduced, barely moved": "C8", "direction only": "C1",
+               "direction only, smaller": "C4", "not reproduced at this budget": "C9", "reversed": "C3",
+               "not reproduced": "C6", "below resolution": "C5", "inconclusive": "0.5"}
+    colours = {v: c for v, c in colours.items() if v in set(shown["verdict"])}
     labels = [claim_label(r.id, r.quantity) for r in shown.itertuples()]
     lines = sum(label.count("\n") + 1 for label in labels)
     fig, ax = plt.subplots(figsize=(8.5, 0.3 * len(shown) + 0.12 * (lines - len(shown)) + 1.4))
     for y, r in enumerate(shown.itertuples()):
         shift = r.paper if r.kind == "value" else 0.0
         mid = (r.ci_low + r.ci_high) / 2 if r.kind == "all" else r.ours  # "all": the least favourable part
-        err = [[mid - r.ci_low], [r.ci_high - mid]] if r.ci_low == r.ci_low else None
+        err = [[mid - r.ci_low_adj], [r.ci_high_adj - mid]] if r.ci_low_adj == r.ci_low_adj else None
         ax.errorbar(mid - shift, y, xerr=err, fmt="o", color=colours[r.verdict], capsize=2, ms=4)
         if r.kind == "value":
             ax.plot(0, y, "kx")
@@ -304,7 +343,7 @@ def plot(table):
     ax.set_yticks(range(len(shown)))
     ax.set_yticklabels(labels, fontsize=7)
     ax.set_xscale("symlog", linthresh=2)
-    ax.set_xlabel("effect (points; symlog). × paper (like for like), ● ours ± 95 % interval; arrows: direction claimed")
+    ax.set_xlabel("effect (points; symlog). × paper (like for like), ● ours, bar: the family interval the verdict reads; arrows: direction claimed")
     handles = [plt.Line2D([], [], marker="o", ls="", color=c, label=v) for v, c in colours.items()]
     ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(0.0, -0.06 - 1.2 / len(shown)), ncol=3)
     ax.set_title("The paper's claims against ours (String Distance, Figure 1: ours − paper)", fontsize=9)
