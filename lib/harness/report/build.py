@@ -30,7 +30,7 @@ from pathlib import Path
 
 from pearl import paths, tabular
 from pearl.atomic import write_atomic
-from . import data, discrepancy, findings, ledger_lines, mechanism, quotes, recipe, timings
+from . import data, discrepancy, findings, front, ledger_lines, mechanism, quotes, recipe, timings
 from pearl.provenance import read_record
 from .common import no_result, pick, results, strict
 
@@ -54,7 +54,7 @@ def sentences() -> dict[str, str]:
     return {**strict(timings.all_sentences, *TIMED, sources=TIMING_FILES), **data.all_sentences(),
             **findings.all_sentences(), **discrepancy.sentences(),
             **mechanism.sentences(), **recipe.sentences(),
-            **ledger_lines.sentences(), **ledger_lines.headline(), **quotes.all_sentences()}
+            **ledger_lines.sentences(), **ledger_lines.headline(), **front.all_sentences(), **quotes.all_sentences()}
 
 
 def missing(key: str) -> str:
@@ -83,17 +83,22 @@ def provenance() -> str:
 
 #: words that read one number against another. Hand prose in the template explains methods and
 #: reasons only; such a sentence is generated from the tables' test and reaches the page through a
-#: ``{{key}}`` slot (:func:`comparison_words`, tests/harness/report/test_report_build.py)
+#: ``{{key}}`` slot (:func:`comparison_words`, tests/harness/report/test_report_build.py). Each phrase is
+#: one the report's generated sentences use (``as little as``, ``within noise``, ``gains``, ``rises``...)
 COMPARISON = re.compile(r"\b(more than|less than|fewer than|holds?|beats?|ties?|beyond (?:the|its) (?:seed )?noise|"
-                        r"within (?:the|its) (?:seed )?noise|outperforms?|above|below|higher|lower|larger|smaller|"
-                        r"worse|better|exceeds?|falls?|loses?|"
+                        r"within (?:the |its )?(?:seed )?noise|past the (?:seed )?noise|outperforms?|above|below|"
+                        r"higher|lower|larger|smaller|worse|better|exceeds?|falls?|loses?|"
+                        r"as (?:little|much|few|many|large|small|high|low) as|at (?:least|most)|gains|gained|"
+                        r"improves?|improved|drops?|dropped|rises|rose|shrinks?|grows?|doubles?|halves|"
+                        r"(?:twice|half) as|times as|"
                         # and words that read a run's commit against the recipe (harness.report.recipe)
-                        r"predates?|superseded|not (?:yet )?(?:rerun|rebuilt))\b", re.IGNORECASE)
+                        r"predates?|superseded|not (?:yet )?(?:rerun|rebuilt))\b".replace(" ", r"\s+"), re.IGNORECASE)
 
 
 def comparison_words(template: str) -> list[tuple[int, str]]:
-    """``(line number, word)`` of every comparison word (:data:`COMPARISON`) in ``template`` outside
-    a ``{{key}}`` slot.
+    """``(line number, phrase)`` of every comparison phrase (:data:`COMPARISON`) in ``template`` outside
+    a ``{{key}}`` slot, read across line breaks as sentences are (a phrase wrapped over two lines is
+    found, on the line where it starts; the phrase is given with its spaces).
 
     >>> comparison_words("SimCSE ties PEARL on the average.\\n{{methods.versus}}.")
     [(1, 'ties')]
@@ -101,9 +106,16 @@ def comparison_words(template: str) -> list[tuple[int, str]]:
     [(1, 'holds')]
     >>> comparison_words("The methods table predates the rule.\\nIts models were {{recipe.methods}}.")
     [(1, 'predates')]
+    >>> comparison_words("PEARL moves it by as little\\nas a tenth, within\\n  noise.")
+    [(1, 'as little as'), (2, 'within noise')]
     """
-    return [(n, m[0]) for n, line in enumerate(template.splitlines(), 1)
-            for m in COMPARISON.finditer(PLACEHOLDER.sub("", line))]
+    from pearl.claims.rule import VERDICTS
+
+    masked = PLACEHOLDER.sub(lambda m: " " * len(m[0]), template)  # slots out, offsets kept
+    for name in VERDICTS:  # a verdict's name (*below resolution*) is a term of the rule, not a reading
+        term = re.compile(r"\*" + r"\s+".join(map(re.escape, name.split())) + r"\*", re.IGNORECASE)
+        masked = term.sub(lambda m: re.sub(r"[^\n]", " ", m[0]), masked)
+    return [(masked.count("\n", 0, m.start()) + 1, " ".join(m[0].split())) for m in COMPARISON.finditer(masked)]
 
 
 def render(template: str, values: dict[str, str]) -> str:
@@ -214,7 +226,7 @@ def _averages(text: str) -> str:
 
 def headline() -> str:
     """The README's generated block: Table 1's averages, the claims' verdict counts and the central
-    claim, SimCSE against PEARL (as the report's first screen says them), the batch's time
+    claim, SimCSE against PEARL and the GPU seeds (as the report's first screen says them), the batch's time
     (a part whose results file lacks a number is *no result*, with the reason)."""
     def said(make, prefix: str, key: str) -> str | None:  # None: the file does not say it
         return pick(strict(make, prefix, sources=TIMING_FILES), key)
@@ -223,18 +235,20 @@ def headline() -> str:
         or missing("headline.verdicts")
     simcse = pick(strict(findings.methods, "methods.", sources=("11_methods.json",)), "methods.simcse") \
         or missing("methods.simcse")
+    gpu = pick(front.all_sentences(), "front.gpu") or missing("front.gpu")
     minutes = said(timings.batch_time, "reproduce.", "reproduce.time") or missing("reproduce.time")
-    gpu = said(timings.gpu_projection, "gpu.", "gpu.projection") or missing("gpu.projection")
+    projected = said(timings.gpu_projection, "gpu.", "gpu.projection") or missing("gpu.projection")
     rehearsal = said(timings.rehearsal_time, "rehearsal.", "rehearsal.time") or missing("rehearsal.time")
     return (f"{HEADLINE_START}\n"
             f"- **Table 1, average over the nine datasets** (`results/table1.md`; our YAGO and UMLS dictionaries are "
             f"rebuilt and easier, so the averages do not compare with the paper's): {table1_averages()}.\n"
             f"- **The paper's claims against our runs** (`results/claims.md`): {verdicts}.\n"
             f"- **At this budget** (`results/methods.md`, notebook 11, the cpu profile): {simcse}.\n"
+            f"- **On a GPU** (`results/gpu/README.md`): {gpu}.\n"
             f"- **How long** `make reproduce` takes at the `cpu` profile: {minutes}.\n"
             f"- **Projected** for `make reproduce PROFILE=gpu` (`results/perf/gpu_projection.md`, a projection from "
             f"measured throughputs, never run end to end; what still differs from the paper: "
-            f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`, {rehearsal}): {gpu}.\n"
+            f"`results/gpu_profile_deviations.md`; rehearse it on a CPU first with `make rehearse`, {rehearsal}): {projected}.\n"
             f"{HEADLINE_END}")
 
 

@@ -1,18 +1,21 @@
 """The claims ledger as report lines (``results/claims.csv``, notebook 12): the count per verdict
-and per backbone, one line per claim (interval, p against 0 and against the paper's value, Holm's
-p, what the seeds detect), and what more seeds would cost. Returns ``{key: sentence}``.
+and per backbone, the central claim in the words of its verdict, one line per claim (interval, p
+against 0 and against the paper's value, the family interval its verdict reads, what the seeds
+detect), the inconclusive rows ranked by the seeds the rule's plan says would decide them, and what
+more seeds would cost. Returns ``{key: sentence}``.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
+from pearl.claims.rule import POSITIVE, TABLE, VERDICTS
+
 from .common import exists, no_result, num, read_json, results, strict
 
-VERDICTS = ("reproduced", "direction only", "direction only, smaller", "not reproduced", "inconclusive",
-            "not testable here")
-NUMERIC = ("paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "p", "p_vs_paper", "p_holm", "p_tost",
-           "p_equiv", "p_equiv_holm", "mde", "n_power", "margin")
+NUMERIC = ("paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "p", "p_vs_paper", "p_adj", "p_tost",
+           "p_equiv", "p_equiv_adj", "mde", "n_decide", "margin", "ci_low_adj", "ci_high_adj", "level", "floor",
+           "q_ledger")
 WHO = {"pearl": "paper", "pause": "PAUSE paper", "phrase_bert": "Phrase-BERT paper"}
 
 
@@ -26,8 +29,8 @@ def counted(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def count(rows: pd.DataFrame) -> str:
-    """``"5 reproduced; 1 direction only; ..."``: every verdict, in the rule's order."""
-    return "; ".join(f"{int((rows['verdict'] == v).sum())} {v}" for v in VERDICTS)
+    """``"5 reproduced; 1 direction only; ..."``: every verdict the rows reach, in the rule's order."""
+    return "; ".join(f"{n} {v}" for v in VERDICTS if (n := int((rows["verdict"] == v).sum())))
 
 
 def tally(t: pd.DataFrame) -> str:
@@ -38,7 +41,7 @@ def tally(t: pd.DataFrame) -> str:
     ...                   "source": ["pearl", "pearl", "pearl", "pause"], "apart": ["", "", "same as C1", ""],
     ...                   "verdict": ["not reproduced", "reproduced", "not reproduced", "inconclusive"]})
     >>> tally(t)
-    "2 sentences of the paper (and 1 of its neighbours) tested through 3 rows: 1 reproduced; 0 direction only; 0 direction only, smaller; 1 not reproduced; 1 inconclusive; 0 not testable here (1 more row, C3, does not test the paper's claim and is shown apart)"
+    "2 sentences of the paper (and 1 of its neighbours) tested through 3 rows: 1 reproduced; 1 not reproduced; 1 inconclusive (1 more row, C3, does not test the paper's claim and is shown apart)"
     """
     rows = counted(t)
     own = rows[rows["source"] == "pearl"]["claim"].nunique()
@@ -53,54 +56,54 @@ def tally(t: pd.DataFrame) -> str:
     return text
 
 
+def meaning(kind: str, verdict: str) -> str:
+    """What a verdict says, in the rule's own words (:data:`pearl.claims.rule.TABLE`'s condition).
+
+    >>> print(meaning("effect", "not reproduced at this budget"))
+    the family interval holds 0 and lies below the paper's value less the margin
+    """
+    return next(cond for k, cond, v in TABLE if k == kind and v == verdict)
+
+
 def central(t: pd.DataFrame) -> str:
-    """The central claim (C01: PEARL-small over its backbone E5-small, on average) in plain words,
-    one clause per backbone row. The lead follows the rows' verdicts: *not reproduced* only when
-    every row says so; when none reproduces and some are inconclusive, it says that no stand-in
-    reproduces it and what *inconclusive* means, so the lead never contradicts a row.
+    """The central claim (C01: PEARL-small over its backbone E5-small, on average): the paper's
+    number, then one sentence per backbone row with its estimate, the interval its verdict reads
+    and the verdict in the rule's words (:func:`meaning`), so the words follow the data.
 
     >>> t = pd.DataFrame({"id": ["C01", "C01-me5"], "backbone": ["MiniLM", "me5-small"], "paper": [6.1, 6.1],
-    ...                   "ours": [0.08, 1.74], "ci_low": [-0.45, 1.41], "ci_high": [0.61, 2.08],
-    ...                   "verdict": ["not reproduced", "inconclusive"]})
-    >>> central(t)
-    "The paper's central claim, that PEARL-small improves its backbone E5-small by 6.1 points on average (C01), is reproduced on no stand-in here (inconclusive: the multiplicity-adjusted tests decide neither for nor against the paper's value): on MiniLM PEARL changes the average by +0.08 points (95 % CI -0.45 to +0.61; not reproduced), on me5-small by +1.74 (95 % CI +1.41 to +2.08; inconclusive)"
-    >>> central(t.assign(verdict="not reproduced")).split(": on MiniLM")[0][-22:]
-    'is not reproduced here'
-    >>> "reproduced on at least one stand-in" in central(t.assign(verdict=["reproduced", "inconclusive"]))
-    True
+    ...                   "paper_like_for_like": [5.46, 5.46], "kind": ["effect", "effect"], "ours": [0.29, 1.91],
+    ...                   "ci_low_adj": [-0.44, 1.52], "ci_high_adj": [1.02, 2.31], "level": [0.95, 0.95],
+    ...                   "verdict": ["not reproduced at this budget", "direction only, smaller"]})
+    >>> print(central(t))
+    The paper's central claim (C01): PEARL-small improves its backbone E5-small by 6.1 points on average (5.46 like for like). On MiniLM PEARL moves the average by +0.29 points (95 % interval -0.44 to +1.02): not reproduced at this budget, as the family interval holds 0 and lies below the paper's value less the margin. On me5-small it moves it by +1.91 (95 % interval +1.52 to +2.31): direction only, smaller, as the family interval lies above 0 and below the paper's value less the margin
     """
     rows = t[t["id"].str.match(r"^C01(-|$)")]
     first = rows.iloc[0]
-    verdicts = set(rows["verdict"])
-    lead = ("reproduced on at least one stand-in here" if "reproduced" in verdicts else
-            "not reproduced here" if verdicts == {"not reproduced"} else
-            "reproduced on no stand-in here (inconclusive: the multiplicity-adjusted tests decide neither for nor "
-            "against the paper's value)")
-    parts = [f"{'on ' + r.backbone + ' PEARL changes the average by' if i == 0 else 'on ' + r.backbone + ' by'} "
-             f"{num(r.ours, '+.2f')}{' points' if i == 0 else ''} (95 % CI {num(r.ci_low, '+.2f')} to "
-             f"{num(r.ci_high, '+.2f')}; {r.verdict})" for i, r in enumerate(rows.itertuples())]
-    return (f"The paper's central claim, that PEARL-small improves its backbone E5-small by {num(first.paper, 'g')} "
-            f"points on average (C01), is {lead}: " + ", ".join(parts))
+    lead = (f"The paper's central claim (C01): PEARL-small improves its backbone E5-small by {num(first.paper, 'g')} "
+            f"points on average ({num(first.paper_like_for_like, '.2f')} like for like)")
+    parts = []
+    for i, r in enumerate(rows.itertuples()):
+        moves = "PEARL moves the average by" if i == 0 else "it moves it by"
+        said = r.verdict if r.verdict == "not testable here" else \
+            f"{r.verdict}, as {meaning(r.kind, r.verdict)}"
+        parts.append(f"On {r.backbone} {moves} {num(r.ours, '+.2f')}{' points' if i == 0 else ''} "
+                     f"({num(100 * r.level, '.3g')} % interval {num(r.ci_low_adj, '+.2f')} to "
+                     f"{num(r.ci_high_adj, '+.2f')}): {said}")
+    return ". ".join([lead, *parts])
 
 
 def reproduced(t: pd.DataFrame) -> str:
-    """The counted rows (:func:`counted`) the rule finds reproduced, or in direction only, by id,
-    quantity and backbone: what reproduces, for the report's first screen.
+    """The counted rows (:func:`counted`) the rule finds on the paper's side, by verdict and id: what
+    reproduces, for the report's first screen.
 
-    >>> t = pd.DataFrame({"id": ["C22", "C23", "C31"], "backbone": ["MiniLM", "mlm-wiki", "none"],
-    ...                   "quantity": ["type silhouette", "gain over the raw LMs", "cost"], "apart": ["", "", "a cost"],
+    >>> t = pd.DataFrame({"id": ["C22", "C23", "C31"], "apart": ["", "", "a cost"],
     ...                   "verdict": ["reproduced", "direction only, smaller", "reproduced"]})
     >>> reproduced(t)
-    'Of 2 counted rows, reproduced: C22 (type silhouette; MiniLM); direction only, smaller: C23 (gain over the raw LMs; mlm-wiki)'
+    'Of 2 counted rows, reproduced: C22; direction only, smaller: C23'
     """
     rows = counted(t)
-    said = []
-    for verdict in VERDICTS[:3]:
-        hits = rows[rows["verdict"] == verdict]
-        if len(hits):
-            said.append(f"{verdict}: " + ", ".join(
-                f"{r.id} ({r.quantity}{'' if r.backbone == 'none' else '; ' + r.backbone})" for r in hits.itertuples()))
-    return f"Of {num(len(rows))} counted rows, " + ("; ".join(said) if said else "none is reproduced, even in direction")
+    said = [f"{v}: " + ", ".join(rows.loc[rows["verdict"] == v, "id"]) for v in POSITIVE if (rows["verdict"] == v).any()]
+    return f"Of {num(len(rows))} counted rows, " + ("; ".join(said) if said else "none is on the paper's side")
 
 
 def _pv(p: float) -> str:
@@ -113,7 +116,8 @@ def _pv(p: float) -> str:
 
 
 def line(r) -> str:
-    """One claim's line: who says what, ours with its noise model, the verdict and what would decide it."""
+    """One claim's line: who says what, ours with its noise model, the family interval its verdict
+    reads, the verdict and what would decide it."""
     paper = ("a direction "
              "(" + ("up" if r.direction > 0 else "down") + ")") if r.paper != r.paper else f"{num(r.paper, 'g')}"
     like = r.paper_like_for_like
@@ -129,14 +133,13 @@ def line(r) -> str:
         test = f"TOST within ±{num(r.margin, 'g')} {_pv(r.p_tost)}" if r.kind == "no difference" else _pv(r.p)
         if r.p_vs_paper == r.p_vs_paper:
             test += f", against the paper's value {_pv(r.p_vs_paper)}"
-        if r.p_equiv == r.p_equiv:
-            test += f", equivalent to it within ±{num(r.margin, 'g')}: {_pv(r.p_equiv)} (Holm {_pv(r.p_equiv_holm)})"
-        noise = (f"95 % CI [{num(r.ci_low, '+.2f')}, {num(r.ci_high, '+.2f')}], {test}, Holm {_pv(r.p_holm)}, "
-                 f"detectable {num(r.mde, '.2f')}")
+        noise = (f"95 % CI [{num(r.ci_low, '+.2f')}, {num(r.ci_high, '+.2f')}], {test}; family interval "
+                 f"[{num(r.ci_low_adj, '+.2f')}, {num(r.ci_high_adj, '+.2f')}] ({num(100 * r.level, '.3g')} %, "
+                 f"{num(r.family_size)} of the sentence's rows), adjusted {_pv(r.p_adj)}, detectable {num(r.mde, '.2f')}")
     plan = ""
-    if r.verdict == "inconclusive" and r.n_power == r.n_power:  # NaN: no size to reach (a direction)
-        plan = "; more than 100 seeds" if r.n_power == float("inf") else f"; {num(r.n_power, '.0f')} seeds"
-        plan += " per arm would detect the paper's size"
+    if r.verdict == "inconclusive" and r.n_decide == r.n_decide:  # NaN: nothing the plan can decide
+        plan = ("; more than 100 seeds per arm would decide it" if r.n_decide == float("inf") else
+                f"; {num(r.n_decide, '.0f')} seeds per arm would decide it")
     return f"{head}, ours {ours} (n = {num(r.n)}; {noise}): **{r.verdict}**{plan}"
 
 
@@ -149,7 +152,8 @@ def sentences() -> dict[str, str]:
 
     t = ledger()
     rows, apart = counted(t), t[~t.index.isin(counted(t).index)]
-    out = {"ledger.counts": tally(t), "ledger.central": central(t), "ledger.reproduced": reproduced(t), "ledger.rule": render(RULE, "md"),
+    out = {"ledger.counts": tally(t), "ledger.central": central(t),
+           "ledger.verdict_counts": f"Of {num(len(rows))} counted rows: {count(rows)}", "ledger.reproduced": reproduced(t), "ledger.rule": render(RULE, "md"),
            "ledger.by_backbone": "Per backbone: " + " — ".join(f"{b}: {count(rows[rows['backbone'] == b])}"
                                                                for b in dict.fromkeys(rows["backbone"])),
            "ledger.lines": "\n".join(f"- {line_or_note(r)}" for r in rows.itertuples()),
@@ -165,26 +169,49 @@ def line_or_note(r) -> str:
     return got.get("line") or no_result(f"{r.id}", got["line*"])
 
 
+def runs_to_decide(r) -> float:
+    """The training runs the rule's plan asks of an inconclusive row: the seeds to add to the tested
+    arm, and to the reference arm when it has seeds of its own (a reference scored once needs none).
+
+    >>> float(runs_to_decide(pd.Series({"n_decide": 5.0, "n": 3, "n_ref": 3})))
+    4.0
+    >>> float(runs_to_decide(pd.Series({"n_decide": 9.0, "n": 5, "n_ref": 1})))
+    4.0
+    """
+    more = max(0.0, r["n_decide"] - r["n"])
+    return more + (max(0.0, r["n_decide"] - r["n_ref"]) if r["n_ref"] > 1 else 0.0)
+
+
+def ranked(t: pd.DataFrame) -> str:
+    """The inconclusive counted rows, fewest runs to decide first (:func:`runs_to_decide`); a row the
+    plan cannot decide within 100 seeds reads *needs more than 100 seeds*.
+
+    >>> t = pd.DataFrame({"id": ["A", "B", "C"], "apart": ["", "", ""], "verdict": ["inconclusive"] * 3,
+    ...                   "n_decide": [9.0, 3.0, float("inf")], "n": [3, 1, 3], "n_ref": [3, 3, 1]})
+    >>> ranked(t)
+    'B: 3 seeds per arm, 2 more runs; A: 9 seeds per arm, 12 more runs; C: needs more than 100 seeds per arm'
+    """
+    rows = counted(t)
+    rows = rows[(rows["verdict"] == "inconclusive") & rows["n_decide"].notna()].copy()
+    if not len(rows):
+        return "No inconclusive row has a plan"
+    finite = rows[np.isfinite(rows["n_decide"])].copy()
+    finite["runs"] = finite.apply(runs_to_decide, axis=1)
+    said = [f"{r.id}: {num(r.n_decide, '.0f')} seeds per arm, {num(r.runs, '.0f')} more runs"
+            for r in finite.sort_values(["runs", "id"]).itertuples()]
+    said += [f"{i}: needs more than 100 seeds per arm" for i in rows.loc[~np.isfinite(rows["n_decide"]), "id"]]
+    return "; ".join(said)
+
+
 def power(t: pd.DataFrame) -> dict[str, str]:
-    """How many seeds each group of claims uses, what the inconclusive ablation claims would need,
-    and what more seeds for Table 3 would cost (notebook 08's stage in the batch's projection)."""
+    """How many seeds each group of claims uses, the inconclusive rows ranked by the runs that would
+    decide them (:func:`ranked`), and what more seeds for Table 3 would cost (notebook 08's stage in
+    the batch's projection)."""
     out = {"ledger.power_seeds": (f"Claims C10 and C11 (Table 2's sets against the untrained backbone) use the "
                                   f"{num(t.loc['C10', 'n'])} seeds notebook 03 trains, C08 and C09 (against the other "
                                   "methods) "
                                   f"the {num(t.loc['C08', 'n'])} of notebook 11")}
-    abl = t.loc[[f"C{i}" for i in range(12, 22)]]
-    need = abl[abl["verdict"] == "inconclusive"]["n_power"]
-    # NaN: the ledger computed no seed count for that claim (nothing of the paper's size to reach)
-    finite, inf, none = need[np.isfinite(need)], list(need[need == float("inf")].index), list(need[need.isna()].index)
-    text = f"The ablation claims (C12–C21) use {num(abl['n'].max())} seeds per arm"
-    if len(finite):
-        text += f"; the inconclusive ones would need {num(finite.min(), '.0f')} to {num(finite.max(), '.0f')}"
-    if inf:
-        text += f", and {', '.join(inf)} more than 100"
-    if none:
-        text += (f"; for the inconclusive {', '.join(none)} the ledger gives no number of seeds that would decide it "
-                 f"(`results/claims.csv` leaves n_power empty)")
-    out["ledger.power_ablations"] = text
+    out["ledger.power_ranked"] = ranked(t.reset_index())
     if exists("08_ablations.json"):  # its record's own wall time (cells only)
         rec = read_json("08_ablations.json")
         seconds, commit = rec["wall_time_s"], rec["provenance"]["git_sha"]

@@ -1,0 +1,120 @@
+"""The report's first screen: the central gain per backbone and budget beside the paper's value (a
+small table), the `gpu` profile's seeds on today's recipe, and the budget curve in one short
+sentence per series. Every number is read from a results file: ``results/claims.csv`` (the cpu
+rows of the ledger), ``results/gpu/`` (the lent GPU's seeds and its MiniLM row,
+``scripts/device/seeds.sh``), ``results/budget_curve.json`` (views per budget, the fits and the
+paper's budget). Returns ``{key: sentence}``.
+
+What it leaves out: the ledger's own lines (:mod:`.ledger_lines`) and the budget curve's long
+sentences (:mod:`.mechanism`).
+"""
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+
+from .common import exists, num, read_json, results, strict
+from .ledger_lines import ledger
+
+#: the `gpu` profile's seeds under the composition rule, and the file holding MiniLM's row scored beside them
+GPU_SEEDS, GPU_REFERENCE = "gpu/gpu_profile_rule", "gpu/gpu_profile_seeds/table1.json"
+TODAY = "rule"  # the budget curve's series on today's recipe end in this word (``cpu, rule``)
+
+
+def gpu_gain() -> dict:
+    """The `gpu` profile's seeds on today's recipe against MiniLM, on Table 1's nine-dataset average:
+    the one-sample t over the seeds against MiniLM's row scored once (an exact number: the ledger's
+    test), with the seeds' training steps and batch and the device's commit."""
+    from pearl.claims.rule import one_sample
+
+    folder = results() / GPU_SEEDS
+    rows = pd.concat([pd.DataFrame(json.loads(f.read_text())["rows"]) for f in sorted(folder.glob("table1_*.json"))])
+    seeds = rows.pivot(index="model", columns="dataset", values="score").mean(axis=1)
+    ref = pd.DataFrame(read_json(GPU_REFERENCE)["rows"]).query("model == 'minilm'")
+    test = one_sample(seeds.to_numpy(float), float(ref["score"].mean()))
+    configs = [json.loads(f.read_text()) for f in sorted(folder.glob("gpu_profile_seed*_pearl.json"))]
+    train = [c["train_config"] for c in configs]
+    prov = json.loads((folder / "provenance.json").read_text())
+    return {**test, "epochs": {t["epochs"] for t in train}, "batch": {t["batch_size"] for t in train},
+            "commit": prov["code_commit"][:7], "machine": prov["machine"].split(";")[0]}
+
+
+def _views(budget_curve: dict, backbone: str, series: str, budget: float) -> float:
+    """The views (phrases seen in training) of one budget of one series of the budget curve."""
+    seen = {p["views"] for p in budget_curve["points"]
+            if p["backbone"] == backbone and p["series"] == series and p["budget"] == budget}
+    if len(seen) != 1:
+        raise KeyError(f"{backbone} ({series}) at budget {budget:g}x: {sorted(seen)} views in results/budget_curve.json")
+    return seen.pop()
+
+
+def _gpu_views(curve: dict) -> float:
+    return curve["gpu_profile"][0]["views"]
+
+
+def table(t: pd.DataFrame, curve: dict, gpu: dict | None) -> str:
+    """Per backbone and budget: our gain with its 95 % interval beside the paper's value, the ledger's
+    verdict where the ledger reads that row (``front.table``)."""
+    rows = t[t["id"].str.match(r"^C01(-|$)")]
+    paper = rows.iloc[0]
+    like = f"{num(paper.paper, 'g')} ({num(paper.paper_like_for_like, '.2f')} like for like)"
+    body = []
+    for r in rows.itertuples():
+        views = _views(curve, r.backbone.lower(), f"cpu, {TODAY}", 1.0)
+        body.append(f"| {r.backbone} | cpu profile, {num(views, ',.0f')} views | {num(r.ours, '+.2f')} "
+                    f"({num(r.ci_low, '+.2f')} to {num(r.ci_high, '+.2f')}) | {num(r.n)} | {like} | {r.verdict} ({r.id}) |")
+    if gpu:
+        body.append(f"| MiniLM (fp16 copy) | gpu profile, {num(_gpu_views(curve), ',.0f')} views | "
+                    f"{num(gpu['ours'], '+.2f')} ({num(gpu['ci_low'], '+.2f')} to {num(gpu['ci_high'], '+.2f')}) | "
+                    f"{num(gpu['n'])} | {num(paper.paper, 'g')} (Table 1's nine datasets) | not in the ledger "
+                    f"(one GPU, commit `{gpu['commit']}`) |")
+    pb = next(iter(curve["fits"].values()))["paper_budget"]
+    body.append(f"| any | the paper's budget, {num(pb['views'], ',.0f')} views | not run here | – | {like} | – |")
+    head = ("| backbone | budget | gain (95 % interval) | seeds | paper | verdict |\n"
+            "|---|---|---|---|---|---|")
+    return head + "\n" + "\n".join(body)
+
+
+def gpu_sentence(gpu: dict, curve: dict, paper: float) -> str:
+    """``front.gpu``: the GPU seeds on today's recipe, with their budget, in one sentence beside the
+    paper's ``paper`` (its nine-dataset gain, the ledger's C01 number)."""
+    return (f"On the lent GPU ({gpu['machine']}), {num(gpu['n'])} seeds of the `gpu` profile on today's recipe "
+            f"({num(_gpu_views(curve), ',.0f')} views: {', '.join(map(str, sorted(gpu['epochs'])))} epochs at batch "
+            f"{', '.join(map(str, sorted(gpu['batch'])))}) move MiniLM's nine-dataset average by "
+            f"{num(gpu['ours'], '+.2f')} points (95 % interval {num(gpu['ci_low'], '+.2f')} to "
+            f"{num(gpu['ci_high'], '+.2f')}), where the paper's PEARL-small moves E5-small's by {num(paper, 'g')}")
+
+
+def budget_sentences(curve: dict) -> str:
+    """``front.budget``: per series on today's recipe, one sentence: its slope per tenfold budget and
+    the 95 % prediction interval at the paper's budget (the curves' union where both are identified)."""
+    out = []
+    for key, v in curve["fits"].items():
+        series, backbone = key.split("/")
+        if not series.endswith(TODAY):
+            continue
+        pb = v["paper_budget"]
+        out.append(f"On {backbone} ({series.split(',')[0]}) the gain rises by {num(v['fit']['slope'], '+.2f')} per "
+                   f"tenfold budget (se {num(v['fit']['se_slope'], '.2f')}), and projects to "
+                   f"{num(pb['pi_low'], '+.2f')} to {num(pb['pi_high'], '+.2f')} at the paper's "
+                   f"{num(pb['views'], ',.0f')} views, an extrapolation of {num(pb['extrapolation'], '.0f')} times")
+    return ". ".join(out)
+
+
+def sentences() -> dict[str, str]:
+    """``front.table``, ``front.gpu`` and ``front.budget``; a part whose files are absent is left out."""
+    if not (exists("claims.csv") and exists("budget_curve.json")):
+        return {}
+    curve = read_json("budget_curve.json")
+    gpu = gpu_gain() if (results() / GPU_SEEDS / "provenance.json").is_file() else None
+    t = ledger()
+    out = {"front.table": table(t, curve, gpu), "front.budget": budget_sentences(curve)}
+    if gpu:
+        out["front.gpu"] = gpu_sentence(gpu, curve, float(t.loc[t["id"] == "C01", "paper"].iloc[0]))
+    return out
+
+
+def all_sentences() -> dict[str, str]:
+    """:func:`sentences`, a missing number in a file read as *no result* with the reason."""
+    return strict(sentences, "front.", sources=("claims.csv", "budget_curve.json", GPU_REFERENCE))
