@@ -83,7 +83,7 @@ passes while the interval also excludes the difference the paper itself printed,
 differ less here than they did in the paper (as when training barely moves the model).
 
 The plan (:func:`seeds_to_decide`): the fewest seeds per arm with which the same rule, at the
-family's level, decides the row (any verdict but *inconclusive*) with probability at least 80 %
+family's level, decides the row (any verdict but *inconclusive*) with 80 % power (that probability)
 if the true difference and spread are those observed (a lower bound on that probability from
 the noncentral t: it plans seeds, it does not promise what a run finds).
 
@@ -310,14 +310,14 @@ def decide_probability(kind: str, x: float, se: float, df: float, m: int = 1, pa
 def seeds_to_decide(kind: str, x: float, std: float, m: int = 1, paper: float = math.nan, margin: float = math.nan,
                     design: str = "two-sample", ref_se: float = 0.0, ref_df: float = math.inf,
                     max_n: int = 100) -> float:
-    """The fewest seeds per arm (2 to ``max_n``) with which :func:`decide_probability` reaches 80 % at
+    """The fewest seeds per arm (2 to ``max_n``) with which :func:`decide_probability` reaches 80 % power at
     the oriented difference ``x`` and seed std ``std`` (:func:`design_se` for the design); ``inf``
     when none does (a reference whose own noise caps it), NaN without a std.
 
     It projects from our std and our estimate, themselves from a few seeds, so it says what to
     plan, not what a run will find.
 
-    >>> seeds_to_decide("direction", 1.0, 1.0, design="reference")   # one-sided 5 %, 80 %: about 8 seeds
+    >>> seeds_to_decide("direction", 1.0, 1.0, design="reference")   # one-sided 5 %, 80 % power: about 8 seeds
     8.0
     """
     if not (std > 0) or x != x:
