@@ -1,6 +1,6 @@
 """The verdict rule on hand-made cases, one per branch of its table and kind, and its statistics
-(intervals, Welch, TOST, Holm) against scipy's own t-tests, hand-computed numbers and a
-simulation of the power they claim."""
+(intervals, Welch, TOST, the family interval and its p-values, Benjamini–Hochberg, the plan) against
+scipy's own tests, hand-computed numbers and a simulation of the power they claim."""
 import math
 
 import numpy as np
