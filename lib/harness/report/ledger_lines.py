@@ -15,7 +15,7 @@ from .common import exists, no_result, num, read_json, results, strict
 
 NUMERIC = ("paper", "paper_like_for_like", "ours", "ci_low", "ci_high", "std", "p", "p_vs_paper", "p_adj", "p_tost",
            "p_equiv", "p_equiv_adj", "mde", "n_decide", "margin", "ci_low_adj", "ci_high_adj", "level", "floor",
-           "q_ledger")
+           "q_ledger", "ref_se")
 WHO = {"pearl": "paper", "pause": "PAUSE paper", "phrase_bert": "Phrase-BERT paper"}
 
 
@@ -171,15 +171,19 @@ def line_or_note(r) -> str:
 
 def runs_to_decide(r) -> float:
     """The training runs the rule's plan asks of an inconclusive row: the seeds to add to the tested
-    arm, and to the reference arm when it has seeds of its own (a reference scored once needs none).
+    arm, and to the reference arm when the plan gives it seeds too (seeds of its own, or single models
+    whose std is borrowed: ``ref_se`` empty); a reference scored once needs none.
 
-    >>> float(runs_to_decide(pd.Series({"n_decide": 5.0, "n": 3, "n_ref": 3})))
+    >>> float(runs_to_decide(pd.Series({"n_decide": 5.0, "n": 3, "n_ref": 3, "ref_se": 0.2})))
     4.0
-    >>> float(runs_to_decide(pd.Series({"n_decide": 9.0, "n": 5, "n_ref": 1})))
+    >>> float(runs_to_decide(pd.Series({"n_decide": 9.0, "n": 5, "n_ref": 1, "ref_se": 0.1})))
     4.0
+    >>> float(runs_to_decide(pd.Series({"n_decide": 4.0, "n": 1, "n_ref": 1, "ref_se": float("nan")})))
+    6.0
     """
     more = max(0.0, r["n_decide"] - r["n"])
-    return more + (max(0.0, r["n_decide"] - r["n_ref"]) if r["n_ref"] > 1 else 0.0)
+    both = r["n_ref"] > 1 or r["ref_se"] != r["ref_se"]  # the plan's two-sample design (pearl.claims.report)
+    return more + (max(0.0, r["n_decide"] - r["n_ref"]) if both else 0.0)
 
 
 def ranked(t: pd.DataFrame) -> str:
@@ -187,7 +191,8 @@ def ranked(t: pd.DataFrame) -> str:
     plan cannot decide within 100 seeds reads *needs more than 100 seeds*.
 
     >>> t = pd.DataFrame({"id": ["A", "B", "C"], "apart": ["", "", ""], "verdict": ["inconclusive"] * 3,
-    ...                   "n_decide": [9.0, 3.0, float("inf")], "n": [3, 1, 3], "n_ref": [3, 3, 1]})
+    ...                   "n_decide": [9.0, 3.0, float("inf")], "n": [3, 1, 3], "n_ref": [3, 3, 1],
+    ...                   "ref_se": [0.1, 0.1, 0.0]})
     >>> ranked(t)
     'B: 3 seeds per arm, 2 more runs; A: 9 seeds per arm, 12 more runs; C: needs more than 100 seeds per arm'
     """
