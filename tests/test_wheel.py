@@ -17,6 +17,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from _dists import NOTEBOOK_TOOLS, closure, wanted
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -25,9 +26,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the notebooks extra's tools a researcher must not get with `pip install .` (module names)
 TOOLS = ("jupyter", "jupyter_core", "jupyterlab", "notebook", "ipykernel", "ipywidgets", "papermill", "voila",
          "mkdocs", "material", "playwright", "pytest", "jupytext")
-#: the same, as distribution names in Requires-Dist
-TOOL_DISTS = {"jupyterlab", "jupyter", "jupyter-core", "notebook", "ipykernel", "ipywidgets", "papermill", "voila",
-              "mkdocs", "mkdocs-material", "mkdocs-jupyter", "playwright", "pytest", "jupytext"}
 
 #: what runs in the fresh venv, in the temporary working folder, with no $PEARL_OUTPUT
 CHILD = r"""
@@ -88,26 +86,6 @@ def requires(wheel: Path) -> list[Requirement]:
     with zipfile.ZipFile(wheel) as z:
         meta = z.read(next(n for n in z.namelist() if n.endswith(".dist-info/METADATA"))).decode()
     return [Requirement(line.split(":", 1)[1].strip()) for line in meta.splitlines() if line.startswith("Requires-Dist:")]
-
-
-def closure(reqs: list[Requirement]) -> dict[str, md.Distribution]:
-    """The installed distributions ``reqs`` need (no extra of the wheel's own), with theirs and those
-    of the extras they ask for (``requests[socks]``), from this venv."""
-    def wanted(req: Requirement, extras) -> bool:
-        return not req.marker or any(req.marker.evaluate({"extra": e}) for e in extras)
-
-    found, asked = {}, set()
-    todo = [r for r in reqs if wanted(r, [""])]
-    while todo:
-        req = todo.pop()
-        name = canonicalize_name(req.name)
-        extras = {""} | {canonicalize_name(e) for e in req.extras}
-        if {(name, e) for e in extras} <= asked:
-            continue
-        asked |= {(name, e) for e in extras}
-        found[name] = dist = md.distribution(name)
-        todo += [r for r in map(Requirement, dist.requires or []) if wanted(r, extras)]
-    return found
 
 
 def link(dists: dict[str, md.Distribution], site: Path) -> list[Path]:
@@ -172,8 +150,8 @@ def test_the_science_wheel_installs_alone_and_trains_in_its_working_folder(tmp_p
     with zipfile.ZipFile(wheel) as z:
         assert {n.split("/")[0] for n in z.namelist()} == {"pearl", wheel.name.split("-py3")[0] + ".dist-info"}
     reqs = requires(wheel)
-    science = [r for r in reqs if not r.marker or r.marker.evaluate({"extra": ""})]
-    assert {canonicalize_name(r.name) for r in science} & TOOL_DISTS == set()
+    science = [r for r in reqs if wanted(r)]
+    assert {canonicalize_name(r.name) for r in science} & NOTEBOOK_TOOLS == set()
     assert "torch==2.13.0" in {str(r) for r in science}
 
     # 2. a fresh venv holding the science's dependencies alone, and the wheel installed into it offline
@@ -183,7 +161,7 @@ def test_the_science_wheel_installs_alone_and_trains_in_its_working_folder(tmp_p
     vpy = venv / "bin" / "python"
     site = Path(run(vpy, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])").stdout.strip())
     dists = closure(reqs)
-    assert set(dists) & TOOL_DISTS == set(), "a science dependency pulls in a notebook tool"
+    assert set(dists) & NOTEBOOK_TOOLS == set(), "a science dependency pulls in a notebook tool"
     targets = link(dists, site)
     run(sys.executable, "-m", "pip", "--python", vpy, "install", "-q", "--no-build-isolation", "--no-cache-dir", wheel,
         env=pip_env)
@@ -201,6 +179,7 @@ def test_the_science_wheel_installs_alone_and_trains_in_its_working_folder(tmp_p
            "PYTHONDONTWRITEBYTECODE": "1", "OMP_NUM_THREADS": "2"}
     out = json.loads(run(vpy, "-c", CHILD, json.dumps(TOOLS + ("harness",)), cwd=work, env=env).stdout.splitlines()[-1])
     after = listing(*watched)
+    assert changed(before, after) == [], "written outside the working folder"
 
     assert Path(out["pearl"]).is_relative_to(site) and out["checkout"] == "None"
     assert out["importable"] == [], "the science venv holds notebook tools or the harness"
@@ -210,5 +189,4 @@ def test_the_science_wheel_installs_alone_and_trains_in_its_working_folder(tmp_p
     assert (work / "models" / "pearl-wheel-tiny" / "pearl.json").is_file()
     assert out["turney"]["n"] > 2000 and 0 < out["turney"]["score"] <= 100
     assert out["raw_data_without_env"] == "None"
-    assert changed(before, after) == [], "written outside the working folder"
     assert sorted(p.relative_to(home) for p in home.rglob("*")) == [], "written into the home folder"
