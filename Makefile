@@ -42,12 +42,14 @@ NOTEBOOKS := $(filter-out $(SEPARATE),$(shell cat notebooks/ORDER))
 
 setup: $(STAMP)
 
-$(STAMP): requirements.lock pyproject.toml
+$(STAMP): requirements.lock pyproject.toml lib/harness/pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	# torch first, pinned: an unpinned torch pulled in by another package is a multi-GB CUDA build
 	$(PY) -m pip install -q torch==2.13.0
-	$(PY) -m pip install -q -c requirements.lock -e .
+	# both editable: the science with its notebooks extra (the notebook, site and test tools:
+	# pyproject.toml), and the harness, a distribution of its own (lib/harness/pyproject.toml)
+	$(PY) -m pip install -q -c requirements.lock -e ".[notebooks]" -e lib/harness
 	$(PY) -m ipykernel install --prefix $(VENV) --name $(KERNEL) --display-name "PEARL companion"
 	touch $(STAMP)
 

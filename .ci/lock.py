@@ -1,4 +1,8 @@
-"""Write requirements.lock (pip freeze of .venv) and environment.yml from it: `make lock`."""
+"""Write requirements.lock (pip freeze of .venv) and environment.yml from it: `make lock`.
+
+One lock for the whole environment (the science, its notebooks extra and their dependencies): as
+pip constraints it pins `pip install -c requirements.lock .` (the science alone) as well as `make setup`.
+"""
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +27,7 @@ dependencies:
   - pip
   - pip:
 {body}
-      - -e .
+      - -e .[notebooks]
+      - -e lib/harness
 """)
 print(f"pinned {len(pins)} packages")

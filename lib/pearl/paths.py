@@ -4,7 +4,13 @@ Raw data is immutable and lives outside the repository; everything we derive fro
 (phrase corpora, synonym tables, trained models) goes under ``data/derived`` or ``models``;
 what the paper reports goes under ``results`` and ``figures``.
 
-Nothing here touches the disk at import time: the functions resolve paths when called.
+Nothing here writes at import time (one look finds whether this is a checkout): the functions
+resolve paths when called.
+
+Where outputs go: in this repository's checkout (an editable install, or ``PYTHONPATH=lib``) the
+checkout's root, as the notebooks expect; from an installed wheel the working folder; ``$PEARL_OUTPUT``
+overrides both. Nothing is ever derived from an installed package's location (beside
+``site-packages`` is no place for a researcher's models).
 
 >>> results_dir().name
 'results'
@@ -15,8 +21,23 @@ import os
 import re
 from pathlib import Path
 
-#: the repository root (lib/pearl/paths.py -> ../..)
-ROOT = Path(__file__).resolve().parents[2]
+
+def checkout(module: Path) -> Path | None:
+    """The repository checkout holding ``module`` (``<checkout>/lib/pearl/paths.py``: a
+    ``pyproject.toml`` above ``lib/``), or None for an installed wheel (``site-packages/pearl/paths.py``).
+
+    >>> checkout(Path("/venv/lib/python3.11/site-packages/pearl/paths.py")) is None
+    True
+    """
+    top = module.parents[2]
+    return top if module.parents[1].name == "lib" and (top / "pyproject.toml").is_file() else None
+
+
+#: the repository checkout this module lies in, or None when pearl runs from an installed wheel
+CHECKOUT = checkout(Path(__file__).resolve())
+#: the repository root in a checkout (lib/pearl/paths.py -> ../..); from an installed wheel the
+#: working folder at import (:func:`base` follows the working folder when it changes)
+ROOT = CHECKOUT if CHECKOUT is not None else Path.cwd()
 
 #: the environment variable that names the offline data folder
 DATA_ENV = "PEARL_DATA"
@@ -28,7 +49,8 @@ OUTPUT_ENV = "PEARL_OUTPUT"
 def raw_data_dir() -> Path | None:
     """The folder holding the raw data sets, or None when only downloading can give them.
 
-    Order: ``$PEARL_DATA``; ``../shared/data`` beside the checkout when it exists.
+    Order: ``$PEARL_DATA``; ``../shared/data`` beside the checkout when it exists (a checkout
+    only: an installed wheel never looks beside ``site-packages``).
     """
     env = os.environ.get(DATA_ENV)
     if env:
@@ -39,26 +61,39 @@ def raw_data_dir() -> Path | None:
                 f"(the one holding pearl_benchmark/) or unset it to download the data."
             )
         return path.resolve()
-    shared = ROOT.parent / "shared" / "data"
+    if CHECKOUT is None:
+        return None
+    shared = CHECKOUT.parent / "shared" / "data"
     return shared.resolve() if shared.is_dir() else None
 
 
+def base() -> Path:
+    """What the default output root and relative roots start from: the checkout's root, or, from an
+    installed wheel, the working folder (now, not at import)."""
+    return CHECKOUT if CHECKOUT is not None else Path.cwd()
+
+
 def cache_dir() -> Path:
-    """Where downloads go when no raw data folder exists (``$PEARL_CACHE`` overrides)."""
-    return Path(os.environ.get("PEARL_CACHE", ROOT / ".cache" / "pearl")).expanduser()
+    """Where downloads go when no raw data folder exists (``$PEARL_CACHE`` overrides): the
+    checkout's ``.cache/pearl``; from an installed wheel, ``.cache/pearl`` under :func:`output_root`."""
+    env = os.environ.get("PEARL_CACHE")
+    if env:
+        return Path(env).expanduser()
+    return (CHECKOUT if CHECKOUT is not None else output_root()) / ".cache" / "pearl"
 
 
 def output_root() -> Path:
-    """The default root of everything a run writes, when the caller passes no ``root``: the
-    repository, or ``$PEARL_OUTPUT``.
+    """The default root of everything a run writes, when the caller passes no ``root``:
+    ``$PEARL_OUTPUT``, else :func:`base` (the repository in a checkout, the working folder from an
+    installed wheel).
 
     Nothing in pearl sets the variable: a researcher sets it, or the harness sets it once at a
     notebook's start, before anything runs. Tests set ``PEARL_OUTPUT`` to a scratch folder. A
-    relative ``$PEARL_OUTPUT`` is taken relative to the repository root, not to the working
-    folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
+    relative ``$PEARL_OUTPUT`` is taken relative to :func:`base`: in a checkout the repository root,
+    not the working folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
     """
     env = os.environ.get(OUTPUT_ENV)
-    return ROOT if not env else usable((ROOT / Path(env).expanduser()).resolve(), env)
+    return base() if not env else usable((base() / Path(env).expanduser()).resolve(), env)
 
 
 def usable(root: Path, said: str | Path) -> Path:
@@ -73,12 +108,13 @@ def usable(root: Path, said: str | Path) -> Path:
     else:
         return root
     raise error(f"${OUTPUT_ENV}={said} ({root}) {problem}. Point ${OUTPUT_ENV} at a folder you can write (it is "
-                "created when absent), or unset it to write into the repository")
+                "created when absent), or unset it to write into "
+                + ("the repository" if CHECKOUT is not None else "the working folder"))
 
 
 def _root(root: str | Path | None) -> Path:
-    """``root`` as given (relative to the repository root), or :func:`output_root`."""
-    return output_root() if root is None else (ROOT / Path(root).expanduser()).resolve()
+    """``root`` as given (relative to :func:`base`: the repository root in a checkout), or :func:`output_root`."""
+    return output_root() if root is None else (base() / Path(root).expanduser()).resolve()
 
 
 def derived_dir(*parts: str, root: str | Path | None = None) -> Path:
