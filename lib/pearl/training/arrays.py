@@ -82,13 +82,14 @@ def tokenise(tokenizer, texts: Sequence[str], max_length: int, chunk: int = 4096
     lengths = np.zeros(n, dtype=np.int16)
     token_types = False
     for lo in range(0, n, chunk):
-        part = tokenizer(list(texts[lo:lo + chunk]), truncation=True, max_length=max_length)
+        part = tokenizer(list(texts[lo:lo + chunk]), padding=True, truncation=True, max_length=max_length,
+                         return_tensors="np")
         token_types = token_types or "token_type_ids" in part
-        if any(any(t) for t in part.get("token_type_ids", ())):
+        if "token_type_ids" in part and part["token_type_ids"].any():
             raise ValueError("the tokenizer gives one text nonzero token_type_ids: the arrays store none")
-        for j, row in enumerate(part["input_ids"]):
-            ids[lo + j, : len(row)] = row
-            lengths[lo + j] = len(row)
+        width = part["input_ids"].shape[1]
+        ids[lo:lo + len(part["input_ids"]), :width] = part["input_ids"]
+        lengths[lo:lo + len(part["input_ids"])] = part["attention_mask"].sum(1)
     width = int(lengths.max()) if n else 1
     encoded = [t.encode("utf-8")[:MAX_CHARS] or b" " for t in texts]
     char_lengths = np.fromiter((len(b) for b in encoded), dtype=np.uint8, count=n)
