@@ -4,8 +4,8 @@ Usage: PYTHONPATH=lib:perf .venv/bin/python perf/gpu_step.py [--device cuda] [--
        [--backbones minilm me5-small] [--compile] [--out FILE]
 
 Per backbone: the model of the recipe (character encoder, type head, 4 length buckets), batches drawn
-once into arrays (:mod:`pearl.training.arrays`: 2 hard negatives, widths rounded to a multiple of 8 on
-CUDA) and moved with ``non_blocking`` from pinned memory, bf16 autocast on CUDA (fp32 on a CPU), the
+once into arrays (:mod:`pearl.training.arrays`: 2 hard negatives, widths rounded to a multiple of 8 and
+the length buckets decided on the host on CUDA) and moved with ``non_blocking`` from pinned memory, bf16 autocast on CUDA (fp32 on a CPU), the
 trainer's fused Adam (:func:`pearl.training.train.make_optimizer`: row-wise word-embedding update),
 and the loss read once at the end (``compute_loss(lazy=True)``: no host wait per step). Timed over
 ``--steps`` steps after 3 warm-up steps (``--compile``: ``torch.compile`` of the backbone, 5),
@@ -93,7 +93,8 @@ def time_backbone(name: str, data, device: str, batch_size: int, steps: int, com
     t0 = time.perf_counter()
     drawn = arrays.draw(collator, plan, steps + warm, workers=os.cpu_count() or 1)
     draw_s = time.perf_counter() - t0
-    feed = arrays.StepArrays(drawn, pad_multiple=8 if device.startswith("cuda") else 1)
+    cuda = device.startswith("cuda")
+    feed = arrays.StepArrays(drawn, pad_multiple=8 if cuda else 1, buckets=4 if cuda else 1)
     cfg = TrainConfig(length_buckets=4, bf16=None)
     use_bf16 = uses_bf16(device, cfg)
     if compile_:
@@ -108,9 +109,8 @@ def time_backbone(name: str, data, device: str, batch_size: int, steps: int, com
                 start = time.perf_counter()
             if t >= warm:
                 flops.append(step_flops(model, batch))
-            pin = device.startswith("cuda")
-            batch["inputs"] = {k: (v.pin_memory() if pin else v).to(device, non_blocking=True)
-                               for k, v in batch["inputs"].items()}
+            batch["inputs"] = {k: (v.pin_memory() if cuda else v).to(device, non_blocking=True) if torch.is_tensor(v)
+                               else v for k, v in batch["inputs"].items()}
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
                 loss, p = compute_loss(model, batch, cfg, lazy=True)
             opt.zero_grad(set_to_none=True)

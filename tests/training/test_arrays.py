@@ -114,3 +114,21 @@ def test_bad_feed_settings_name_the_fix():
         TrainConfig(feed="tensors")
     with pytest.raises(ValueError, match="log_every.*integer >= 1"):
         TrainConfig(log_every=0)
+
+
+def test_buckets_decided_on_the_host_give_the_models_own_vectors():
+    """The length buckets a GPU batch carries (order and widths from the host-side lengths, widths
+    rounded to 8) give the vectors the model's own bucketing gives on the exact batch."""
+    from pearl.training.model import build_model
+
+    collator, _ = _collator()
+    plan = BatchPlan(40, 8, seed=3)
+    drawn = arrays.draw(collator, plan, 1)
+    exact = arrays.StepArrays(drawn).batch(0)["inputs"]
+    hinted = arrays.StepArrays(drawn, pad_multiple=8, buckets=4).batch(0)["inputs"]
+    assert len(hinted["bucket_widths"]) == 4 and all(w % 8 == 0 for w in hinted["bucket_widths"])
+    backbone, _ = tiny_backbone(dropout=0.0)
+    torch.manual_seed(0)
+    model = build_model(backbone, char_dim=16, num_labels=len(LABELS)).eval()
+    with torch.no_grad():
+        torch.testing.assert_close(model(**hinted).embedding, model(**exact, buckets=4).embedding, rtol=1e-5, atol=1e-6)

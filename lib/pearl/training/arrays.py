@@ -25,8 +25,9 @@ resume are unchanged: the "sampler state" is still the step.
 
 Shapes: with ``pad_multiple`` > 1 the widths are rounded up to a multiple (8 on a GPU), so a run
 sees a few shapes only (the padding is masked: the same vectors up to float rounding); 1 keeps the
-Collator's exact widths. ``bucket_widths`` gives each length bucket's width from the host-side
-lengths, so the model need not read them back from the device.
+Collator's exact widths. With ``buckets`` > 1 the batch also carries the model's length buckets
+(``bucket_order``, ``bucket_widths``) computed from the host-side lengths, so the model need not
+read the lengths back from the device.
 
 What it leaves out: the draws themselves (the Collator's), the order of phrases (:class:`BatchPlan`),
 data parallel shards other than the Collator's rule (rank ``r`` of ``world`` keeps the contiguous
@@ -255,11 +256,13 @@ class StepArrays:
     """Every step's batch gathered from :func:`draw`'s arrays: the Collator's batch dict, for rank
     ``rank`` of ``world``; ``use_char`` adds the byte ids; widths rounded up to ``pad_multiple``."""
 
-    def __init__(self, arrays: dict, use_char: bool = True, rank: int = 0, world: int = 1, pad_multiple: int = 1):
+    def __init__(self, arrays: dict, use_char: bool = True, rank: int = 0, world: int = 1, pad_multiple: int = 1,
+                 buckets: int = 1):
         meta = arrays["meta"]
         self.a, self.k, self.b = arrays, int(meta["k"]), int(meta["anchors"])
         self.pad_id, self.token_types = int(meta["pad_id"]), bool(meta["token_types"])
         self.use_char, self.rank, self.world, self.pad_multiple = use_char, rank, world, pad_multiple
+        self.buckets = buckets
         self.steps = len(arrays["rows"])
         self.texts_per_step = arrays["rows"].shape[1] if self.steps else 0
         if self.b % world:
@@ -290,6 +293,11 @@ class StepArrays:
         if self.token_types:
             out["token_type_ids"] = torch.zeros_like(out["input_ids"])
         out["attention_mask"] = torch.from_numpy(mask)
+        if self.buckets > 1:  # the model's length buckets, decided here on the host (PearlModel.forward)
+            order = torch.argsort(torch.from_numpy(lengths), stable=True)
+            out["bucket_order"] = order
+            out["bucket_widths"] = [min(self._width(int(lengths[s].max())), width) if len(s) else 1
+                                    for s in torch.tensor_split(order, self.buckets)]
         if self.use_char:
             clen = np.asarray(self.a["char_lengths"])[rows].astype(np.int64)
             cw = self._width(int(clen.max()) if len(rows) else 1)

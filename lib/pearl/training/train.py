@@ -243,8 +243,9 @@ def batches(cfg: TrainConfig, plan: BatchPlan, collator: Collator, total: int, s
     data = arrays.prepare(collator, plan, total, run_dir / "arrays" if run_dir is not None else None,
                           {"config": drawing, "inputs": inputs, "phrases": plan.n}, workers=cfg.num_workers)
     # on a GPU few shapes (multiples of 8); on a CPU the Collator's exact widths
-    steps = arrays.StepArrays(data, collator.use_char, collator.rank, collator.world,
-                              pad_multiple=8 if device.startswith("cuda") else 1)
+    cuda = device.startswith("cuda")
+    steps = arrays.StepArrays(data, collator.use_char, collator.rank, collator.world, pad_multiple=8 if cuda else 1,
+                              buckets=cfg.length_buckets if cuda else 1)
     return arrays.StepArraysDataset(steps, start, end)
 
 
@@ -346,7 +347,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     # does): inductor cannot compile a sparse embedding backward and breaks the graph there
     with sparse_embedding_grads(model.backbone, cfg.embedding_update == "rows" and not compiled):  # restored after
         for batch in bar:
-            batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
+            batch["inputs"] = {k: v.to(device, non_blocking=True) if torch.is_tensor(v) else v
+                               for k, v in batch["inputs"].items()}
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
                 loss, parts = compute_loss(net, batch, cfg, world, total, lazy=True)
             optimizer.zero_grad(set_to_none=True)
