@@ -47,6 +47,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from ..data import sha256
 from .batches import BatchPlan, Collator
 
 #: the character encoder's byte window (pearl.training.char_encoder.char_ids' max_chars)
@@ -163,14 +164,6 @@ def draw(collator: Collator, plan: BatchPlan, steps: int, workers: int = 0) -> d
 
 
 # ---------------------------------------------------------------------------------------- saving
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 22), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def key_of(parts: dict) -> str:
     """sha256 of ``parts`` (JSON, keys sorted): the key a folder of arrays is saved under."""
     return hashlib.sha256(json.dumps({"version": VERSION, **parts}, sort_keys=True, default=list).encode()).hexdigest()
@@ -193,7 +186,7 @@ def save(arrays: dict, folder: str | Path, key: str) -> Path:
                 np.save(fh, arrays[name])
                 fh.flush()
                 os.fsync(fh.fileno())
-            digests[name] = _sha256(path)
+            digests[name] = sha256(path)
     (tmp / MANIFEST).write_text(json.dumps({"key": key, "version": VERSION, "meta": arrays["meta"], "sha256": digests},
                                            indent=1, sort_keys=True))
     old = folder.with_name(f".{folder.name}.{os.getpid()}.old")
@@ -222,7 +215,7 @@ def load(folder: str | Path, key: str | None = None, verify: bool = True) -> dic
     out = {"meta": manifest["meta"]}
     for name, digest in manifest["sha256"].items():
         path = folder / f"{name}.npy"
-        if verify and (not path.is_file() or _sha256(path) != digest):
+        if verify and (not path.is_file() or sha256(path) != digest):
             raise ArraysError(f"{path} does not match its sha256 in {folder / MANIFEST}: {fix}")
         out[name] = np.load(path, mmap_mode="r")
     return out
