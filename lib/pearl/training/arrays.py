@@ -55,6 +55,8 @@ MAX_CHARS = 48
 #: the table's and the steps' files, in the order they are written
 FILES = ("ids", "lengths", "chars", "char_lengths", "rows", "labels", "labelled")
 MANIFEST = "manifest.json"
+#: distinct texts a worker tokenises at a time
+TOKENISE_CHUNK = 1 << 16
 #: bump when the layout of the files changes: a folder of another version is rebuilt, not misread
 VERSION = 1
 
@@ -112,7 +114,25 @@ def tokenizer_identity(tokenizer) -> dict:
 
 
 # ---------------------------------------------------------------------------------------- drawing
-_JOB: tuple | None = None  # (collator, plan): set before forking, so workers inherit it unpickled
+_JOB: tuple | None = None  # what the pool's function reads: set before forking, so workers inherit it unpickled
+
+
+def _in_pool(fn, jobs: list, workers: int, job: tuple) -> list:
+    """``[fn(j) for j in jobs]`` with ``_JOB = job``, in ``workers`` forked processes when there are
+    several jobs (fork: the collator's augmenter, a closure, and the tokenizer are inherited, never pickled)."""
+    global _JOB
+    _JOB = job
+    try:
+        if workers > 1 and len(jobs) > 1:
+            import multiprocessing
+
+            from ..workers import tied
+
+            with tied(), multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+                return pool.map(fn, jobs)
+        return [fn(j) for j in jobs]
+    finally:
+        _JOB = None
 
 
 def _draw_chunk(bounds: tuple[int, int]) -> tuple[list[list[str]], list[list[int]]]:
@@ -125,34 +145,40 @@ def _draw_chunk(bounds: tuple[int, int]) -> tuple[list[list[str]], list[list[int
     return texts, labels
 
 
-def _draw_steps(collator: Collator, plan: BatchPlan, steps: int, workers: int, chunk: int = 64):
-    global _JOB
-    bounds = [(lo, min(lo + chunk, steps)) for lo in range(0, steps, chunk)]
-    _JOB = (collator, plan)
-    try:
-        if workers > 1 and len(bounds) > 1:
-            import multiprocessing
-
-            from ..workers import tied
-
-            # fork: the collator (its augmenter a closure) is inherited, never pickled
-            with tied(), multiprocessing.get_context("fork").Pool(min(workers, len(bounds))) as pool:
-                parts = pool.map(_draw_chunk, bounds)
-        else:
-            parts = [_draw_chunk(b) for b in bounds]
-    finally:
-        _JOB = None
-    return [t for p in parts for t in p[0]], [lab for p in parts for lab in p[1]]
+def _tokenise_chunk(texts: list[str]) -> TextTable:
+    tokenizer, max_length = _JOB
+    return tokenise(tokenizer, texts, max_length)
 
 
-def draw(collator: Collator, plan: BatchPlan, steps: int, workers: int = 0) -> dict[str, np.ndarray]:
+def _concat(tables: list[TextTable]) -> TextTable:
+    """One table of ``tables`` in order, padded to the widest."""
+    def stack(parts, fill, dtype):
+        out = np.full((sum(len(p) for p in parts), max(p.shape[1] for p in parts)), fill, dtype=dtype)
+        at = 0
+        for p in parts:
+            out[at:at + len(p), : p.shape[1]] = p
+            at += len(p)
+        return out
+
+    first = tables[0]
+    return TextTable(stack([t.ids for t in tables], first.pad_id, np.int32), np.concatenate([t.lengths for t in tables]),
+                     stack([t.chars for t in tables], 0, np.uint8), np.concatenate([t.char_lengths for t in tables]),
+                     first.pad_id, any(t.token_types for t in tables))
+
+
+def draw(collator: Collator, plan: BatchPlan, steps: int, workers: int = 0, chunk: int = 64) -> dict[str, np.ndarray]:
     """Steps ``0 .. steps-1`` of ``plan`` drawn by ``collator`` (the global batch, before any shard)
     into arrays: the :class:`TextTable` of their distinct texts, each step's table ``rows``, its
-    ``labels`` and (PAUSE) ``labelled`` flags. ``workers`` > 1 draws chunks of steps in forked processes."""
-    texts, labels = _draw_steps(collator, plan, steps, workers)
+    ``labels`` and (PAUSE) ``labelled`` flags. ``workers`` > 1 draws chunks of ``chunk`` steps, then
+    tokenises chunks of the distinct texts, in forked processes (the same arrays as one process)."""
+    parts = _in_pool(_draw_chunk, [(lo, min(lo + chunk, steps)) for lo in range(0, steps, chunk)], workers,
+                     (collator, plan))
+    texts, labels = [t for p in parts for t in p[0]], [lab for p in parts for lab in p[1]]
     index: dict[str, int] = {}
     rows = np.array([[index.setdefault(t, len(index)) for t in step] for step in texts], dtype=np.int32)
-    table = tokenise(collator.tokenizer, list(index), collator.max_length)
+    distinct, size = list(index), TOKENISE_CHUNK
+    table = _concat(_in_pool(_tokenise_chunk, [distinct[lo:lo + size] for lo in range(0, len(distinct), size)] or [[]],
+                             workers, (collator.tokenizer, collator.max_length)))
     out = {"ids": table.ids, "lengths": table.lengths, "chars": table.chars, "char_lengths": table.char_lengths,
            "rows": rows.reshape(steps, -1), "labels": np.array(labels, dtype=np.int16).reshape(steps, -1)}
     if collator.labelled is not None:
