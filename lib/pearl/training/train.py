@@ -240,7 +240,8 @@ def batches(cfg: TrainConfig, plan: BatchPlan, collator: Collator, total: int, s
     from . import arrays
 
     drawing = {k: v for k, v in cfg.record().items() if k in DRAWING}
-    data = arrays.prepare(collator, plan, total, run_dir / "arrays" if run_dir is not None else None,
+    keep = run_dir is not None and collator.rank == 0  # one writer: other ranks of data parallel draw in memory
+    data = arrays.prepare(collator, plan, total, run_dir / "arrays" if keep else None,
                           {"config": drawing, "inputs": inputs, "phrases": plan.n}, workers=cfg.num_workers)
     # on a GPU few shapes (multiples of 8); on a CPU the Collator's exact widths
     cuda = device.startswith("cuda")
