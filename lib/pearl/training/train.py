@@ -13,9 +13,11 @@ What a run does:
    ``decay_every`` = 2,000 steps; the word embeddings get sparse gradients and a row-wise update
    (``embedding_update="rows"``, :mod:`pearl.training.optim`: dense Adam's weights up to float
    rounding, without a dense gradient of the whole vocabulary per length bucket); batches from :mod:`pearl.training.batches` (tokenised in the
-   collate, optionally in DataLoader workers; ``batch_composition``: a phrase's hard negatives as extra
+   collate, optionally in DataLoader workers, or with ``feed="arrays"`` drawn once before the loop and
+   gathered by index, the same batches: :mod:`pearl.training.arrays`; ``batch_composition``: a phrase's hard negatives as extra
    candidates of the loss, or as rows of their own with a positive and a type label, as the authors' loader); bf16 autocast and optional ``torch.compile``
-   on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
+   on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``), the loss read
+   back from the device every ``log_every`` steps;
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
    step = sampler state, RNG states, log) with its sha256 beside it, keeping the one before
    (:mod:`pearl.checkpoint`); a run started on a folder holding one resumes from it
