@@ -6,7 +6,10 @@ Usage: PYTHONPATH=lib:perf .venv/bin/python perf/gpu_step.py [--device cuda] [--
 Per backbone: the model of the recipe (character encoder, type head, 4 length buckets), batches drawn
 once into arrays (:mod:`pearl.training.arrays`: 2 hard negatives, widths rounded to a multiple of 8 and
 the length buckets decided on the host on CUDA) and moved with ``non_blocking`` from pinned memory, bf16 autocast on CUDA (fp32 on a CPU), the
-trainer's fused Adam (:func:`pearl.training.train.make_optimizer`: row-wise word-embedding update),
+trainer's fused Adam (:func:`pearl.training.train.make_optimizer`), with the row-wise word-embedding
+update and, on CUDA, also the dense one (the same weights up to float rounding, pearl.training.optim;
+the row-wise one reads its step and active rows back from the device every step; the record's
+``backbones`` row is the faster, ``by_update`` holds both),
 and the loss read once at the end (``compute_loss(lazy=True)``: no host wait per step). Timed over
 ``--steps`` steps after 3 warm-up steps (``--compile``: ``torch.compile`` of the backbone, 5),
 synchronised only at the two ends.
@@ -75,7 +78,7 @@ def backbone_for(name: str):
         return BertModel(BertConfig(**SHAPES[name]), add_pooling_layer=False), tok, True
 
 
-def time_backbone(name: str, data, device: str, batch_size: int, steps: int, compile_: bool) -> dict:
+def time_backbone(name: str, data, device: str, batch_size: int, steps: int, compile_: bool, update: str = "rows") -> dict:
     from pearl.training import arrays
     from pearl.training.batches import BatchPlan, Collator
     from pearl.training.flops import step_flops
@@ -95,13 +98,13 @@ def time_backbone(name: str, data, device: str, batch_size: int, steps: int, com
     draw_s = time.perf_counter() - t0
     cuda = device.startswith("cuda")
     feed = arrays.StepArrays(drawn, pad_multiple=8 if cuda else 1, buckets=4 if cuda else 1)
-    cfg = TrainConfig(length_buckets=4, bf16=None)
+    cfg = TrainConfig(length_buckets=4, bf16=None, embedding_update=update)
     use_bf16 = uses_bf16(device, cfg)
     if compile_:
         model.backbone = torch.compile(model.backbone, dynamic=True)
     opt = make_optimizer(model, cfg)
     flops, parts = [], []
-    with sparse_embedding_grads(model.backbone, not compile_):
+    with sparse_embedding_grads(model.backbone, update == "rows" and not compile_):
         for t in range(steps + warm):
             batch = feed.batch(t)
             if t == warm:
@@ -126,7 +129,8 @@ def time_backbone(name: str, data, device: str, batch_size: int, steps: int, com
             "phrases_per_s": round(phrases_per_s, 1), "gflop_per_phrase": round(per_phrase / 1e9, 3),
             "achieved_tflops": round(phrases_per_s * per_phrase / 1e12, 3),
             "matmul_tflops": round(rate / 1e12, 3), "share_of_matmul_rate": round(phrases_per_s * per_phrase / rate, 4),
-            "last_loss": round(read_parts(parts[-1])["loss"], 4), "bf16": use_bf16, "compiled": compile_}
+            "last_loss": round(read_parts(parts[-1])["loss"], 4), "bf16": use_bf16, "compiled": compile_,
+            "embedding_update": update}
 
 
 def main(argv=None) -> dict:
@@ -137,6 +141,9 @@ def main(argv=None) -> dict:
     ap.add_argument("--backbones", nargs="+", default=["minilm", "me5-small"])
     ap.add_argument("--threads", type=int, default=1, help="torch threads on a CPU (the matmul rate uses the same)")
     ap.add_argument("--compile", action="store_true")
+    ap.add_argument("--updates", nargs="+", choices=("rows", "dense"), default=None,
+                    help="word-embedding updates to time (default both on CUDA: the row-wise one reads the step count "
+                         "and the active rows back from the device, the dense one does not; rows on a CPU)")
     ap.add_argument("--out", default=None)
     args = ap.parse_args(argv)
     cuda = args.device.startswith("cuda")
@@ -154,8 +161,13 @@ def main(argv=None) -> dict:
                                                       "not a GPU number",
               "batch_size": batch_size, "hard_negatives": 2, "source": data[-1],
               "load_average_start": [round(x, 2) for x in os.getloadavg()], "backbones": {}}
+    updates = args.updates or (["rows", "dense"] if cuda else ["rows"])
+    record["by_update"] = {}
     for name in args.backbones:
-        row = record["backbones"][name] = time_backbone(name, data, args.device, batch_size, steps, args.compile)
+        rows = record["by_update"][name] = {u: time_backbone(name, data, args.device, batch_size, steps, args.compile, u)
+                                            for u in updates}
+        row = record["backbones"][name] = max(rows.values(), key=lambda r: r["phrases_per_s"])  # the faster update
+        print(f"{name}: " + ", ".join(f"{u} update {r['phrases_per_s']:,.0f}" for u, r in rows.items()) + " phrases/s")
         print(f"{name}: {row['phrases_per_s']:,.0f} phrases/s at batch {batch_size}, {row['gflop_per_phrase']} GFLOP a "
               f"phrase, {row['achieved_tflops']} TFLOP/s = {row['share_of_matmul_rate']:.1%} of the measured "
               f"{'bf16' if cuda else 'fp32'} matmul rate ({row['matmul_tflops']} TFLOP/s)", flush=True)
