@@ -8,7 +8,9 @@ total, on a box with one H100 80 GB (16 CPU cores, the lent machine's) and one w
 
 - training: the ``gpu`` profile's one real run (``results/gpu/gpu_profile_seed0_pearl.json``: 418
   steps of 512 in 47.1 s on an H100, 4 DataLoader workers) and the steady-state benchmark
-  (``results/gpu/train_throughput_80steps_4workers.json``); the number of trainings and the
+  (``results/gpu/train_throughput_80steps_4workers.json``); once a GPU has measured the arrays feed
+  (``results/gpu/gpu_step_cuda.json``, :func:`arrays_feed`), its step rate after the batches are drawn
+  on every core at the per-core rate of ``results/perf/batch_builder.json`` replaces both; the number of trainings and the
   phrases each sees follow from the notebooks' defaults at the gpu profile and the whole corpus's
   phrase count (``results/wikipedia_whole_corpus.json``, ``results/01_data_building.json``);
 - the encoder's FLOPs per training phrase (anchor, positive, 2 hard negatives; forward and
@@ -94,10 +96,35 @@ def training_counts() -> dict:
                                       "built and mined first, as notebooks 01-02 do on the cpu profile)")]}
 
 
+#: the arrays feed's step on a GPU (perf/gpu_step.py on CUDA, scripts/device/full_size.sh brings it back)
+#: and its drawing rate per core on this machine (perf/batch_builder.py)
+FED_STEP, DRAW = "gpu/gpu_step_cuda.json", "perf/batch_builder.json"
+
+
+def arrays_feed(cores: int) -> dict | None:
+    """The training rate of the arrays feed (:mod:`pearl.training.arrays`) on a box of ``cores`` cores:
+    the GPU step measured on CUDA (``results/gpu/gpu_step_cuda.json``), after the batches are drawn
+    once at the per-core rate measured here (``results/perf/batch_builder.json``) on every core; None
+    until a GPU has measured the step (a CPU's rate is never used for a GPU)."""
+    if not (RESULTS / FED_STEP).is_file() or not (RESULTS / DRAW).is_file():
+        return None
+    step = _json(FED_STEP)
+    if not str(step.get("device", "")).startswith("cuda"):
+        return None
+    gpu = step["backbones"]["minilm"]["phrases_per_s"]
+    draw = _json(DRAW)["phrases_per_s"]["draw_once"] * cores
+    return {"gpu_phrases_per_s": gpu, "draw_phrases_per_s": round(draw), "gpu": step.get("gpu"),
+            "gflop_per_phrase": step["backbones"]["minilm"]["gflop_per_phrase"],
+            "phrases_per_s": 1 / (1 / gpu + 1 / draw)}  # the drawing runs before the loop, not beside it
+
+
 def project() -> dict:
     gpu_run = _json("gpu/gpu_profile_seed0_pearl.json")
     steady = _json("gpu/train_throughput_80steps_4workers.json")["phrases_per_s"]["ours"]
     measured = 418 * gpu_run["train_config"]["batch_size"] / gpu_run["train_seconds"]
+    fed = arrays_feed(BOXES["H100 80GB"]["cores"])
+    if fed is not None:  # the arrays feed measured on a GPU replaces the Collator-fed run's rate
+        measured = steady = fed["phrases_per_s"]
     whole = _json("wikipedia_whole_corpus.json")["metrics"]
     nb01 = _json("01_data_building.json")
     phrases = whole["kept_phrases"] + nb01["metrics"]["wordnet_phrases"]
@@ -106,7 +133,7 @@ def project() -> dict:
     per_anchor_s = (exact["candidates_s"] + exact["exclusions_s"] + exact["select_s"]) / scale["scale"]["anchors"]
     tables_s = scale["pool"]["tables_s"]
     rss_gb = scale["scale"]["peak_rss_mb"] / 1024 * phrases / scale["scale"]["anchors"]
-    fpp = flops_per_phrase()
+    fpp = fed["gflop_per_phrase"] * 1e9 if fed is not None else flops_per_phrase()  # counted in code when measured
     records = {n: _json(f"{Path(n).stem}.json") for n in
                ("04_benchmark.ipynb", "05_figures.ipynb", "06_explorer.ipynb", "07_short_text.ipynb", "08_ablations.ipynb",
                 "09_backbones.ipynb", "10_hyperparameters.ipynb", "12_claims.ipynb", "13_discrepancy.ipynb")}
@@ -176,6 +203,8 @@ def project() -> dict:
             "command": "make reproduce PROFILE=gpu (notebooks/ORDER less notebooks/SEPARATE), from a fresh clone",
             "phrases": phrases, "epochs": 2, "steps_per_training": round(2 * phrases / 512),
             "training_rate_phrases_per_s": {"h100_gpu_profile_run": round(measured), "h100_steady_benchmark": steady},
+            "feed": ({"kind": "arrays (pearl.training.arrays), measured on a GPU", **fed} if fed is not None else
+                     {"kind": "collate (the Collator in DataLoader workers): the arrays feed has no GPU measurement yet"}),
             "flops_per_training_phrase": fpp, "h100_achieved_tflops": round(achieved, 1),
             "h100_share_of_bf16_peak": round(achieved / BOXES["H100 80GB"]["bf16_tflops"], 4),
             "boxes": out, "assumptions": {**ASSUMED, "boxes": BOXES},
@@ -204,7 +233,7 @@ def markdown(p: dict) -> str:
     head = (f"# `make reproduce PROFILE=gpu`: a projection\n\n"
             f"{p['kind']}; by `{p['source']}` from {', '.join(f'`{s}`' for s in p['sources'])}. "
             f"{p['phrases']:,} training phrases, {p['steps_per_training']:,} steps a full training; training runs at "
-            f"{p['h100_share_of_bf16_peak']:.1%} of an H100's bf16 peak (host-bound).")
+            f"{p['h100_share_of_bf16_peak']:.1%} of an H100's bf16 peak; batches fed by {p['feed']['kind']}.")
     note = ("CPU-bound stages (corpus build, tables and mining, scoring with its PPDB probe): " +
             ", ".join(f"{p['boxes'][b]['cpu_bound_hours']} h on the {b} box ({p['boxes'][b]['cores_assumed']} cores)"
                       for b in boxes) + ". Training is projected at the H100 run's "

@@ -75,6 +75,12 @@ def rows() -> list[dict]:
         "(authors' code, source/loader.py, lines 30-47 and 57)", composition_words(cfg), False,
         composition_gain(_record("batch_composition.json").get("metrics", {}),
                          len(_record("batch_composition.json").get("parameters", {}).get("seeds", []))))
+    row("augmentation draws", "character edits and word swaps drawn at every step; synonyms and paraphrases from tables "
+        "built in advance (authors' code, source/augmentation.py)",
+        "the same draws, made for every step of the run once before the loop (TrainConfig.feed = "
+        f"{cfg.feed!r}, pearl.training.arrays) and gathered by index", True,
+        "the same batches as the per-step Collator's, tensor for tensor (tests/training/test_arrays.py): only when "
+        "they are made changes")
     mining = (f"exact blocking for every phrase (HN_ANCHORS=0); the approximate miner was measured at 1M anchors: "
               f"candidate recall {ann.get('candidate_recall', {}).get('recall', float('nan')):.2f}, hard-negative "
               f"recall@{scale.get('args', {}).get('k', 12)} {ann.get('negatives_recall_at_k', {}).get('recall', float('nan')):.2f}, "

@@ -108,10 +108,13 @@ def save(run_dir: str | os.PathLike, state: dict) -> Path:
 
 
 def discard(run_dir: str | os.PathLike) -> None:
-    """Delete a finished run's checkpoints and digests (and any temporary file a kill left);
-    the folder's log and recipe marker stay. Call it after the model is exported: a kill
-    before then still resumes."""
+    """Delete a finished run's checkpoints and digests (and any temporary file a kill left), and the
+    batches it drew into ``arrays/`` (:mod:`pearl.training.arrays`); the folder's log and recipe
+    marker stay. Call it after the model is exported: a kill before then still resumes."""
+    import shutil
+
     run_dir = Path(run_dir)
+    shutil.rmtree(run_dir / "arrays", ignore_errors=True)
     for name in (LATEST, PREVIOUS):
         (run_dir / name).unlink(missing_ok=True)
         digest_path(run_dir / name).unlink(missing_ok=True)

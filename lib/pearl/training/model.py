@@ -97,14 +97,17 @@ class PearlModel(nn.Module):
     def num_labels(self) -> int:
         return self.type_head.out_features if self.type_head is not None else 0
 
-    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None, buckets: int = 1) -> PearlOutput:
+    def forward(self, input_ids, attention_mask, char_ids=None, token_type_ids=None, buckets: int = 1,
+                bucket_order=None, bucket_widths=None) -> PearlOutput:
         """Embeddings (and type logits) of a tokenised batch.
 
         ``buckets > 1`` runs the backbone on that many length-sorted slices of the batch,
         each trimmed to its own longest phrase: the same vectors with less padding (phrases
         in a training batch range from 1 to ~12 word pieces, so one padded block wastes much).
+        ``bucket_order`` and ``bucket_widths`` (:class:`pearl.training.arrays.StepArrays` computes
+        them on the host) give the slices and their widths, so a GPU never waits to read the lengths.
         """
-        pooled = self._phrase_vectors(input_ids, attention_mask, token_type_ids, buckets)
+        pooled = self._phrase_vectors(input_ids, attention_mask, token_type_ids, buckets, bucket_order, bucket_widths)
         chars = None
         if self.char_encoder is not None:
             if char_ids is None:
@@ -114,15 +117,16 @@ class PearlModel(nn.Module):
         logits = self.type_head(embedding) if self.type_head is not None else None
         return PearlOutput(embedding, logits)
 
-    def _phrase_vectors(self, input_ids, attention_mask, token_type_ids, buckets: int):
-        lengths = attention_mask.sum(1)
-        order = torch.argsort(lengths, stable=True) if buckets > 1 else None
-        slices = torch.tensor_split(order, buckets) if order is not None else [None]
+    def _phrase_vectors(self, input_ids, attention_mask, token_type_ids, buckets: int, order=None, widths=None):
+        if widths is None:
+            lengths = attention_mask.sum(1)
+            order = torch.argsort(lengths, stable=True) if buckets > 1 else None
+        slices = torch.tensor_split(order, len(widths) if widths is not None else buckets) if order is not None else [None]
         out = []
-        for idx in slices:
+        for i, idx in enumerate(slices):
             ids, mask, types = input_ids, attention_mask, token_type_ids
             if idx is not None:
-                width = int(lengths[idx].max())
+                width = widths[i] if widths is not None else int(lengths[idx].max())
                 ids, mask = ids[idx, :width], mask[idx, :width]
                 types = types[idx, :width] if types is not None else None
             kwargs = {"token_type_ids": types} if types is not None else {}

@@ -181,7 +181,7 @@ def card_sentence(name: str) -> str:
 def contrastive(cfg, model, orig, aug, neg, labelled=None, step: int = 0, total: int | None = None):
     """``(loss, parts)`` of the objective ``cfg.objective`` on one (global) batch of embeddings."""
     loss, parts = get(cfg.objective).loss(cfg, Views(model, orig, aug, neg, labelled, step, total))
-    return loss, {"contrastive": loss.item(), **parts}
+    return loss, {"contrastive": loss.detach(), **parts}  # a tensor: the trainer reads it when it syncs
 
 
 def labelled_pairs(n: int, share: float, seed: int) -> np.ndarray:

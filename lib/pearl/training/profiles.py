@@ -17,7 +17,8 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.
 - ``gpu``: the paper's scale: 2 epochs over every phrase of notebook 01's corpus (the whole
   Wikipedia copy at the paper's frequency filter by default:
   :data:`pearl.corpus.summary.PROFILE_CORPUS`), batch 512,
-  lr 3e-5 decayed by 0.98 every 2,000 steps, bf16, hard negatives for every phrase. Run once on a
+  lr 3e-5 decayed by 0.98 every 2,000 steps, bf16, hard negatives for every phrase, its batches drawn
+  once into arrays and gathered by index (``feed="arrays"``: the same batches as the Collator's). Run once on a
   lent H100 on WikiText-2 (seed 0; ``scripts/device``; its timing in ``results/gpu``). What still differs from the paper: ``results/gpu_profile_deviations.md``
   (``scripts/gpu_profile_deviations.py``).
 
@@ -56,8 +57,10 @@ PROFILES = {
     # is projected to keep the 48 models of a whole cpu-profile run inside its three hours
     "cpu": dict(steps=150, batch_size=32, lr=3e-5, head_lr=1e-2, char_weight=0.25, max_phrases=None,
                 anchors_only=True, checkpoint_every=100),
+    # fed from arrays (pearl.training.arrays: the Collator's batches, drawn once by num_workers processes
+    # before the loop), the loss read every 50 steps: the GPU never waits on the host's Python
     "gpu": dict(steps=None, epochs=2, batch_size=512, lr=3e-5, max_phrases=None, anchors_only=False, num_workers=4,
-                checkpoint_every=1000),
+                checkpoint_every=1000, feed="arrays", log_every=50),
 }
 
 #: what a rehearsal (``config_for(..., rehearsal=True)``) changes in the ``gpu`` profile: 2 epochs over

@@ -13,6 +13,9 @@ from ..ranges import bad, check_fields, integer, real, switch  # noqa: F401 (re-
 from .batches import COMPOSITIONS
 
 
+#: how batches reach the model (TrainConfig.feed): built in the step, or drawn once into arrays
+FEEDS = ("collate", "arrays")
+
 #: a device the trainer can run on, as torch names it
 DEVICE = re.compile(r"cpu|mps|cuda(?::\d+)?")
 
@@ -57,4 +60,7 @@ RANGES = {
     "embedding_update": (lambda v: v in ("rows", "dense"), "'rows' (a row-wise update of the word embeddings, "
                                                             "pearl.training.optim) or 'dense'"),
     "objective": (lambda v: isinstance(v, str) and bool(v), "an objective's name (pearl.training.objectives.OBJECTIVES)"),
+    "feed": (lambda v: v in FEEDS, " or ".join(map(repr, FEEDS)) + " (the batches built in each step, or drawn once "
+                                   "into arrays and gathered: pearl.training.arrays; the same batches)"),
+    "log_every": (lambda v: integer(v) and v >= 1, "an integer >= 1 (steps between reads of the loss)"),
 }

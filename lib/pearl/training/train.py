@@ -13,9 +13,11 @@ What a run does:
    ``decay_every`` = 2,000 steps; the word embeddings get sparse gradients and a row-wise update
    (``embedding_update="rows"``, :mod:`pearl.training.optim`: dense Adam's weights up to float
    rounding, without a dense gradient of the whole vocabulary per length bucket); batches from :mod:`pearl.training.batches` (tokenised in the
-   collate, optionally in DataLoader workers; ``batch_composition``: a phrase's hard negatives as extra
+   collate, optionally in DataLoader workers, or with ``feed="arrays"`` drawn once before the loop and
+   gathered by index, the same batches: :mod:`pearl.training.arrays`; ``batch_composition``: a phrase's hard negatives as extra
    candidates of the loss, or as rows of their own with a positive and a type label, as the authors' loader); bf16 autocast and optional ``torch.compile``
-   on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``);
+   on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``), the loss read
+   back from the device every ``log_every`` steps;
 3. every ``checkpoint_every`` steps writes ``checkpoint.pt`` (model, optimiser, scheduler,
    step = sampler state, RNG states, log) with its sha256 beside it, keeping the one before
    (:mod:`pearl.checkpoint`); a run started on a folder holding one resumes from it
@@ -100,6 +102,13 @@ class TrainConfig:
     # "rows": the word embeddings get a sparse gradient and a row-wise Adam update, giving the dense
     # update's weights up to float rounding (pearl.training.optim); "dense": every row every step
     embedding_update: str = "rows"
+    # how batches reach the model, the same batches either way: "collate" builds each in the step
+    # (pearl.training.batches.Collator), "arrays" draws every step once before the loop and gathers
+    # each by index (pearl.training.arrays; num_workers processes draw)
+    feed: str = "collate"
+    # read the loss back from the device every this many steps (1: every step); between, a CUDA step
+    # never waits for the host
+    log_every: int = 1
 
     @classmethod
     def of(cls, objective: str = "pearl", **values) -> TrainConfig:
@@ -191,9 +200,10 @@ def reference_rows(cfg: TrainConfig, hard_negatives: dict | None, index: dict[st
 
 
 def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1,
-                 total: int | None = None) -> tuple[torch.Tensor, dict]:
+                 total: int | None = None, lazy: bool = False) -> tuple[torch.Tensor, dict]:
     """The loss of one (local) batch; with ``world > 1`` embeddings are gathered across processes.
-    ``total``: the run's number of steps (PAUSE's annealing needs it)."""
+    ``total``: the run's number of steps (PAUSE's annealing needs it). ``lazy`` leaves the parts
+    as detached tensors (no wait for the device; :func:`read_parts` reads them), else floats."""
     out = model(**batch["inputs"], buckets=cfg.length_buckets)
     b, e = batch["n"], out.embedding
     orig, aug, neg = e[:b], e[b : 2 * b], e[2 * b :]
@@ -211,10 +221,39 @@ def compute_loss(model: nn.Module, batch: dict, cfg: TrainConfig, world: int = 1
         labels = batch["labels"].to(e.device).repeat(2)
         ce_sum = nn.functional.cross_entropy(out.type_logits[: 2 * b].float(), labels, reduction="sum")
         ce = ce_sum / (2 * b)  # local mean; DDP's average over W equal shards gives the global mean
-        parts["type"] = ce.item()
+        parts["type"] = ce.detach()
         loss = loss + cfg.type_weight * ce
-    parts["loss"] = loss.item()
-    return loss, parts
+    parts["loss"] = loss.detach()
+    return loss, parts if lazy else read_parts(parts)
+
+
+def read_parts(parts: dict) -> dict:
+    """``parts`` with every tensor read back as a float (the one wait for the device)."""
+    return {k: v.item() if torch.is_tensor(v) else v for k, v in parts.items()}
+
+
+def batches(cfg: TrainConfig, plan: BatchPlan, collator: Collator, total: int, start: int, end: int,
+            run_dir: Path | None, inputs: str | None, device: str) -> torch.utils.data.Dataset:
+    """Steps ``start .. end-1`` as a dataset of batches: the Collator's, or (``cfg.feed == "arrays"``)
+    gathered from the run's arrays (:mod:`pearl.training.arrays`), drawn once for all ``total`` steps
+    by ``cfg.num_workers`` processes and kept in ``run_dir/arrays`` (a resume reads them back)."""
+    if cfg.feed == "collate":
+        return StepDataset(plan, collator, start, end)
+    from . import arrays
+
+    drawing = {k: v for k, v in cfg.record().items() if k in DRAWING}
+    keep = run_dir is not None and collator.rank == 0  # one writer: other ranks of data parallel draw in memory
+    data = arrays.prepare(collator, plan, total, run_dir / "arrays" if keep else None,
+                          {"config": drawing, "inputs": inputs, "phrases": plan.n}, workers=cfg.num_workers)
+    # on a GPU few shapes (multiples of 8); on a CPU the Collator's exact widths
+    cuda = device.startswith("cuda")
+    steps = arrays.StepArrays(data, collator.use_char, collator.rank, collator.world, pad_multiple=8 if cuda else 1,
+                              buckets=cfg.length_buckets if cuda else 1)
+    return arrays.StepArraysDataset(steps, start, end)
+
+
+#: the config fields that decide a run's drawn batches (with the inputs, the tokenizer and the steps)
+DRAWING = ("batch_size", "hard_negatives", "batch_composition", "epochs", "objective", "seed", "max_length", "use_char")
 
 
 def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict | None,
@@ -280,7 +319,8 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
     inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
-        if ckpt_path is not None and (cfg.checkpoint_every or resume is not None) else None  # ~1 s on a cpu-profile corpus
+        if ckpt_path is not None and (cfg.checkpoint_every or resume is not None or cfg.feed == "arrays") \
+        else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
         checkpoint.refuse_other_run(resume, resume_from or ckpt_path, run_dir, cfg, inputs,
                                     "corpus, hard negatives or augmentation tables")
@@ -298,30 +338,37 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         net = nn.parallel.DistributedDataParallel(model, device_ids=[device] if device.startswith("cuda") else None)
     use_bf16 = uses_bf16(device, cfg)
     end = min(total, stop_at) if stop_at is not None else total
-    loader = torch.utils.data.DataLoader(StepDataset(plan, collator, start, end), batch_size=None,
-                                         num_workers=cfg.num_workers,
+    loader = torch.utils.data.DataLoader(batches(cfg, plan, collator, total, start, end, run_dir, inputs, device),
+                                         batch_size=None, num_workers=cfg.num_workers if cfg.feed == "collate" else 0,
+                                         pin_memory=device.startswith("cuda") and cfg.feed == "arrays",
                                          # its own generator: creating the iterator must not draw
                                          # from the global RNG (that would break exact resume)
                                          generator=torch.Generator().manual_seed(cfg.seed))
-    t0 = time.perf_counter()
+    t0, pending = time.perf_counter(), []
     bar = tqdm(loader, total=end - start, initial=0, desc=f"{cfg.objective} seed {cfg.seed}", disable=not progress or rank)
     # compiled, the word embeddings keep dense gradients (RowAdam then updates them as torch's Adam
     # does): inductor cannot compile a sparse embedding backward and breaks the graph there
     with sparse_embedding_grads(model.backbone, cfg.embedding_update == "rows" and not compiled):  # restored after
         for batch in bar:
-            batch["inputs"] = {k: v.to(device, non_blocking=True) for k, v in batch["inputs"].items()}
+            batch["inputs"] = {k: v.to(device, non_blocking=True) if torch.is_tensor(v) else v
+                               for k, v in batch["inputs"].items()}
             with torch.autocast("cuda", dtype=torch.bfloat16, enabled=use_bf16):
-                loss, parts = compute_loss(net, batch, cfg, world, total)
+                loss, parts = compute_loss(net, batch, cfg, world, total, lazy=True)
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
             optimizer.step()
             scheduler.step()
             step = batch["step"] + 1
-            if not math.isfinite(parts["loss"]):
-                raise FloatingPointError(f"loss is {parts['loss']} at step {step}: lower lr (now {cfg.lr})")
-            log.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
-            bar.set_postfix(loss=f"{parts['loss']:.3f}")
-            if ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0:
+            pending.append({"step": step, **parts, "lr": scheduler.get_last_lr()[0]})
+            saving = ckpt_path is not None and cfg.checkpoint_every and step % cfg.checkpoint_every == 0 and rank == 0
+            if len(pending) >= cfg.log_every or saving or step == end:
+                for entry in map(read_parts, pending):  # the first read waits for the device, the rest are ready
+                    if not math.isfinite(entry["loss"]):
+                        raise FloatingPointError(f"loss is {entry['loss']} at step {entry['step']}: lower lr (now {cfg.lr})")
+                    log.append(entry)
+                pending.clear()
+                bar.set_postfix(loss=f"{log[-1]['loss']:.3f}")
+            if saving:
                 checkpoint.save_state(run_dir, model, optimizer, scheduler, step, log, cfg, inputs)
     seconds = time.perf_counter() - t0
     if ckpt_path is not None and cfg.checkpoint_every and rank == 0 and log and log[-1]["step"] % cfg.checkpoint_every:

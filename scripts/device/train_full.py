@@ -1,0 +1,59 @@
+"""Device: the gpu profile at its full size, one seed, fed from arrays drawn on every core; one model folder.
+
+    python3 scripts/device/train_full.py --seed 0 --epochs 2 [--workers N] [--tiny] [--backbone minilm]
+
+Trains the ``gpu`` profile (:data:`pearl.training.profiles.PROFILES`: every phrase of the corpus under
+``$PEARL_OUTPUT/data/derived``, batch 512, bf16, ``feed="arrays"``) with ``--epochs`` passes (2, the
+profile's, or 4: the paper's 7.6M views on a corpus of half its phrases) and the batches drawn by
+``--workers`` processes (default every core), exports it to ``models/pearl-<backbone>-seed<N>`` and
+prints one JSON line: the drawing's and the loop's seconds, steps, phrases and phrases/s. ``--tiny``
+is the profile's rehearsal sizes (:data:`pearl.training.profiles.REHEARSAL`), for a check of the path.
+
+What it leaves out: scoring (``score.py``), the bundle (``setup.sh``), data parallel.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+
+def main(argv=None) -> dict:
+    from pearl import models
+    from pearl.corpus.phrases import LABELS
+    from pearl.paths import models_dir
+    from pearl.training.export import export
+    from pearl.training.methods import inputs_for
+    from pearl.training.profiles import config_for, load_training_data
+    from pearl.training.train import train
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--epochs", type=int, default=2, choices=(2, 4))
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes drawing the batches")
+    ap.add_argument("--backbone", default="minilm")
+    ap.add_argument("--tiny", action="store_true", help="the gpu profile's rehearsal sizes")
+    args = ap.parse_args(argv)
+    cfg, data = config_for("gpu", args.tiny, backbone=args.backbone, seed=args.seed, epochs=args.epochs,
+                           num_workers=args.workers)
+    corpus, negs, tables = load_training_data(**data)
+    corpus, augmenter = inputs_for(cfg, corpus, tables)
+    name = models.folder_name(cfg.objective, args.backbone, args.seed)
+    t0 = time.perf_counter()
+    result = train(cfg, corpus, negs, augmenter, labels=list(LABELS), run_dir=models_dir("runs", name), progress=False)
+    total = time.perf_counter() - t0
+    phrases = result.steps * cfg.batch_size
+    record = {"seed": args.seed, "backbone": args.backbone, "epochs": cfg.epochs, "corpus_phrases": len(corpus),
+              "steps": result.steps, "batch_size": cfg.batch_size, "views": phrases, "draw_workers": args.workers,
+              "train_loop_s": round(result.seconds, 1), "train_call_s": round(total, 1),
+              "loop_phrases_per_s": round(phrases / result.seconds, 1), "size": "rehearsal" if args.tiny else "full"}
+    export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
+           extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
+                  "train_phrases": len(corpus), "full_size_run": record})
+    print(json.dumps(record), flush=True)
+    return record
+
+
+if __name__ == "__main__":
+    main()
