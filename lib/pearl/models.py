@@ -111,6 +111,31 @@ def trained_folders(pattern: str | None = None) -> list[Path]:
     return sorted(p for p in paths.models_dir().glob(pattern) if (p / "pearl.json").is_file())
 
 
+def unverified(folder: str | os.PathLike) -> str | None:
+    """Why the model folder would be refused at load (:func:`pearl.backbones.weights.verify`'s message,
+    or an unreadable ``pearl.json``), None when it verifies."""
+    try:
+        weights.verify(folder)
+    except (OSError, ValueError) as err:  # WeightsError is a ValueError; a cut pearl.json too
+        return str(err)
+    return None
+
+
+def verified_folders(pattern: str | None = None) -> list[Path]:
+    """:func:`trained_folders` whose files verify (:func:`unverified`): what a command may report as
+    found or reuse. Each one that does not is left out with a warning naming it and why."""
+    import warnings
+
+    found = []
+    for folder in trained_folders(pattern):
+        why = unverified(folder)
+        if why is None:
+            found.append(folder)
+        else:
+            warnings.warn(f"{folder} is left out: it does not verify ({why})", stacklevel=2)
+    return found
+
+
 def named_folders(pattern: str) -> list[Path]:
     """:func:`trained_folders` for ``pattern``; none for an empty pattern (a notebook's ``""``
     turns PEARL models off, where :func:`trained_folders` would take its default)."""

@@ -152,16 +152,16 @@ PRESETS = ("minilm", "raw-lm")
 def preset_models(preset: str = "minilm") -> list[str]:
     """Model names of a preset: ``"minilm"`` MiniLM and every trained PEARL seed on it;
     ``"raw-lm"`` the raw masked LM ``mlm-wiki``, then its PEARL and SimCSE models of seed 0 (those
-    notebook 09 has trained; the untrained LM alone before that)."""
+    notebook 09 has trained; the untrained LM alone before that). Only folders that verify are named."""
     from ..backbones import mlm
-    from ..models import folder_name, trained_folders
+    from ..models import folder_name, verified_folders
     from .figure1 import default_models
 
     if preset == "minilm":
         return default_models(with_glove=False)
     if preset == "raw-lm":
         return [mlm.NAME] + [str(f) for method in ("pearl", "simcse")
-                             for f in trained_folders(folder_name(method, mlm.NAME, 0))]
+                             for f in verified_folders(folder_name(method, mlm.NAME, 0))]
     raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
 
 

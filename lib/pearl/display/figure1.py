@@ -18,7 +18,7 @@ import numpy as np
 
 from ..encode import encode, torch_threads
 from ..models import label as model_label
-from ..models import trained_folders
+from ..models import verified_folders
 from ..tabular import Table, cell
 from .figure4 import _wrap  # one way to wrap a model's label under a panel, in both figures
 
@@ -26,8 +26,9 @@ from .figure4 import _wrap  # one way to wrap a model's label under a panel, in 
 
 
 def default_models(with_glove: bool = True) -> list[str]:
-    """Model names for the figures: averaged GloVe, MiniLM, and every trained PEARL seed folder."""
-    return (["glove"] if with_glove else []) + ["minilm"] + [str(p) for p in trained_folders()]
+    """Model names for the figures: averaged GloVe, MiniLM, and every trained PEARL seed folder that
+    verifies (a folder that would be refused at load is left out with a warning, never listed as found)."""
+    return (["glove"] if with_glove else []) + ["minilm"] + [str(p) for p in verified_folders()]
 
 
 # --------------------------------------------------------------------------- Figure 1
