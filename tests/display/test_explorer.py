@@ -244,9 +244,13 @@ def test_the_raw_lm_preset_lists_the_lm_then_its_trained_models(monkeypatch, tmp
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     assert preset_models("raw-lm") == ["mlm-wiki"]
-    for name in ("simcse-mlmwiki-seed0", "pearl-mlmwiki-seed0", "pearl-mlmwiki-seed1"):
-        (tmp_path / "models" / name).mkdir(parents=True)
-        (tmp_path / "models" / name / "pearl.json").write_text("{}")
+    import shutil
+
+    from _tiny import tiny_exported
+
+    _, _, made = tiny_exported(tmp_path / "models" / "simcse-mlmwiki-seed0")  # folders that verify
+    for name in ("pearl-mlmwiki-seed0", "pearl-mlmwiki-seed1"):
+        shutil.copytree(made, tmp_path / "models" / name)
     got = preset_models("raw-lm")
     assert got[0] == "mlm-wiki" and [p.rsplit("/", 1)[-1] for p in got[1:]] == ["pearl-mlmwiki-seed0",
                                                                               "simcse-mlmwiki-seed0"]
