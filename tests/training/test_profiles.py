@@ -194,3 +194,26 @@ def test_the_command_line_refuses_smoke_data_at_a_full_profile(tmp_path, monkeyp
     assert not [p for p in (tmp_path / "models").rglob("*") if p.is_file()]
     with pytest.raises(trained):
         profiles.main(["--profile", "tiny"])
+
+
+def test_a_full_size_table1_refuses_a_smoke_model_naming_it(tmp_path, monkeypatch):
+    """Before: notebook 04 at full size scored a models/pearl-minilm-seed0 whose pearl.json says
+    "smoke": true and wrote "PEARL seed 0 ... this run" in a record saying SMOKE false. Now the folders
+    it scores go through its guard (notebooks 04 and 07 pass scale.guard), which names the folder."""
+    import json
+
+    from conftest import ROOT
+    from harness.outputs import SmokeInput
+    from harness.scale import FULL, SMOKE
+    from pearl import paths
+    from pearl.training import profiles
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    folder = paths.models_dir("pearl-minilm-seed0")
+    (folder / "pearl.json").write_text(json.dumps({"smoke": True, "note": "SMOKE run"}))
+    with pytest.raises(SmokeInput, match=r"pearl-minilm-seed0 holds a SMOKE output.*notebook 03"):
+        profiles.table1_folders(None, "cpu", guard=FULL.guard)
+    assert profiles.table1_folders(None, "cpu", guard=SMOKE.guard) == [folder]
+    for notebook, call in (("04_benchmark", "table1_folders(PEARL_MODELS, PROFILE, guard=scale.guard)"),
+                           ("07_short_text", "named_folders(PEARL_MODELS, guard=scale.guard)")):
+        assert call in (ROOT / "notebooks" / "src" / f"{notebook}.py").read_text()

@@ -88,11 +88,12 @@ def given(**settings) -> dict:
     return {k: v for k, v in settings.items() if v is not None}
 
 
-def table1_folders(pattern: str | None, profile: str) -> list:
+def table1_folders(pattern: str | None, profile: str, guard: Guard = OPEN) -> list:
     """The trained PEARL folders Table 1 scores: those matching the glob ``pattern`` under
-    ``models/``; for ``None``, the MiniLM seeds of :data:`TABLE1_SEEDS` for ``profile``; none for ``""``."""
+    ``models/``; for ``None``, the MiniLM seeds of :data:`TABLE1_SEEDS` for ``profile``; none for ``""``.
+    Each goes to ``guard.check_input`` (:func:`pearl.models.named_folders`)."""
     patterns = [pattern] if pattern is not None else [models.folder_name("pearl", "minilm", s) for s in TABLE1_SEEDS[profile]]
-    return [d for p in patterns for d in models.named_folders(p)]
+    return [d for p in patterns for d in models.named_folders(p, guard)]
 
 
 def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) -> dict:
