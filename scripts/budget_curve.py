@@ -219,7 +219,8 @@ def summarise(smoke: bool) -> None:
     frame = pd.DataFrame(table)
     label = "SMOKE: " if smoke else ""
     proj = "\n".join(f"- {k}: {fit_words(v)}" for k, v in fits.items())
-    md = Table(frame.round(3), head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
+    shown = frame.round(3).astype(object).where(frame.notna(), "–")  # a std of one seed is a dash, never "nan"
+    md = Table(shown, head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
                "per group and on average)", notes=["## Fit and projection", proj or "- too few points to fit"])
     save_table(frame, "budget_curve", markdown=md, smoke=smoke)
     # the gpu profile's one run (notebook 03 on a lent H100: batch 512, the old uncentred join, Table 1's exact
@@ -239,11 +240,16 @@ def fit_words(v: dict) -> str:
     the interval is the union of the usable curves' (:func:`pearl.experiments.budget.project_models`)."""
     from pearl.experiments.budget import PAPER_VIEWS, about
 
+    from pearl.tabular import cell
+
+    def n(x, digits=2, sign=True):  # a number of the notes; a NaN one says so, never "+nan"
+        return cell(x, digits=digits, sign=sign, missing="no number")
+
     line, sat, pb = v["fit"], v["saturating"], v["paper_budget"]
     lin_p = pb["models"]["log-linear"]
-    words = (f"log-linear: {line['slope']:+.2f} per tenfold budget (se {line['se_slope']:.2f}), RSS {line['rss']:.3f}, "
-             f"{lin_p['gain']:+.2f} at the paper's {PAPER_VIEWS:,} views (95 % prediction interval "
-             f"{lin_p['pi_low']:+.2f} to {lin_p['pi_high']:+.2f}); ")
+    words = (f"log-linear: {n(line['slope'])} per tenfold budget (se {n(line['se_slope'], sign=False)}), RSS "
+             f"{n(line['rss'], 3, False)}, {n(lin_p['gain'])} at the paper's {PAPER_VIEWS:,} views (95 % prediction interval "
+             f"{n(lin_p['pi_low'])} to {n(lin_p['pi_high'])}); ")
     if "failed" in sat:
         words += f"saturating a·v/(v+b): not fitted ({sat['failed']}); "
     elif "unidentified" in sat:
@@ -251,11 +257,11 @@ def fit_words(v: dict) -> str:
                   "curve's straight start, where any ceiling fits), so the interval is the line's alone; ")
     else:
         sat_p = pb["models"]["saturating"]
-        words += (f"saturating a·v/(v+b): a {sat['a']:+.2f}, b {sat['b']:,.0f} views, RSS {sat['rss']:.3f}, "
-                  f"{sat_p['gain']:+.2f} ({sat_p['pi_low']:+.2f} to {sat_p['pi_high']:+.2f}); AIC weights "
-                  + ", ".join(f"{m} {w:.2f}" for m, w in pb["weights"].items()) + "; ")
+        words += (f"saturating a·v/(v+b): a {n(sat['a'])}, b {n(sat['b'], ',.0f', False)} views, RSS "
+                  f"{n(sat['rss'], 3, False)}, {n(sat_p['gain'])} ({n(sat_p['pi_low'])} to {n(sat_p['pi_high'])}); AIC weights "
+                  + ", ".join(f"{m} {n(w, sign=False)}" for m, w in pb["weights"].items()) + "; ")
     span = "both curves' intervals together" if len(pb["models"]) > 1 else "the projection's interval, the line's"
-    return (words + f"{span} {pb['pi_low']:+.2f} to {pb['pi_high']:+.2f}: the projection "
+    return (words + f"{span} {n(pb['pi_low'])} to {n(pb['pi_high'])}: the projection "
             f"extrapolates {about(pb['extrapolation'])} beyond the largest budget trained, where no point checks either curve")
 
 

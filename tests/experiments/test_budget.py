@@ -274,3 +274,25 @@ def test_a_cut_line_names_its_file_and_line(tmp_path):
     lines.write_text("\n".join([text[0][:50]] + text[1:]) + "\n")
     with pytest.raises(ValueError, match=r"cpu-minilm\.jsonl:1 is not one budget point.*delete that line"):
         read_points(lines)
+
+
+def test_the_budget_table_and_its_notes_never_show_nan(tmp_path, monkeypatch):
+    """Before: the budget table showed `nan` (the std of one seed) and its notes `+nan` (a fit that gave
+    NaN). Now a one-seed std is a dash and a NaN in a fit says "no number"."""
+    import json
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    script = budget_curve_script()
+    lines = _committed_lines(tmp_path)
+    rows = [json.loads(x) for x in lines.read_text().splitlines()]
+    keep = [r for r in rows if r["budget"] == 0 or r["seed"] == 0 or r["budget"] == 4.0]  # one seed at most budgets
+    lines.write_text("".join(json.dumps(r) + "\n" for r in keep))
+    script.summarise(False)
+    md = (tmp_path / "results" / "budget_curve.md").read_text()
+    assert "nan" not in md.lower() and "| –" in md
+    fit = json.loads((tmp_path / "results" / "budget_curve.json").read_text())["fits"]
+    one = next(iter(fit.values()))
+    one["fit"]["slope"] = float("nan")
+    one["paper_budget"]["pi_low"] = float("nan")
+    words = script.fit_words(one)
+    assert "nan" not in words and "no number per tenfold budget" in words
