@@ -161,3 +161,11 @@ def test_quiet_loading_stops_transformers_own_progress_bars(capfd):
         assert "Loading weights" not in capfd.readouterr().err
     finally:
         logging.enable_progress_bar()
+
+
+def test_a_lone_surrogate_is_refused_naming_index_position_and_fix():
+    """Before: a phrase holding a lone surrogate failed deep in the tokenizer with a UnicodeEncodeError."""
+    from pearl.encode import check_phrases
+
+    with pytest.raises(ValueError, match=r"phrase 1 holds a lone surrogate U\+DC80 at position 1 .*Decode its source as UTF-8"):
+        check_phrases(["fine", "a\udc80b"])

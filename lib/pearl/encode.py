@@ -143,6 +143,8 @@ def quiet_loading() -> None:
 
 #: C0 controls but tab, newline and carriage return (whitespace to every tokenizer), and DEL
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: a UTF-16 surrogate alone in a str: not a character, and no UTF-8 encoder takes it
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_phrases(phrases: Sequence[str]) -> list[str]:
@@ -159,6 +161,11 @@ def check_phrases(phrases: Sequence[str]) -> list[str]:
             raise ValueError(f"phrase {i} is {type(p).__name__}, not str: drop or convert it first")
         if not p.strip():
             raise ValueError(f"phrase {i} is empty or whitespace-only: drop it before encoding")
+        lone = _SURROGATE.search(p)
+        if lone:
+            raise ValueError(f"phrase {i} holds a lone surrogate U+{ord(lone.group()):04X} at position {lone.start()} "
+                             f"({p[:40]!r}): no tokenizer can encode it. Decode its source as UTF-8 (a lone surrogate "
+                             "comes from errors='surrogateescape' or a cut UTF-16 pair), or drop the phrase")
         bad = _CONTROL.search(p)
         if bad:
             raise ValueError(
