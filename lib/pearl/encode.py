@@ -45,11 +45,21 @@ import numpy as np
 
 
 def pick_device(device: str | None = None) -> str:
-    """The device, chosen once: an explicit one, else CUDA, else MPS, else CPU."""
+    """The device, chosen once: an explicit one, once this machine has it (else a ``ValueError`` naming it,
+    what there is and the fix, not a torch error steps into a run), else CUDA, else MPS, else CPU."""
     import torch
 
     mps = getattr(torch.backends, "mps", None)
-    return device or ("cuda" if torch.cuda.is_available() else "mps" if mps and mps.is_available() else "cpu")
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "mps" if mps and mps.is_available() else "cpu"
+    kind, _, index = str(device).partition(":")
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kind == "cuda" and (gpus == 0 or (index.isdigit() and int(index) >= gpus)):
+        there = f"{gpus} CUDA device{'s' if gpus != 1 else ''} (cuda:0 to cuda:{gpus - 1})" if gpus else "no CUDA device"
+        raise ValueError(f"device {device!r}: this machine has {there}; pass one of those, 'cpu', or None to choose")
+    if kind == "mps" and not (mps and mps.is_available()):
+        raise ValueError(f"device {device!r}: this machine has no MPS device; pass 'cpu', or None to choose")
+    return device
 
 
 @contextmanager

@@ -31,6 +31,7 @@ from ..provenance import write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 from .objectives import card_sentence
+from .settings import RANGES
 
 FORMAT = "pearl-companion/1"
 
@@ -212,10 +213,14 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
     info_file = path / "pearl.json"
     if not info_file.is_file():
         raise FileNotFoundError(f"{info_file} missing: not a PEARL folder (write one with pearl.training.export.export)")
-    info = json.loads(info_file.read_text())
+    info = weights.read_info(path)  # a cut or damaged pearl.json names itself and the fix
     if info.get("format") != FORMAT:
         raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
     weights.verify(path)
+    ok, allowed = RANGES["char_weight"]
+    if info.get("char_encoder") and not ok(info.get("char_weight")):  # 1e308 gave NaN vectors; 0 or 1 another model
+        raise weights.WeightsError(f"{info_file}: char_weight {info.get('char_weight')!r} is not {allowed}: the file "
+                                   f"was edited or written by a broken export; delete {path} and export it again")
     char = None
     if info["char_encoder"]:
         cfg = {k: v for k, v in info["char_encoder"].items() if k != "file"}
