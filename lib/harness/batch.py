@@ -273,6 +273,18 @@ def main(argv=None) -> int:
                          "the run always runs, its executed copy named with the values")
     ap.add_argument("--record", help="write the batch's wall time, notebook by notebook, to this JSON file")
     args = ap.parse_args(argv)
+    from pearl.training.profiles import PROFILES
+
+    if args.profile not in PROFILES:  # else every notebook stops on it, the first after minutes of work
+        sys.exit(f"batch: --profile {args.profile!r} is not a training profile; choose one of {', '.join(PROFILES)}")
+    unknown = [n for n in args.notebooks if not (NOTEBOOKS / n).is_file()]
+    if unknown:
+        import difflib
+
+        known = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        sys.exit(f"batch: no notebook {unknown[0]!r} in {NOTEBOOKS}"
+                 + (f"; did you mean {near[0]!r}?" if near else f"; the notebooks are {', '.join(known)}"))
     offered = {"PROFILE": args.profile, "INTERACTIVE": False, **({"EXTRAS": True} if args.extras else {})}
     names = args.notebooks
     extra = dict(_param(p) for p in args.param)
@@ -287,7 +299,7 @@ def main(argv=None) -> int:
         if not os.environ.get("PEARL_OUTPUT"):
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
         os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
-        offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
+        offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False, **extra}  # --param holds here too
         names = names or paths.batch_notebooks(separate=True)
     t0, load_start = time.perf_counter(), list(os.getloadavg())
     stop_on_sigterm()

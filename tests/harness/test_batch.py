@@ -260,3 +260,24 @@ batch.run({NAMES[1:]!r}, {{}}, runner=runner, log=print)
     assert "stopped by signal" in out, out[-2000:]
     state = json.loads((root / "results" / "executed" / "batch_state.json").read_text())
     assert state["files"]["data/derived/phrases.tsv"]["by"] == "02_augmentation.ipynb"
+
+
+def test_a_rehearsal_keeps_its_param(root, monkeypatch):
+    """Before: --param was dropped in a rehearsal, while the executed copy was named with it."""
+    seen = {}
+    monkeypatch.setattr(batch, "run", lambda names, offered, **kw: seen.update(offered=offered, **kw) or {})
+    monkeypatch.delenv(batch.REHEARSAL_ENV, raising=False)
+    batch.main(["--rehearse", "--param", "DESIGN=reduced", "13_discrepancy.ipynb"])
+    assert seen["offered"]["DESIGN"] == "reduced" and seen["offered"]["SMOKE"] is True and seen["tag"] == "_reduced"
+
+
+def test_an_unknown_notebook_or_profile_stops_at_once_naming_the_choices(root):
+    """Before: an unknown notebook name failed reading the file, and --profile gpuu with a KeyError inside a notebook."""
+    with pytest.raises(SystemExit, match=r"no notebook '04_benchmrk.ipynb' in .*did you mean '04_benchmark.ipynb'"):
+        batch.main(["04_benchmrk.ipynb"])
+    with pytest.raises(SystemExit, match=r"--profile 'gpuu' is not a training profile; choose one of tiny, cpu, gpu"):
+        batch.main(["--profile", "gpuu"])
+    from harness.params import ParameterError, check_range
+
+    with pytest.raises(ParameterError, match=r"PROFILE = 'gpuu' is out of range: .*'tiny', 'cpu' or 'gpu'"):
+        check_range("PROFILE", "gpuu")
