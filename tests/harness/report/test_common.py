@@ -175,3 +175,12 @@ def test_the_report_built_from_records_with_nulls_planted_never_prints_what_is_n
     assert common.strict(timings.batch_time, "reproduce.")["reproduce.*"].endswith(
         "gives None where a number belongs; rerun what writes it")
     assert "*[no result: `speed.exact_search`" not in text  # the other sentences of the prefix still say theirs
+
+
+def test_a_cut_claims_csv_names_the_file_line_and_fix(results):
+    """Before: a claims.csv cut by a kill read its last row as empty cells, or failed inside pandas."""
+    text = (ROOT / "results" / "claims.csv").read_text()
+    (results / "claims.csv").write_text(text[: text.rindex(",", 0, len(text) - 200)])
+    n = len((results / "claims.csv").read_text().splitlines())
+    with pytest.raises(ValueError, match=rf"claims\.csv:{n} has \d+ fields where its header has \d+: .*git checkout"):
+        ledger_lines.ledger()
