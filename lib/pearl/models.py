@@ -175,8 +175,17 @@ def display_names(names, folders=()) -> dict[str, str]:
 
 
 def load_labelled(names) -> dict:
-    """:func:`label` -> loaded model, for each of ``names`` (in order)."""
-    return {label(n): load_model(n) for n in names}
+    """:func:`noted_label` -> loaded model, for each of ``names`` (in order)."""
+    return {noted_label(n): load_model(n) for n in names}
+
+
+def noted_label(name: str | os.PathLike) -> str:
+    """:func:`label`, and for a trained folder whose ``pearl.json`` carries a caller's ``"note"`` (a tiny
+    SMOKE run's, :attr:`pearl.guard.Guard.note`) the note's head in brackets: a tiny model is never
+    shown as the method's own (``"PEARL seed 0 (MiniLM backbone) [SMOKE run]"``)."""
+    info = weights.read_info(name) if Path(str(name)).is_dir() else None
+    note = (info or {}).get("note")
+    return f"{label(name)} [{str(note).split(':')[0]}]" if note else label(name)
 
 
 def label(name: str | os.PathLike) -> str:

@@ -45,7 +45,8 @@ def jupyter_env(scratch: Path) -> dict:
     cache = ROOT / ".cache"
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(cache / "jupyter/config"), JUPYTER_DATA_DIR=str(cache / "jupyter/data"),
                JUPYTER_RUNTIME_DIR=str(cache / "jupyter/runtime"), IPYTHONDIR=str(cache / "ipython"),
-               MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch))
+               MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch),
+               JUPYTER_PATH=str(ROOT / "notebooks" / "jupyter"))  # the explorer's Voila template (pearl-offline)
     return env
 
 
@@ -59,7 +60,7 @@ def serve(output_root: Path):
     # sys.executable: the venv's Python, whose share/jupyter/kernels holds the "pearl" kernel
     server = subprocess.Popen(
         [sys.executable, "-m", "voila", "notebooks/06_explorer.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
-         f"--port={port}", "--show_tracebacks=True"],
+         f"--port={port}", "--template=pearl-offline", "--show_tracebacks=True"],
         cwd=ROOT, env=jupyter_env(output_root), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60

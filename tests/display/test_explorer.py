@@ -256,3 +256,106 @@ def test_the_raw_lm_preset_lists_the_lm_then_its_trained_models(monkeypatch, tmp
                                                                               "simcse-mlmwiki-seed0"]
     with pytest.raises(ValueError, match="raw-lm"):
         preset_models("bert")
+
+
+def _hashed_encoder():
+    """A model that costs nothing: each phrase's vector from its hash (the explorer's bounds, not its ranking)."""
+    import zlib
+
+    from pearl.encode import Encoder
+
+    def fn(phrases):
+        return np.stack([np.random.default_rng(zlib.crc32(p.encode())).normal(size=8) for p in phrases]).astype(np.float32)
+    return Encoder(name="hashed", dim=8, device="cpu", fn=fn, extra={"fingerprint": "hashed"})
+
+
+def test_pasted_candidates_are_capped_and_the_page_says_so():
+    """Before: 50,000 pasted candidates blocked one update for 101 s and drew 21.5 MB of HTML. Now the
+    first MAX_CANDIDATES are ranked, MAX_ROWS drawn per model, and the status line says what was left out."""
+    from pearl.display.similarity import MAX_CANDIDATES, MAX_ROWS
+
+    pasted = [f"name {i}" for i in range(MAX_CANDIDATES + 500)]
+    app = Explorer({"hashed": _hashed_encoder()}, "name 7", pasted, debounce_s=0)
+    assert len(app.current_candidates("name 7")) == MAX_CANDIDATES
+    assert len(page_order(app, "hashed")) == MAX_ROWS and f"and {MAX_CANDIDATES - MAX_ROWS:,} more ranked" in app.ranking.value
+    assert "500 left out" in app.status.value and len(app.ranking.value) < 100_000
+
+
+def test_a_smoke_model_is_labelled_so(monkeypatch, tmp_path):
+    """Before: the explorer presented a SMOKE model as PEARL. Now its label carries the note of its pearl.json."""
+    import json
+
+    from pearl.display.explorer import models_line
+    from pearl.models import noted_label
+
+    folder = tmp_path / "models" / "pearl-minilm-seed0"
+    folder.mkdir(parents=True)
+    (folder / "pearl.json").write_text(json.dumps({"smoke": True, "note": "SMOKE run: tiny sizes; not a result"}))
+    assert noted_label(folder) == "PEARL seed 0 (MiniLM backbone) [SMOKE run]"
+    assert "PEARL seed 0 (MiniLM backbone) [SMOKE run]" in models_line(["minilm", str(folder)])
+    assert noted_label("minilm") == noted_label("minilm").split(" [")[0]
+
+
+def test_the_explorer_page_asks_no_cdn_for_its_fonts():
+    """Before: Voila's lab template asked cdn.jsdelivr.net for Font Awesome twice; offline both failed.
+    make explorer serves notebook 06 with pearl-offline, lab's template without those two links."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    template = root / "notebooks" / "jupyter" / "voila" / "templates" / "pearl-offline"
+    text = (template / "index.html.j2").read_text()
+    body = text.split("-#}", 1)[1]  # after the comment that names what was left out
+    assert "http" not in body and "extends 'lab/index.html.j2'" in body and "super.super()" in body
+    make = (root / "Makefile").read_text()
+    assert "JUPYTER_PATH=$(CURDIR)/notebooks/jupyter" in make and "--template=pearl-offline" in make
+
+
+@pytest.mark.slow
+def test_a_page_served_with_the_template_links_nothing_outside(tmp_path):
+    """Voila serving a one-cell notebook with pearl-offline: the page and its template's static files load
+    from the server, and no link leaves it (about 15 s)."""
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[2]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('offline page')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "page.ipynb")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = dict(os.environ, JUPYTER_PATH=str(root / "notebooks" / "jupyter"))
+    server = subprocess.Popen([sys.executable, "-m", "voila", str(tmp_path / "page.ipynb"), "--no-browser",
+                               "--Voila.ip=127.0.0.1", f"--port={port}", "--template=pearl-offline"],
+                              cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              start_new_session=True)
+    try:
+        for _ in range(120):
+            try:
+                page = urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=60).read().decode()
+                break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("voila did not serve the page")
+        assert "offline page" in page and "cdn.jsdelivr" not in page
+        for path in re.findall(r'(?:href|src)="(/voila/templates/pearl-offline/static/[^"?]+)', page):
+            assert urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30).status == 200
+    finally:
+        import psutil
+
+        kernels = psutil.Process(server.pid).children(recursive=True)  # in sessions of their own
+        os.killpg(server.pid, signal.SIGTERM)
+        server.wait(30)
+        for proc in kernels:
+            if proc.is_running():
+                proc.terminate()
+        psutil.wait_procs(kernels, timeout=10)
