@@ -215,5 +215,6 @@ def test_a_full_size_table1_refuses_a_smoke_model_naming_it(tmp_path, monkeypatc
         profiles.table1_folders(None, "cpu", guard=FULL.guard)
     assert profiles.table1_folders(None, "cpu", guard=SMOKE.guard) == [folder]
     for notebook, call in (("04_benchmark", "table1_folders(PEARL_MODELS, PROFILE, guard=scale.guard)"),
-                           ("07_short_text", "named_folders(PEARL_MODELS, guard=scale.guard)")):
+                           ("07_short_text", "named_folders(PEARL_MODELS, guard=scale.guard)"),
+                           ("05_figures", "default_models(guard=scale.guard)")):
         assert call in (ROOT / "notebooks" / "src" / f"{notebook}.py").read_text()
