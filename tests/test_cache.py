@@ -68,6 +68,10 @@ def test_a_character_weight_set_after_loading_never_gets_or_poisons_old_vectors(
     assert not np.allclose(after, before)
     clean = cached(load_model(folder, device="cpu", cache=False), path)  # a later clean run
     np.testing.assert_array_equal(encode(clean, PHRASES), before)
+    wrapper = cached(clean, path)  # a wrapper with no model of its own keeps the memo it copied
+    fingerprint(clean.extra["inner"])
+    assert fingerprint(Encoder(name="w", dim=clean.dim, fn=wrapper.fn, extra=dict(clean.extra["inner"].extra))) \
+        == fingerprint(clean.extra["inner"])
 
 
 def test_an_interrupted_write_leaves_no_partial_entry(tmp_path):

@@ -29,8 +29,8 @@ def fingerprint(encoder: Encoder) -> str:
     Computed once per loaded model, and again when its applied character weight changed since
     (:func:`_live`: the model's public setter changes the vectors without new weights).
     """
-    live = _live(encoder)
-    if "fingerprint" in encoder.extra and encoder.extra.get("fingerprint_of", live) == live:
+    live = _live(encoder)  # None: no model of its own to read (a baseline, or a wrapper holding the memo it copied)
+    if "fingerprint" in encoder.extra and (live is None or encoder.extra.get("fingerprint_of", live) == live):
         return encoder.extra["fingerprint"]
     if encoder.model is None:
         raise ValueError(f"{encoder!r} has no weights to fingerprint: set extra['fingerprint'] when loading it")
@@ -47,9 +47,12 @@ def fingerprint(encoder: Encoder) -> str:
     return encoder.extra["fingerprint"]
 
 
-def _live(encoder: Encoder) -> str:
+def _live(encoder: Encoder) -> str | None:
     """What a caller can change on a loaded model, without new weights, that changes its vectors: a
-    PEARL model's applied character weight (``PearlModel.char_weight``); "" for any other model."""
+    PEARL model's applied character weight (``PearlModel.char_weight``); "" for any other model, None
+    for an encoder without a model."""
+    if encoder.model is None:
+        return None
     weight = getattr(encoder.model, "char_weight", None)
     return "" if weight is None else repr(float(weight))
 
