@@ -207,11 +207,13 @@ model: $(STAMP) sysdeps
 # the similarity explorer (notebook 06) as a web app; with no PEARL model yet, make model runs first
 # (harness.model --if-missing). A preheated kernel runs the notebook (loads the models) when the server
 # starts, not when the page is asked for: with it the page showed its first ranking 2.6 s after the
-# request, against 55 s without (one run each, machine loaded)
+# request, against 55 s without (one run each, machine loaded). The template pearl-offline
+# (notebooks/jupyter/voila/templates/) is Voila's lab template without its two CDN stylesheets
 explorer: $(STAMP) sysdeps
 	$(PY) -m harness.model --if-missing
 	@echo "== Voila on http://127.0.0.1:$(EXPLORER_PORT)/ (the first page waits until the models are loaded)"
-	$(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) \
+	JUPYTER_PATH=$(CURDIR)/notebooks/jupyter $(VENV)/bin/voila notebooks/06_explorer.ipynb --no-browser \
+	  --Voila.ip=127.0.0.1 --port=$(EXPLORER_PORT) --template=pearl-offline \
 	  --preheat_kernel=True --pool_size=1 \
 	  --show_tracebacks=True
 

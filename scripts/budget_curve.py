@@ -19,7 +19,9 @@ make one curve), gives the gain per group and on average per (curve, budget) wit
 over seeds, fits the average gain per series with two curves (a line in log10(views) and the
 saturating ``a·v/(v+b)``) and projects both to the paper's 7.6M views, the interval the union of
 their 95 % prediction intervals (:func:`pearl.experiments.budget.project_models`). ``--summarise``
-trains nothing: it refits the committed lines, so a change to the fit is rerun from them alone.
+trains nothing: it refits the committed lines, so a change to the fit is rerun from them alone. Each
+line says its size: a full-size ``--summarise`` refuses a SMOKE line, a run never adds its lines to a
+file of the other size, and a point held twice counts once, or stops the fit when the two differ.
 """
 from __future__ import annotations
 
@@ -64,6 +66,11 @@ def main() -> None:
     run(args, lines)
 
 
+def is_smoke(line: dict) -> bool:
+    """Whether a budget line was written by a SMOKE run (its ``size``; lines without one are full size)."""
+    return line.get("size") == "smoke"
+
+
 def training_config(profile: str, backbone: str, seed: int, budget: float, device=None, uncentred: bool = False,
                     all_phrases: bool = False):
     """(TrainConfig, data options) of one budget's model: the profile's recipe (its view composition by
@@ -85,6 +92,7 @@ def run(args, lines: Path) -> None:
     from pearl.experiments.budget import epochs_for
     from pearl.experiments.tables import group_scores
     from pearl.models import load_model
+    from pearl.experiments.budget import read_points
     from pearl.provenance import append_jsonl, stamp
     from pearl.training.methods import inputs_for
     from pearl.training.profiles import load_training_data
@@ -95,8 +103,13 @@ def run(args, lines: Path) -> None:
 
     scale = SMOKE if args.size == "smoke" else FULL
     profile, size = scale.scaled("cpu"), scale.scaled(args.size)  # pearl's "tiny" in a SMOKE run
-    done = {(r["backbone"], r["budget"], r["seed"]) for r in map(json.loads, lines.read_text().splitlines())} \
-        if lines.is_file() else set()
+    held = read_points(lines) if lines.is_file() else []
+    other = [r for r in held if is_smoke(r) != scale.smoke]  # checked before a model is trained or a line written
+    if other:
+        raise SystemExit(f"{other[0]['_at']} is a {'SMOKE' if is_smoke(other[0]) else 'full-size'} line, and this "
+                         f"{'SMOKE' if scale.smoke else 'full-size'} run never adds its lines to that file: "
+                         "point $PEARL_OUTPUT at a scratch folder, or pass another --tag")
+    done = {(r["backbone"], r["budget"], r["seed"]) for r in held}
 
     def score(name, enc):
         rows = scoring.run_model(name, enc, DATASETS, size=size)
@@ -163,14 +176,19 @@ def summarise(smoke: bool) -> None:
 
     from pearl import paths
     from pearl.benchmark.tasks import GROUPS
-    from pearl.experiments.budget import PAPER_VIEWS, fit_models, project_models
+    from pearl.experiments.budget import PAPER_VIEWS, fit_models, one_per_point, project_models, read_points
     from pearl.experiments.references import gpu_points
     from harness.outputs import save_figure, save_table
     from harness.record import Run
     from pearl.tabular import Table, render
 
     files = sorted(paths.results_dir("budget").glob("*.jsonl")) + sorted(paths.results_dir("gpu", "budget").glob("*.jsonl"))
-    rows = [json.loads(x) for f in files for x in f.read_text().splitlines()]
+    rows = one_per_point([r for f in files for r in read_points(f)])
+    tiny = [r for r in rows if is_smoke(r)]
+    if tiny and not smoke:  # a full-size fit never pools a SMOKE point
+        raise SystemExit(f"{tiny[0]['_at']} is a SMOKE line (size smoke: tiny, not a result), and a full-size "
+                         "--summarise never pools one: delete it (a SMOKE run belongs in a scratch $PEARL_OUTPUT), "
+                         "or summarise that root with --size smoke")
     for r in rows:  # one curve per machine, join and backbone: a series' budgets and its variants' pool together
         r["series"] = f"{r['series'].split('-')[0]}, {JOINS[r.get('centre', True)]}"
     cols = [*GROUPS, "average"]
@@ -201,7 +219,8 @@ def summarise(smoke: bool) -> None:
     frame = pd.DataFrame(table)
     label = "SMOKE: " if smoke else ""
     proj = "\n".join(f"- {k}: {fit_words(v)}" for k, v in fits.items())
-    md = Table(frame.round(3), head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
+    shown = frame.round(3).astype(object).where(frame.notna(), "–")  # a std of one seed is a dash, never "nan"
+    md = Table(shown, head=f"# {label}PEARL's gain against its budget (sweep suite; gain = trained - untrained, "
                "per group and on average)", notes=["## Fit and projection", proj or "- too few points to fit"])
     save_table(frame, "budget_curve", markdown=md, smoke=smoke)
     # the gpu profile's one run (notebook 03 on a lent H100: batch 512, the old uncentred join, Table 1's exact
@@ -221,11 +240,16 @@ def fit_words(v: dict) -> str:
     the interval is the union of the usable curves' (:func:`pearl.experiments.budget.project_models`)."""
     from pearl.experiments.budget import PAPER_VIEWS, about
 
+    from pearl.tabular import cell
+
+    def n(x, digits=2, sign=True):  # a number of the notes; a NaN one says so, never "+nan"
+        return cell(x, digits=digits, sign=sign, missing="no number")
+
     line, sat, pb = v["fit"], v["saturating"], v["paper_budget"]
     lin_p = pb["models"]["log-linear"]
-    words = (f"log-linear: {line['slope']:+.2f} per tenfold budget (se {line['se_slope']:.2f}), RSS {line['rss']:.3f}, "
-             f"{lin_p['gain']:+.2f} at the paper's {PAPER_VIEWS:,} views (95 % prediction interval "
-             f"{lin_p['pi_low']:+.2f} to {lin_p['pi_high']:+.2f}); ")
+    words = (f"log-linear: {n(line['slope'])} per tenfold budget (se {n(line['se_slope'], sign=False)}), RSS "
+             f"{n(line['rss'], 3, False)}, {n(lin_p['gain'])} at the paper's {PAPER_VIEWS:,} views (95 % prediction interval "
+             f"{n(lin_p['pi_low'])} to {n(lin_p['pi_high'])}); ")
     if "failed" in sat:
         words += f"saturating a·v/(v+b): not fitted ({sat['failed']}); "
     elif "unidentified" in sat:
@@ -233,11 +257,11 @@ def fit_words(v: dict) -> str:
                   "curve's straight start, where any ceiling fits), so the interval is the line's alone; ")
     else:
         sat_p = pb["models"]["saturating"]
-        words += (f"saturating a·v/(v+b): a {sat['a']:+.2f}, b {sat['b']:,.0f} views, RSS {sat['rss']:.3f}, "
-                  f"{sat_p['gain']:+.2f} ({sat_p['pi_low']:+.2f} to {sat_p['pi_high']:+.2f}); AIC weights "
-                  + ", ".join(f"{m} {w:.2f}" for m, w in pb["weights"].items()) + "; ")
+        words += (f"saturating a·v/(v+b): a {n(sat['a'])}, b {n(sat['b'], ',.0f', False)} views, RSS "
+                  f"{n(sat['rss'], 3, False)}, {n(sat_p['gain'])} ({n(sat_p['pi_low'])} to {n(sat_p['pi_high'])}); AIC weights "
+                  + ", ".join(f"{m} {n(w, sign=False)}" for m, w in pb["weights"].items()) + "; ")
     span = "both curves' intervals together" if len(pb["models"]) > 1 else "the projection's interval, the line's"
-    return (words + f"{span} {pb['pi_low']:+.2f} to {pb['pi_high']:+.2f}: the projection "
+    return (words + f"{span} {n(pb['pi_low'])} to {n(pb['pi_high'])}: the projection "
             f"extrapolates {about(pb['extrapolation'])} beyond the largest budget trained, where no point checks either curve")
 
 

@@ -49,6 +49,31 @@ def test_a_changed_model_never_gets_old_vectors(tmp_path):
     assert not np.allclose(got, encode(tiny_encoder(), PHRASES))
 
 
+def test_a_character_weight_set_after_loading_never_gets_or_poisons_old_vectors(tmp_path):
+    """Before: setting ``char_weight`` on a loaded PEARL model returned the old weight's vectors for
+    phrases already cached, and stored the new weight's under the old key (a clean run then got them).
+    Now the applied weight is in the fingerprint: fresh vectors, and the old entries stay right."""
+    from _tiny import tiny_exported
+    from pearl.models import load_model
+
+    path = tmp_path / "e.sqlite"
+    _, _, folder = tiny_exported(tmp_path / "pearl-tiny-seed0")
+    loaded = cached(load_model(folder, device="cpu", cache=False), path)
+    before = encode(loaded, PHRASES)
+    loaded.extra["inner"].model.char_weight = 0.9  # the model's public setter
+    after = encode(loaded, PHRASES)
+    plain = load_model(folder, device="cpu", cache=False)
+    plain.model.char_weight = 0.9
+    np.testing.assert_array_equal(after, encode(plain, PHRASES))
+    assert not np.allclose(after, before)
+    clean = cached(load_model(folder, device="cpu", cache=False), path)  # a later clean run
+    np.testing.assert_array_equal(encode(clean, PHRASES), before)
+    wrapper = cached(clean, path)  # a wrapper with no model of its own keeps the memo it copied
+    fingerprint(clean.extra["inner"])
+    assert fingerprint(Encoder(name="w", dim=clean.dim, fn=wrapper.fn, extra=dict(clean.extra["inner"].extra))) \
+        == fingerprint(clean.extra["inner"])
+
+
 def test_an_interrupted_write_leaves_no_partial_entry(tmp_path):
     store = EmbeddingStore(tmp_path / "e.sqlite")
     vecs = np.ones((3, 4), np.float32)

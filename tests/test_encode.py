@@ -161,3 +161,21 @@ def test_quiet_loading_stops_transformers_own_progress_bars(capfd):
         assert "Loading weights" not in capfd.readouterr().err
     finally:
         logging.enable_progress_bar()
+
+
+def test_a_lone_surrogate_is_refused_naming_index_position_and_fix():
+    """Before: a phrase holding a lone surrogate failed deep in the tokenizer with a UnicodeEncodeError."""
+    from pearl.encode import check_phrases
+
+    with pytest.raises(ValueError, match=r"phrase 1 holds a lone surrogate U\+DC80 at position 1 .*Decode its source as UTF-8"):
+        check_phrases(["fine", "a\udc80b"])
+
+
+def test_a_device_this_machine_lacks_is_named_with_what_there_is():
+    """Before: ``cuda:7`` on a CPU passed the settings check and failed in torch once a run moved its model."""
+    from pearl.encode import pick_device
+
+    missing = f"cuda:{torch.cuda.device_count() + 6}"
+    with pytest.raises(ValueError, match=rf"device '{missing}': this machine has .*CUDA device.*'cpu', or None to choose"):
+        pick_device(missing)
+    assert pick_device("cpu") == "cpu" and pick_device(None) in ("cpu", "cuda", "mps")

@@ -124,6 +124,15 @@ def _damaged(path: Path, why: str) -> str:
             "or run the batch with --fresh (make reproduce FRESH=1), which ignores and rewrites it")
 
 
+def _entry(last: dict, kind: str, key: str) -> dict:
+    """A notebook's recorded ``inputs`` or ``outputs`` (``{path: sha256}``); a wrong-typed one is a damaged
+    state file (:class:`StateError` naming it and the fix), never a crash further on."""
+    value = last.get(kind, {})
+    if not isinstance(value, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+        raise StateError(_damaged(state_path(), f"{key}'s {kind!r} is not an object of paths and digests"))
+    return value
+
+
 def _sha(path: Path) -> str | None:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
 
@@ -201,7 +210,9 @@ def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=e
         fp = fingerprint(notebook, params, code, previous)
         previous = fp
         key = f"{notebook.stem}{tag}.ipynb"
-        stale = batch_inputs.changed(name, (state.get(key) or {}).get("inputs", {}), state[FILES], sequence)
+        last = state.get(key) or {}
+        stale = (batch_inputs.changed(name, _entry(last, "inputs", key), state[FILES], sequence)
+                 + batch_inputs.gone(name, _entry(last, "outputs", key), state[FILES], sequence))
         if not fresh and not tag and finished(name, fp, state) and not stale:
             mark_skipped(name, state)
             _save_state(state)
@@ -209,7 +220,7 @@ def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=e
             done[name] = "skipped"
             continue
         if stale and not fresh:
-            log(f"-- {name} runs again: {len(stale)} of the files it read changed since it finished "
+            log(f"-- {name} runs again: {len(stale)} of the files it read changed, or that it wrote are gone, since it finished "
                 f"({', '.join(stale[:3])}{', ...' if len(stale) > 3 else ''})")
         state.pop(key, None)
         _save_state(state)
@@ -222,7 +233,8 @@ def run(names: list[str], offered: dict, fresh: bool = False, log=_say, runner=e
             _save_state(state)
         state[key] = {"fingerprint": fp, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
                       "seconds": round(time.perf_counter() - t0, 1), "record_sha256": _sha(record_path(name)),
-                      "inputs": batch_inputs.inputs(name, before, state[FILES], sequence)}
+                      "inputs": batch_inputs.inputs(name, before, state[FILES], sequence),
+                      "outputs": batch_inputs.outputs(before, state[FILES])}
         _save_state(state)
         done[name] = "ran"
     return done
@@ -261,6 +273,18 @@ def main(argv=None) -> int:
                          "the run always runs, its executed copy named with the values")
     ap.add_argument("--record", help="write the batch's wall time, notebook by notebook, to this JSON file")
     args = ap.parse_args(argv)
+    from pearl.training.profiles import PROFILES
+
+    if args.profile not in PROFILES:  # else every notebook stops on it, the first after minutes of work
+        sys.exit(f"batch: --profile {args.profile!r} is not a training profile; choose one of {', '.join(PROFILES)}")
+    unknown = [n for n in args.notebooks if not (NOTEBOOKS / n).is_file()]
+    if unknown:
+        import difflib
+
+        known = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+        near = difflib.get_close_matches(unknown[0], known, n=1)
+        sys.exit(f"batch: no notebook {unknown[0]!r} in {NOTEBOOKS}"
+                 + (f"; did you mean {near[0]!r}?" if near else f"; the notebooks are {', '.join(known)}"))
     offered = {"PROFILE": args.profile, "INTERACTIVE": False, **({"EXTRAS": True} if args.extras else {})}
     names = args.notebooks
     extra = dict(_param(p) for p in args.param)
@@ -275,7 +299,7 @@ def main(argv=None) -> int:
         if not os.environ.get("PEARL_OUTPUT"):
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
         os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
-        offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False}
+        offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False, **extra}  # --param holds here too
         names = names or paths.batch_notebooks(separate=True)
     t0, load_start = time.perf_counter(), list(os.getloadavg())
     stop_on_sigterm()

@@ -94,6 +94,12 @@ def inputs(name: str, before: dict, after: dict, order: list[str]) -> dict[str, 
             if e["sha256"] is not None and rel not in wrote and e.get("by") not in later}
 
 
+def outputs(before: dict, after: dict) -> dict[str, str]:
+    """``{path: sha256}`` that a notebook wrote between two scans and left there (a resume checks they
+    still hold these bytes: a notebook whose models were deleted since runs again)."""
+    return {rel: after[rel]["sha256"] for rel in sorted(written(before, after)) if after[rel]["sha256"] is not None}
+
+
 def changed(name: str, read: dict[str, str], now: dict, order: list[str]) -> list[str]:
     """The inputs of notebook ``name`` (``read``: :func:`inputs`) whose content ``now`` (a :func:`scan`)
     differs, unless a notebook after it in ``order`` wrote them since."""
@@ -104,6 +110,13 @@ def changed(name: str, read: dict[str, str], now: dict, order: list[str]) -> lis
         if e["sha256"] != digest and e.get("by") not in later:
             out.append(rel)
     return out
+
+
+def gone(name: str, wrote: dict[str, str], now: dict, order: list[str]) -> list[str]:
+    """The outputs of notebook ``name`` (``wrote``: :func:`outputs`) no longer there ``now``, unless a
+    notebook after it removed them: deleted models make the notebook that trained them run again. An
+    output changed since is left to its readers (:func:`changed`), as an edit made by hand is."""
+    return [rel for rel in changed(name, wrote, now, order) if (now.get(rel) or {}).get("sha256") is None]
 
 
 def _after(name: str, order: list[str]) -> list[str]:

@@ -25,19 +25,20 @@ def main(argv=None) -> int:
     ap.add_argument("--smoke", action="store_true", help="the SMOKE size (tests): a tiny model under smoke-output/ "
                                                          "or $PEARL_OUTPUT")
     ap.add_argument("--if-missing", action="store_true", help="do nothing when a PEARL model on MiniLM exists "
-                                                              "(make explorer)")
+                                                              "and verifies (make explorer)")
     ap.add_argument("--record", help="also write the build's record to this JSON file (make model RECORD=1)")
     args = ap.parse_args(argv)
     scale = SMOKE if args.smoke else FULL
     use_output(scale.output_root())
     from pearl.encode import quiet_loading
-    from pearl.models import trained_folders
+    from pearl.models import verified_folders
     from pearl.provenance import write_json
 
     quiet_loading()  # each stage shows its own bar; transformers' "Loading weights" would come between them
 
-    if args.if_missing and trained_folders():
-        print(f"== PEARL model found: {', '.join(p.name for p in trained_folders())} (make model builds none anew)")
+    found = verified_folders() if args.if_missing else []  # a folder that would be refused at load is not found
+    if found:
+        print(f"== PEARL model found: {', '.join(p.name for p in found)} (make model builds none anew)")
         return 0
     try:
         check_inputs()

@@ -50,6 +50,8 @@ AUGMENT = ("augment", "meta.json")
 BUILDS = ("wikipedia_builds", "settings.json")
 #: the file that says a model folder's scale (:mod:`pearl.training.export`)
 MODEL_INFO = "pearl.json"
+#: pearl's training profile of a SMOKE run (:data:`harness.scale.TINY`, which imports this module)
+TINY_PROFILE = "tiny"
 FIX = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / SMOKE_ROOT}) or point it at a "
        "scratch folder")
 
@@ -95,11 +97,13 @@ def _json(path: Path):
 
 def _says_smoke(data) -> bool:
     """Whether parsed metadata or a record says SMOKE: a top-level ``"SMOKE"`` key, ``"smoke": true``,
-    or a record's ``parameters["SMOKE"]`` true."""
+    a record's ``parameters["SMOKE"]`` true, or a model trained on pearl's tiny profile (``"profile":
+    "tiny"``: pearl's own command line writes no SMOKE note, and tiny is the SMOKE size, :mod:`harness.scale`)."""
     if not isinstance(data, dict):
         return False
     params = data.get("parameters")
-    return "SMOKE" in data or data.get("smoke") is True or (isinstance(params, dict) and params.get("SMOKE") is True)
+    return ("SMOKE" in data or data.get("smoke") is True or data.get("profile") == TINY_PROFILE
+            or (isinstance(params, dict) and params.get("SMOKE") is True))
 
 
 def _csv_says_smoke(path: Path) -> bool:

@@ -121,6 +121,12 @@ def _each(check, nonempty=True, distinct=False):
     return ok
 
 
+def _profile(value) -> bool:
+    from pearl.training.profiles import PROFILES  # here: importing the parameter check trains nothing
+
+    return isinstance(value, str) and value in PROFILES
+
+
 _COUNT = (lambda v: _number(v, 1, integer=True), "an integer >= 1")
 _SIZE = (lambda v: _number(v, 0, integer=True), "an integer >= 0 (0: the notebook's 'all' or 'off')")
 _RATE = (lambda v: _number(v, 0, low_open=True), "a finite number > 0")
@@ -138,6 +144,7 @@ RANGES = {
     **{n: _RATE for n in ("LR", "CHOSEN_LR")},
     **{n: _WEIGHT for n in ("P_CHAR", "P_TOKEN", "P_PHRASE", "CHAR_AUG", "TOKEN_AUG", "PHRASE_AUG")},
     **{n: _SEEDS for n in ("SEEDS", "NOISE_SEEDS", "LABEL_SEEDS")},
+    "PROFILE": (_profile, "a training profile of pearl.training.profiles.PROFILES: 'tiny', 'cpu' or 'gpu'"),
     "AVERAGE": _SHARE,
     "MAX_DISTANCE": _SHARE,
     "GLOVE_THRESHOLD": (lambda v: _number(v, -1, 1), "a cosine in [-1, 1]"),

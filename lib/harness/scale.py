@@ -20,11 +20,11 @@ from pathlib import Path
 
 from pearl import paths
 
-from .outputs import SMOKE_ROOT, ScaleGuard
+from .outputs import SMOKE_ROOT, TINY_PROFILE, ScaleGuard
 
 #: pearl's named size of a SMOKE run: its task size (``pearl.benchmark.tasks.SIZES``) and training
 #: profile (``pearl.training.profiles.PROFILES``)
-TINY = "tiny"
+TINY = TINY_PROFILE
 #: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
 REHEARSED = ("gpu",)
 

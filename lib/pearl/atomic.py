@@ -9,9 +9,15 @@ would give them, ``0666`` less the umask (``0644`` under the usual ``022``), not
 ``0600``. :func:`write_atomic_all` writes several files as one unit (a table's ``.csv``, ``.md``
 and ``.tex``): all are written to temporary files before any is renamed.
 
-What it leaves out: folders written as a whole (a model export writes file by file; see
-:mod:`pearl.training.export`), and file systems shared between machines, where a process id
-says nothing about another machine's writers.
+A folder written as a whole (a model export, :mod:`pearl.training.export`) is written into a
+sibling staging folder (:func:`staging_folder`, ``.<name>.<pid>.staging``) and put in place by
+:func:`swap_folder`: one ``rename`` when nothing is there, else Linux's ``renameat2`` exchange of the
+two folders in one step, so a reader or a kill sees the old folder or the new one. Where the file
+system cannot exchange, the old folder is renamed aside first (``.<name>.<pid>.old``) and put back
+by the next :func:`staging_folder` of the same target if a kill came between the two renames.
+
+What it leaves out: file systems shared between machines, where a process id says nothing about
+another machine's writers.
 """
 from __future__ import annotations
 
@@ -89,6 +95,70 @@ def write_atomic_all(files: dict) -> list[Path]:
             Path(tmp).unlink(missing_ok=True)
         raise
     return [path for _, path in staged]
+
+
+_FOLDER_DEBRIS = re.compile(r"^\.(?P<name>.+)\.(?P<pid>\d+)\.(?P<kind>staging|old)$")
+
+
+def staging_folder(target: str | Path) -> Path:
+    """An empty sibling folder to write ``target``'s new contents into, before :func:`swap_folder`.
+    First the debris of killed writers of the same target is cleared: a staging folder of a gone
+    process is deleted, and an old folder set aside by one is put back when ``target`` is missing."""
+    import shutil
+
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    for path in sorted(target.parent.glob(f".{target.name}.*")):
+        m = _FOLDER_DEBRIS.match(path.name)
+        if m is None or m["name"] != target.name or (int(m["pid"]) != os.getpid() and _alive(int(m["pid"]))):
+            continue  # not this target's, or a live writer's
+        if m["kind"] == "old" and not target.exists():
+            os.rename(path, target)  # a kill between swap_folder's two renames: the old folder comes back
+        else:
+            shutil.rmtree(path, ignore_errors=True)
+    staged = target.parent / f".{target.name}.{os.getpid()}.staging"
+    staged.mkdir()
+    return staged
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one step (Linux ``renameat2(RENAME_EXCHANGE)``); False where the system cannot."""
+    import ctypes
+
+    try:
+        renameat2 = ctypes.CDLL(None, use_errno=True).renameat2
+    except (OSError, AttributeError):
+        return False
+    at_fdcwd, exchange = -100, 2
+    if renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), exchange) == 0:
+        return True
+    err = ctypes.get_errno()
+    if err in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: this file system or kernel cannot exchange
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def swap_folder(staged: str | Path, target: str | Path) -> Path:
+    """Put the complete folder ``staged`` (from :func:`staging_folder`) in ``target``'s place, so
+    that ``target`` is always the old folder or the new one (see the module docstring); the old
+    one is deleted afterwards. Returns ``target``."""
+    import shutil
+
+    staged, target = Path(staged), Path(target)
+    if not target.exists():
+        os.rename(staged, target)
+        return target
+    if not _exchange(staged, target):
+        aside = target.parent / f".{target.name}.{os.getpid()}.old"
+        os.rename(target, aside)
+        try:
+            os.rename(staged, target)
+        except BaseException:
+            os.rename(aside, target)
+            raise
+        staged = aside
+    shutil.rmtree(staged, ignore_errors=True)  # now the old folder
+    return target
 
 
 def _stage(path: Path, raw: bytes) -> str:

@@ -12,6 +12,9 @@ since all of them load models through :func:`pearl.models.load_model`.
 - Each stored vector carries a checksum (its bytes, the fingerprint and the text, hashed); a
   vector whose bytes no longer match (a flipped bit on disk) is never served: it is encoded
   again and replaced, with one warning per store naming the file.
+- A PEARL model's character weight set after loading (its public setter) changes the fingerprint
+  (:func:`pearl.backbones.fingerprint.fingerprint` reads the applied weight at every call), so the
+  new weight's vectors never come from, nor go to, the old weight's entries.
 - The vectors stored are the raw pooled ones (``encode(..., normalize=False)``); ``encode``
   normalises on the way out, so a cached and a fresh vector are the same bytes.
 - A cache folder that is missing is created; one that is read-only or a file that is corrupt
@@ -230,6 +233,9 @@ class CachedVectors:
         self.encoded = 0  # phrases the model had to encode (for the benchmarks)
 
     def __call__(self, phrases: list[str]) -> np.ndarray:
+        fp = fingerprint(self.inner)  # a character weight set since gives another key, and none of the old vectors
+        if fp != self.fp:
+            self.fp, self.memory = fp, {}
         missing = [p for p in phrases if p not in self.memory]
         if missing and self.store is not None:
             self.memory.update(self.store.get(self.fp, missing, self.inner.dim))

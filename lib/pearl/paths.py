@@ -154,8 +154,9 @@ def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> l
     return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
 
 
-#: what a file or folder name built from a parameter may hold (:func:`safe_name`)
+#: what a file or folder name built from a parameter may hold (:func:`safe_name`), and how long it may be
 NAME = re.compile(r"[A-Za-z0-9._-]+")
+MAX_NAME = 100
 
 
 def safe_name(value: str, what: str = "name") -> str:
@@ -169,15 +170,17 @@ def safe_name(value: str, what: str = "name") -> str:
     Traceback (most recent call last):
     ...
     pearl.paths.UnsafeName: VARIANT '../x' cannot name a folder: it holds '..' and '/'; use ASCII letters, digits, \
-'-', '_' and '.' only (not '.' alone, no '..')
+'-', '_' and '.' only (not '.' alone, no '..'), at most 100 characters
     """
     text = str(value)
-    if NAME.fullmatch(text) and text != "." and ".." not in text:
+    if NAME.fullmatch(text) and text != "." and ".." not in text and len(text) <= MAX_NAME:
         return text
     found = ["'..'"] * (".." in text) + [repr(c) for c in sorted(set(NAME.sub("", text)))]
-    problem = "it is empty" if not text else "it is '.'" if text == "." else f"it holds {' and '.join(found)}"
-    raise UnsafeName(f"{what} {text!r} cannot name a folder: {problem}; use ASCII letters, digits, '-', '_' and "
-                     "'.' only (not '.' alone, no '..')")
+    problem = ("it is empty" if not text else "it is '.'" if text == "." else f"it holds {' and '.join(found)}" if found
+               else f"it is {len(text)} characters long")  # a folder name and its staging copy's must fit the file system's 255 bytes
+    shown = repr(text) if len(text) <= 60 else repr(text[:60]) + "..."
+    raise UnsafeName(f"{what} {shown} cannot name a folder: {problem}; use ASCII letters, digits, '-', '_' and "
+                     f"'.' only (not '.' alone, no '..'), at most {MAX_NAME} characters")
 
 
 def under(base: Path, path: Path) -> Path:

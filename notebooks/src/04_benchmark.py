@@ -68,7 +68,7 @@ from pearl.training import profiles
 
 scale = run.scale
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
-pearl_dirs = profiles.table1_folders(PEARL_MODELS, PROFILE)
+pearl_dirs = profiles.table1_folders(PEARL_MODELS, PROFILE, guard=scale.guard)  # a full-size table refuses a SMOKE model
 print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %% [markdown]

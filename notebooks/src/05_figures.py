@@ -42,7 +42,7 @@ scale = run.scale
 N_PER_GROUP = run.resolve(N_PER_GROUP=scale.smoke_or(N_PER_GROUP, 10))
 
 with run.timer("load_models"):
-    names = MODELS or figure1.default_models()
+    names = MODELS or figure1.default_models(guard=scale.guard)  # a full-size figure refuses a SMOKE model
     models = load_labelled(names)
 print("models:", list(models))
 

@@ -57,7 +57,7 @@ from pearl.benchmark.tasks import SUITES
 
 scale = run.scale
 WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
-pearl_dirs = models.named_folders(PEARL_MODELS)
+pearl_dirs = models.named_folders(PEARL_MODELS, guard=scale.guard)  # a full-size table refuses a SMOKE model
 print("PEARL models found:", models.folder_names(pearl_dirs) or "none")
 
 # %% [markdown]

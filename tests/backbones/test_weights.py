@@ -203,3 +203,15 @@ def test_a_manifest_folder_is_verified(tmp_path):
     _flip(tmp_path / "model.safetensors", (tmp_path / "model.safetensors").stat().st_size - 1)
     with pytest.raises(weights.WeightsError, match=r"model.safetensors: sha256 .* SHA256SUMS"):
         load_backbone(tmp_path)
+
+
+@pytest.mark.parametrize("weight", [1e308, 0.0, 1.5, None])
+def test_an_out_of_range_char_weight_in_pearl_json_is_refused(copy, weight):
+    """Before: a pearl.json whose char_weight was edited out of (0, 1), its settings digest written
+    again to match, loaded; 1e308 gave NaN vectors. Now the load names the setting and its range."""
+    info = json.loads((copy / "pearl.json").read_text())
+    info["char_weight"] = weight
+    info["settings_sha256"] = weights.settings_digest(info)
+    (copy / "pearl.json").write_text(json.dumps(info))
+    with pytest.raises(weights.WeightsError, match=r"pearl.json: char_weight .* is not a weight in \(0, 1\).*export it again"):
+        load_model(copy, device="cpu", cache=False)

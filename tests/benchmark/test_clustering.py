@@ -149,3 +149,23 @@ def test_a_trained_pearl_models_score_holds_still_across_the_seed(tmp_path):
     scores = [ev.evaluate_clustering(model, mentions, seed=seed) for seed in (0, 1, 2)]
     assert max(s["score"] for s in scores) - min(s["score"] for s in scores) <= 0.3
     assert all(s["nmi_std"] <= 1 for s in scores)  # and the evaluator says it holds still
+
+
+def test_the_bounds_of_a_clustering_score_name_what_is_wrong():
+    """Before: k above the number of mentions was accepted, NaN vectors and k = n failed inside
+    scikit-learn, and no mentions overflowed. Now each is a ValueError saying what is wrong."""
+    from pearl.benchmark.clustering import cluster_score
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(6, 3))
+    with pytest.raises(ValueError, match="got no mentions"):
+        cluster_score(np.zeros((0, 3)), [])
+    with pytest.raises(ValueError, match="got 6 vectors for 2 mentions"):
+        cluster_score(x, ["a", "b"])
+    with pytest.raises(ValueError, match="got 6 mentions of 6 types: k-means needs more mentions than types"):
+        cluster_score(x, list("abcdef"))
+    with pytest.raises(ValueError, match="at least two entity types, got 1"):
+        cluster_score(x, ["a"] * 6)
+    x[4, 1] = np.nan
+    with pytest.raises(ValueError, match="non-finite vectors .*the first for mention 4"):
+        cluster_score(x, list("aabbcc"))

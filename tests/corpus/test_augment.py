@@ -194,3 +194,17 @@ def test_augment_many_draws_as_one_by_one_and_the_summary_counts_ops():
     assert one.augment_many(PHRASES) == [two.augment_with_op(p) for p in PHRASES]
     ops, changed = au.op_summary([("char_swap", "ab"), ("none", "x"), ("char_swap", "cd")], ["ba", "x", "dc"])
     assert ops == {"char_swap": 2, "none": 1} and changed == 2 / 3
+
+
+def test_a_cut_table_or_meta_json_names_the_file_and_the_fix(tmp_path):
+    """Before: a truncated augment/meta.json (or table) failed with a bare JSONDecodeError."""
+    from pearl.corpus.augment import AugmentTables, load_tables, save_tables
+
+    folder = save_tables(AugmentTables(wordnet={"war": ["battle"]}, meta={"phrases": 1}), tmp_path / "augment")
+    for name in ("meta.json", "wordnet_synonyms.json"):
+        good = (folder / name).read_text()
+        (folder / name).write_text(good[: len(good) // 2])
+        with pytest.raises(ValueError, match=rf"{name} is damaged: not JSON .*run notebooks/02_augmentation\.ipynb"):
+            load_tables(folder)
+        (folder / name).write_text(good)
+    assert load_tables(folder).wordnet == {"war": ["battle"]}

@@ -29,3 +29,15 @@ def test_read_phrases_keeps_the_most_frequent_first(tmp_path):
     path = store.write_corpus([("a b", "NP-OTHER", 5, "wikitext2"), ("c", "NP-OTHER", 2, "wikitext2"),
                                ("d", "NP-OTHER", 1, "wikitext2")], tmp_path / "phrases.tsv")
     assert store.read_phrases(2, path) == ["a b", "c"] and store.read_phrases(0, path) == ["a b", "c", "d"]
+
+
+def test_a_cut_corpus_names_its_file_line_and_fix(tmp_path):
+    """Before: a phrases.tsv cut by a kill mid-row failed with a bare TypeError (int(None))."""
+    from pearl.corpus.store import read_rows, write_corpus
+
+    path = write_corpus([("the war", "NP-OTHER", 3, "wikitext2"), ("in 2008", "PP-DATE", 2, "wikitext2")],
+                        tmp_path / "phrases.tsv")
+    text = path.read_text()
+    path.write_text(text[: text.rindex("\t2\t")])  # the last row cut before its count
+    with pytest.raises(ValueError, match=r"phrases\.tsv:3 is not a corpus row .*cut or damaged; run notebooks/01"):
+        read_rows(path)

@@ -45,21 +45,23 @@ def jupyter_env(scratch: Path) -> dict:
     cache = ROOT / ".cache"
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(cache / "jupyter/config"), JUPYTER_DATA_DIR=str(cache / "jupyter/data"),
                JUPYTER_RUNTIME_DIR=str(cache / "jupyter/runtime"), IPYTHONDIR=str(cache / "ipython"),
-               MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch))
+               MPLCONFIGDIR=str(cache / "matplotlib"), TOKENIZERS_PARALLELISM="false", PEARL_OUTPUT=str(scratch),
+               JUPYTER_PATH=str(ROOT / "notebooks" / "jupyter"))  # the explorer's Voila template (pearl-offline)
     return env
 
 
 @contextlib.contextmanager
-def serve(output_root: Path):
-    """Voila serving notebook 06 with ``output_root`` as its output root; yields (url, server)."""
+def serve(output_root: Path, notebook: str = "notebooks/06_explorer.ipynb"):
+    """Voila serving ``notebook`` (default 06) as make explorer does, with ``output_root`` as its output root;
+    yields (url, server)."""
     import psutil
 
     port = free_port()
     log = open(output_root / "voila.log", "wb")
     # sys.executable: the venv's Python, whose share/jupyter/kernels holds the "pearl" kernel
     server = subprocess.Popen(
-        [sys.executable, "-m", "voila", "notebooks/06_explorer.ipynb", "--no-browser", "--Voila.ip=127.0.0.1",
-         f"--port={port}", "--show_tracebacks=True"],
+        [sys.executable, "-m", "voila", notebook, "--no-browser", "--Voila.ip=127.0.0.1",
+         f"--port={port}", "--template=pearl-offline", "--show_tracebacks=True"],
         cwd=ROOT, env=jupyter_env(output_root), stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         deadline = time.monotonic() + 60
@@ -165,3 +167,22 @@ def test_after_make_model_the_page_ranks_with_pearl_beside_its_backbone(tmp_path
     assert len(ours) == 5 and sorted(ours) == sorted(backbone)  # notebook 06's five candidates, in both columns
     assert f"Models found: {model_label('minilm')}, {pearl}." in text
     assert "Loading weights" not in text and "it/s]" not in text
+
+
+@pytest.mark.slow
+def test_a_page_served_with_the_template_links_nothing_outside(tmp_path):
+    """No browser needed: Voila serving a one-cell notebook with make explorer's template (pearl-offline)
+    gives a page whose template files load from the server and which links no CDN (about 15 s)."""
+    import re
+    import urllib.request
+
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("print('offline page')")])
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, tmp_path / "page.ipynb")
+    with serve(tmp_path, str(tmp_path / "page.ipynb")) as (url, _):
+        page = urllib.request.urlopen(url, timeout=120).read().decode()
+        assert "offline page" in page and "cdn.jsdelivr" not in page
+        for path in re.findall(r'(?:href|src)="(/voila/templates/pearl-offline/static/[^"?]+)', page):
+            assert urllib.request.urlopen(url.rstrip("/") + path, timeout=30).status == 200

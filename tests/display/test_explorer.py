@@ -244,11 +244,67 @@ def test_the_raw_lm_preset_lists_the_lm_then_its_trained_models(monkeypatch, tmp
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     assert preset_models("raw-lm") == ["mlm-wiki"]
-    for name in ("simcse-mlmwiki-seed0", "pearl-mlmwiki-seed0", "pearl-mlmwiki-seed1"):
-        (tmp_path / "models" / name).mkdir(parents=True)
-        (tmp_path / "models" / name / "pearl.json").write_text("{}")
+    import shutil
+
+    from _tiny import tiny_exported
+
+    _, _, made = tiny_exported(tmp_path / "models" / "simcse-mlmwiki-seed0")  # folders that verify
+    for name in ("pearl-mlmwiki-seed0", "pearl-mlmwiki-seed1"):
+        shutil.copytree(made, tmp_path / "models" / name)
     got = preset_models("raw-lm")
     assert got[0] == "mlm-wiki" and [p.rsplit("/", 1)[-1] for p in got[1:]] == ["pearl-mlmwiki-seed0",
                                                                               "simcse-mlmwiki-seed0"]
     with pytest.raises(ValueError, match="raw-lm"):
         preset_models("bert")
+
+
+def _hashed_encoder():
+    """A model that costs nothing: each phrase's vector from its hash (the explorer's bounds, not its ranking)."""
+    import zlib
+
+    from pearl.encode import Encoder
+
+    def fn(phrases):
+        return np.stack([np.random.default_rng(zlib.crc32(p.encode())).normal(size=8) for p in phrases]).astype(np.float32)
+    return Encoder(name="hashed", dim=8, device="cpu", fn=fn, extra={"fingerprint": "hashed"})
+
+
+def test_pasted_candidates_are_capped_and_the_page_says_so():
+    """Before: 50,000 pasted candidates blocked one update for 101 s and drew 21.5 MB of HTML. Now the
+    first MAX_CANDIDATES are ranked, MAX_ROWS drawn per model, and the status line says what was left out."""
+    from pearl.display.similarity import MAX_CANDIDATES, MAX_ROWS
+
+    pasted = [f"name {i}" for i in range(MAX_CANDIDATES + 500)]
+    app = Explorer({"hashed": _hashed_encoder()}, "name 7", pasted, debounce_s=0)
+    assert len(app.current_candidates("name 7")) == MAX_CANDIDATES
+    assert len(page_order(app, "hashed")) == MAX_ROWS and f"and {MAX_CANDIDATES - MAX_ROWS:,} more ranked" in app.ranking.value
+    assert "500 left out" in app.status.value and len(app.ranking.value) < 100_000
+
+
+def test_a_smoke_model_is_labelled_so(monkeypatch, tmp_path):
+    """Before: the explorer presented a SMOKE model as PEARL. Now its label carries the note of its pearl.json."""
+    import json
+
+    from pearl.display.explorer import models_line
+    from pearl.models import noted_label
+
+    folder = tmp_path / "models" / "pearl-minilm-seed0"
+    folder.mkdir(parents=True)
+    (folder / "pearl.json").write_text(json.dumps({"smoke": True, "note": "SMOKE run: tiny sizes; not a result"}))
+    assert noted_label(folder) == "PEARL seed 0 (MiniLM backbone) [SMOKE run]"
+    assert "PEARL seed 0 (MiniLM backbone) [SMOKE run]" in models_line(["minilm", str(folder)])
+    assert noted_label("minilm") == noted_label("minilm").split(" [")[0]
+
+
+def test_the_explorer_page_asks_no_cdn_for_its_fonts():
+    """Before: Voila's lab template asked cdn.jsdelivr.net for Font Awesome twice; offline both failed.
+    make explorer serves notebook 06 with pearl-offline, lab's template without those two links."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    template = root / "notebooks" / "jupyter" / "voila" / "templates" / "pearl-offline"
+    text = (template / "index.html.j2").read_text()
+    body = text.split("-#}", 1)[1]  # after the comment that names what was left out
+    assert "http" not in body and "extends 'lab/index.html.j2'" in body and "super.super()" in body
+    make = (root / "Makefile").read_text()
+    assert "JUPYTER_PATH=$(CURDIR)/notebooks/jupyter" in make and "--template=pearl-offline" in make

@@ -213,3 +213,86 @@ def test_a_budgets_model_is_trained_on_todays_recipe_at_that_budget():
     old, _ = script.training_config("cpu", "minilm", 0, 4, uncentred=True)
     assert old.centre is False
     assert script.JOINS[None] == "rule" and script.JOINS[True] == "centred"
+
+
+def _committed_lines(root: Path) -> Path:
+    """The committed MiniLM budget lines, copied under ``root`` (a scratch output root)."""
+    lines = root / "results" / "budget" / "cpu-minilm.jsonl"
+    lines.parent.mkdir(parents=True)
+    lines.write_text((Path(__file__).parents[2] / "results" / "budget" / "cpu-minilm.jsonl").read_text())
+    return lines
+
+
+def test_a_smoke_line_never_enters_a_full_size_fit(tmp_path, monkeypatch):
+    """Before: a SMOKE run appended its line to results/budget/cpu-minilm.jsonl and --summarise pooled
+    it (MiniLM's slope +0.77 became +2.37, "SMOKE" nowhere). Now a SMOKE run refuses that file before it
+    trains, and a full-size --summarise refuses a SMOKE line, naming its file and line."""
+    import argparse
+    import json
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    script = budget_curve_script()
+    lines = _committed_lines(tmp_path)
+    before = lines.read_bytes()
+    args = argparse.Namespace(size="smoke", backbone="minilm", budgets="0.5", seeds="5", tag="cpu-minilm",
+                              uncentred=False, all_phrases=False, device=None)
+    with pytest.raises(SystemExit, match=r"cpu-minilm\.jsonl:1 is a full-size line.*SMOKE run never adds"):
+        script.run(args, lines)
+    assert lines.read_bytes() == before
+    smoke = {**json.loads(before.decode().splitlines()[-1]), "seed": 5, "size": "smoke"}
+    with open(lines, "a") as fh:
+        fh.write(json.dumps(smoke) + "\n")
+    n = len(before.decode().splitlines()) + 1
+    with pytest.raises(SystemExit, match=rf"cpu-minilm\.jsonl:{n} is a SMOKE line.*never pools one"):
+        script.summarise(False)
+
+
+def test_a_point_held_twice_counts_once_or_stops_the_fit_naming_both(tmp_path):
+    """Before: --summarise counted a duplicated line twice (4 seeds shown for 3) and pooled a conflicting one."""
+    from pearl.experiments.budget import one_per_point, read_points
+
+    lines = _committed_lines(tmp_path)
+    text = lines.read_text().splitlines()
+    n = len(text)
+    lines.write_text("\n".join(text + [text[-1]]) + "\n")  # the last point again, as it was
+    rows = read_points(lines)
+    assert len(rows) == n + 1 and len(one_per_point(rows)) == n
+    import json
+
+    other = json.loads(text[-1])
+    other["groups"]["average"] += 1.0  # the same point with another score
+    lines.write_text("\n".join(text + [json.dumps(other)]) + "\n")
+    with pytest.raises(ValueError, match=rf"cpu-minilm\.jsonl:{n} and .*cpu-minilm\.jsonl:{n + 1} are the same budget point.*delete"):
+        one_per_point(read_points(lines))
+
+
+def test_a_cut_line_names_its_file_and_line(tmp_path):
+    from pearl.experiments.budget import read_points
+
+    lines = _committed_lines(tmp_path)
+    text = lines.read_text().splitlines()
+    lines.write_text("\n".join([text[0][:50]] + text[1:]) + "\n")
+    with pytest.raises(ValueError, match=r"cpu-minilm\.jsonl:1 is not one budget point.*delete that line"):
+        read_points(lines)
+
+
+def test_the_budget_table_and_its_notes_never_show_nan(tmp_path, monkeypatch):
+    """Before: the budget table showed `nan` (the std of one seed) and its notes `+nan` (a fit that gave
+    NaN). Now a one-seed std is a dash and a NaN in a fit says "no number"."""
+    import json
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    script = budget_curve_script()
+    lines = _committed_lines(tmp_path)
+    rows = [json.loads(x) for x in lines.read_text().splitlines()]
+    keep = [r for r in rows if r["budget"] == 0 or r["seed"] == 0 or r["budget"] == 4.0]  # one seed at most budgets
+    lines.write_text("".join(json.dumps(r) + "\n" for r in keep))
+    script.summarise(False)
+    md = (tmp_path / "results" / "budget_curve.md").read_text()
+    assert "nan" not in md.lower() and "| –" in md
+    fit = json.loads((tmp_path / "results" / "budget_curve.json").read_text())["fits"]
+    one = next(iter(fit.values()))
+    one["fit"]["slope"] = float("nan")
+    one["paper_budget"]["pi_low"] = float("nan")
+    words = script.fit_words(one)
+    assert "nan" not in words and "no number per tenfold budget" in words

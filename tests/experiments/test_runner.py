@@ -31,10 +31,15 @@ def fake_training(monkeypatch, tmp_path):
         corpus = [r for r in CORPUS if r[0] in NEGS] if anchors_only else CORPUS
         return corpus, NEGS, {}
 
-    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None, guard=None):
+    def fake(cfg, corpus, negs, augmenter, out_dir, run_dir=None, progress=True, extra=None, guard=None, replace=False):
+        from pearl.backbones import weights
+
         calls.append({"folder": out_dir.name, "corpus": corpus, "negs": negs, "cfg": cfg})
         out_dir.mkdir(parents=True, exist_ok=True)
-        (out_dir / "pearl.json").write_text(json.dumps({"train_config": {}, **(extra or {})}))
+        (out_dir / "config.json").write_text(json.dumps({"seed": cfg.seed}))  # a file the digests cover
+        info = {"train_config": {}, **(extra or {}), "sha256": weights.digests(out_dir)}  # a folder that verifies
+        info["settings_sha256"] = weights.settings_digest(info)
+        (out_dir / "pearl.json").write_text(json.dumps(info))
 
     monkeypatch.setattr(profiles, "load_training_data", load)
     monkeypatch.setattr(profiles, "train_and_export", fake)

@@ -186,6 +186,30 @@ def test_a_later_notebooks_writes_are_not_an_earlier_ones_changed_input(root):
     assert set(batch.run(FOUR, {"PROFILE": "gpu"}, runner=Readers(), log=lambda _: None).values()) == {"skipped"}
 
 
+def test_a_notebook_whose_outputs_were_deleted_runs_again(root):
+    """The models deleted after a batch: the resume runs 03 again (it wrote them), and 04 after it,
+    instead of skipping 03 and scoring no PEARL model."""
+    batch.run(FOUR, {"PROFILE": "gpu"}, runner=Readers(), log=lambda _: None)
+    import shutil
+
+    shutil.rmtree(root / "models" / "pearl-minilm-seed0")
+    again, lines = Readers(), []
+    batch.run(FOUR, {"PROFILE": "gpu"}, runner=again, log=lines.append)
+    assert again.ran == FOUR[3:] and (root / "models" / "pearl-minilm-seed0" / "model.safetensors").is_file()
+    assert any("03_training.ipynb runs again" in line and "pearl-minilm-seed0/model.safetensors" in line for line in lines)
+    assert set(batch.run(FOUR, {"PROFILE": "gpu"}, runner=Readers(), log=lambda _: None).values()) == {"skipped"}
+
+
+def test_a_wrong_typed_state_entry_names_the_file_and_the_fix(root):
+    batch.run(NAMES[:1], {}, runner=Runner(), log=lambda _: None)
+    state = root / "results" / "executed" / "batch_state.json"
+    data = json.loads(state.read_text())
+    data["00_template.ipynb"]["inputs"] = ["data/derived/phrases.tsv"]
+    state.write_text(json.dumps(data))
+    with pytest.raises(batch.StateError, match=r"batch_state.json is damaged: 00_template.ipynb's 'inputs'.*FRESH=1"):
+        batch.run(NAMES[:1], {}, runner=Runner(), log=lambda _: None)
+
+
 def test_a_damaged_state_file_names_itself_and_the_fix(root):
     batch.run(NAMES[:1], {}, runner=Runner(), log=lambda _: None)
     state = root / "results" / "executed" / "batch_state.json"
@@ -236,3 +260,24 @@ batch.run({NAMES[1:]!r}, {{}}, runner=runner, log=print)
     assert "stopped by signal" in out, out[-2000:]
     state = json.loads((root / "results" / "executed" / "batch_state.json").read_text())
     assert state["files"]["data/derived/phrases.tsv"]["by"] == "02_augmentation.ipynb"
+
+
+def test_a_rehearsal_keeps_its_param(root, monkeypatch):
+    """Before: --param was dropped in a rehearsal, while the executed copy was named with it."""
+    seen = {}
+    monkeypatch.setattr(batch, "run", lambda names, offered, **kw: seen.update(offered=offered, **kw) or {})
+    monkeypatch.delenv(batch.REHEARSAL_ENV, raising=False)
+    batch.main(["--rehearse", "--param", "DESIGN=reduced", "13_discrepancy.ipynb"])
+    assert seen["offered"]["DESIGN"] == "reduced" and seen["offered"]["SMOKE"] is True and seen["tag"] == "_reduced"
+
+
+def test_an_unknown_notebook_or_profile_stops_at_once_naming_the_choices(root):
+    """Before: an unknown notebook name failed reading the file, and --profile gpuu with a KeyError inside a notebook."""
+    with pytest.raises(SystemExit, match=r"no notebook '04_benchmrk.ipynb' in .*did you mean '04_benchmark.ipynb'"):
+        batch.main(["04_benchmrk.ipynb"])
+    with pytest.raises(SystemExit, match=r"--profile 'gpuu' is not a training profile; choose one of tiny, cpu, gpu"):
+        batch.main(["--profile", "gpuu"])
+    from harness.params import ParameterError, check_range
+
+    with pytest.raises(ParameterError, match=r"PROFILE = 'gpuu' is out of range: .*'tiny', 'cpu' or 'gpu'"):
+        check_range("PROFILE", "gpuu")

@@ -166,3 +166,11 @@ def test_check_params_accepts_defaults_none_and_ints_for_floats():
     ns = {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x", "OTHER": object()}
     assert check_params(ns, {"SEEDS": list, "STEPS": int, "LR": float, "NAME": str}) == \
         {"SEEDS": [0], "STEPS": None, "LR": 3, "NAME": "x"}
+
+
+def test_a_name_too_long_for_a_folder_is_refused_naming_its_length():
+    """Before: a 300-character VARIANT passed the check and failed at mkdir (ENAMETOOLONG)."""
+    assert paths.safe_name("v" * paths.MAX_NAME) == "v" * paths.MAX_NAME
+    with pytest.raises(paths.UnsafeName, match=r"VARIANT 'v{60}'\.\.\. cannot name a folder: it is 300 characters long;"
+                                               r".*at most 100 characters"):
+        paths.safe_name("v" * 300, "VARIANT")

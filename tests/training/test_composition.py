@@ -159,3 +159,14 @@ def test_the_uncentred_diagnostic_is_each_cap_against_the_untrained_backbone(tmp
     table = script.uncentred_notes(choice)[-1]
     cells = table.frame.iloc[0]
     assert cells["rule 0.01"] == -2.0 and abs(cells["never 0.01"] - (-0.49)) < 1e-9
+
+
+def test_a_degenerate_vocabulary_is_refused_naming_the_fix():
+    """Before: one string, or strings that all give one vector, divided by zero in the character share."""
+    same = np.ones((4, 3))
+    with pytest.raises(ValueError, match=r"same phrase vector \(variance 0\).*char_distill_vocab"):
+        compose(same, CHARS[:4], char_weight=0.5, max_char_share=0.2)
+    with pytest.raises(ValueError, match=r"got 1 string: it needs at least two"):
+        compose(ANISOTROPIC[:1], CHARS[:1], char_weight=0.5, max_char_share=0.2)
+    with pytest.raises(ValueError, match=r"got 0 strings"):
+        compose(np.zeros((0, 3)), np.zeros((0, 2)), char_weight=0.5, max_char_share=0.2)

@@ -127,7 +127,7 @@ def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp
     info = json.loads((smoke / "pearl.json").read_text())  # what the harness's guard notes, pearl writes as given
     assert info["smoke"] is True and info["note"].startswith("SMOKE run")
     assert "**SMOKE run" in (smoke / "README.md").read_text()
-    export(model, tok, smoke, labels=LABELS, guard=SMOKE.guard)  # a smoke folder may be rewritten by a smoke run
+    export(model, tok, smoke, labels=LABELS, guard=SMOKE.guard, replace=True)  # a smoke run may rewrite a smoke folder
     copy = shutil.copytree(full, tmp_path / "full")
     with pytest.raises(FileExistsError, match=r"full.*pearl\.json says its scale\) and this is a SMOKE run"):
         export(model, tok, copy, labels=LABELS, guard=SMOKE.guard)
@@ -138,3 +138,75 @@ def test_a_smoke_export_says_smoke_and_never_replaces_a_full_model(exported, tmp
     with pytest.raises(ValueError, match=r"pearl.json is not valid JSON .*cannot be told.*scratch folder"):
         export(model, tok, copy, labels=LABELS, guard=SMOKE.guard)
     assert {p: p.read_bytes() for p in copy.rglob("*") if p.is_file()} == before
+
+
+def _files(folder: Path) -> dict:
+    return {p.relative_to(folder): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("kill_at", ["weights", "pearl.json", "rename"])
+def test_a_killed_re_export_leaves_the_old_verified_model(exported, tmp_path, monkeypatch, kill_at):
+    """A re-export stopped at the weights, at pearl.json or at the rename (a kill, a full disk) leaves the
+    folder holding the old model, whole and verified, and no staging folder that a later export keeps."""
+    import shutil
+
+    from pearl import atomic
+    from pearl.backbones import weights
+    from pearl.training import export as export_module
+
+    model, tok, full = exported
+    folder = shutil.copytree(full, tmp_path / "pearl-tiny-seed0")
+    before = _files(folder)
+    other = build_model(tiny_backbone()[0], char_dim=16, num_labels=len(LABELS)).eval()
+    torch.nn.init.normal_(other.type_head.weight)  # another model: other bytes
+
+    def killed(*_a, **_k):
+        raise OSError(28, "No space left on device")
+
+    target = {"weights": (export_module, "save_file"), "pearl.json": (export_module, "write_json"),
+              "rename": (atomic, "_exchange")}[kill_at]
+    if kill_at == "weights":
+        import safetensors.torch
+        target = (safetensors.torch, "save_file")
+    monkeypatch.setattr(*target, killed)
+    with pytest.raises(OSError, match="No space left"):
+        export(model if kill_at != "rename" else other, tok, folder, labels=LABELS, replace=True)
+    monkeypatch.undo()
+    assert _files(folder) == before
+    weights.verify(folder)
+    assert load_pearl(folder)[2]["sha256"] == json.loads((full / "pearl.json").read_text())["sha256"]
+    assert [p.name for p in tmp_path.iterdir()] == ["pearl-tiny-seed0"]  # the staging folder is gone
+    export(other, tok, folder, labels=LABELS, replace=True)  # and the next export puts the new one in place whole
+    weights.verify(folder)
+    torch.testing.assert_close(load_pearl(folder)[0].type_head.weight, other.type_head.weight)
+
+
+def test_a_kill_between_the_two_renames_gives_the_old_model_back(exported, tmp_path, monkeypatch):
+    """Where the file system cannot exchange two folders, the old one is set aside first: a kill before
+    the new one is renamed in leaves it aside, and the next export of the folder puts it back first."""
+    import os
+    import shutil
+
+    from pearl import atomic
+
+    model, tok, full = exported
+    folder = shutil.copytree(full, tmp_path / "pearl-tiny-seed0")
+    before = _files(folder)
+    staged = atomic.staging_folder(folder)
+    (staged / "x").write_text("new")
+    aside = tmp_path / f".pearl-tiny-seed0.{os.getpid()}.old"
+    os.rename(folder, aside)  # what swap_folder's fallback does first; then the kill
+    assert not folder.exists()
+    again = atomic.staging_folder(folder)  # the next export's first step
+    assert _files(folder) == before and not aside.exists() and list(again.iterdir()) == []  # the cut staging cleared
+
+
+def test_export_never_replaces_a_model_unless_asked(exported, tmp_path):
+    import shutil
+
+    model, tok, full = exported
+    folder = shutil.copytree(full, tmp_path / "pearl-tiny-seed0")
+    before = _files(folder)
+    with pytest.raises(FileExistsError, match=r"pearl-tiny-seed0 already holds a model.*replace=True"):
+        export(model, tok, folder, labels=LABELS)
+    assert _files(folder) == before

@@ -85,9 +85,11 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
 
 
-def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypatch):
+def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypatch, tmp_path):
     """``--rehearsal`` (the device scripts' first check) trains the gpu profile at REHEARSAL's sizes."""
     from pearl.training import profiles
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))  # an empty root: no model there to keep
 
     seen = {}
 
@@ -122,3 +124,97 @@ def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
     corpus, negs, _ = load_training_data(anchors_only=True)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
     assert negs.types == {"the war": LABELS[0], "the way": LABELS[1]}
+
+
+def _stop_training(monkeypatch):
+    """pearl's command line with its training data and training stubbed: what it does before training."""
+    from pearl.training import profiles
+
+    class Trained(Exception):
+        pass
+
+    def train(*_a, **_k):
+        raise Trained
+    monkeypatch.setattr(profiles, "load_training_data", lambda **_: ([("the war", "NP")], {}, None))
+    monkeypatch.setattr(profiles, "inputs_for", lambda cfg, corpus, tables: (corpus, None))
+    monkeypatch.setattr(profiles, "train", train)
+    return Trained
+
+
+def test_the_command_line_never_replaces_a_model_unasked(tmp_path, monkeypatch):
+    """Before: ``python -m pearl.training.profiles --profile tiny`` replaced a full-size
+    models/pearl-minilm-seed0 with a 4-step model, rc 0, no warning. Now it stops before training,
+    naming the folder and --replace; with --replace it trains."""
+    import shutil
+
+    from _tiny import tiny_exported
+    from pearl import paths
+    from pearl.training import profiles
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    folder = paths.models_dir("pearl-minilm-seed0")
+    shutil.rmtree(folder)
+    tiny_exported(folder)
+    before = {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+    trained = _stop_training(monkeypatch)
+    with pytest.raises(SystemExit, match=r"pearl-minilm-seed0 holds a model already.*--replace"):
+        profiles.main(["--profile", "tiny"])
+    assert {p: p.read_bytes() for p in folder.rglob("*") if p.is_file()} == before
+    with pytest.raises(trained):
+        profiles.main(["--profile", "tiny", "--replace"])
+
+
+def test_a_tiny_profile_model_of_the_command_line_reads_as_smoke(tmp_path):
+    """pearl's command line writes no SMOKE note; its pearl.json says the profile, and tiny is the SMOKE size."""
+    import json
+
+    from harness.outputs import scale_of
+
+    for profile, scale in (("tiny", "smoke"), ("cpu", "full")):
+        folder = tmp_path / profile
+        folder.mkdir()
+        (folder / "pearl.json").write_text(json.dumps({"profile": profile}))
+        assert scale_of(folder) == scale
+
+
+def test_the_command_line_refuses_smoke_data_at_a_full_profile(tmp_path, monkeypatch):
+    """Before: ``--profile cpu --steps 2`` trained a model labelled full size on a SMOKE corpus. Now
+    it stops before training, naming the corpus' metadata and the fix; --profile tiny still trains."""
+    from harness.scale import SMOKE
+    from pearl.corpus import augment, store
+    from pearl.corpus.phrases import LABELS
+    from pearl.training import profiles
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], guard=SMOKE.guard)
+    augment.save_tables(augment.AugmentTables())
+    trained = _stop_training(monkeypatch)
+    with pytest.raises(SystemExit, match=r"corpus\.json carries a note.*'cpu' profile.*--profile tiny"):
+        profiles.main(["--profile", "cpu", "--steps", "2"])
+    assert not [p for p in (tmp_path / "models").rglob("*") if p.is_file()]
+    with pytest.raises(trained):
+        profiles.main(["--profile", "tiny"])
+
+
+def test_a_full_size_table1_refuses_a_smoke_model_naming_it(tmp_path, monkeypatch):
+    """Before: notebook 04 at full size scored a models/pearl-minilm-seed0 whose pearl.json says
+    "smoke": true and wrote "PEARL seed 0 ... this run" in a record saying SMOKE false. Now the folders
+    it scores go through its guard (notebooks 04 and 07 pass scale.guard), which names the folder."""
+    import json
+
+    from conftest import ROOT
+    from harness.outputs import SmokeInput
+    from harness.scale import FULL, SMOKE
+    from pearl import paths
+    from pearl.training import profiles
+
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    folder = paths.models_dir("pearl-minilm-seed0")
+    (folder / "pearl.json").write_text(json.dumps({"smoke": True, "note": "SMOKE run"}))
+    with pytest.raises(SmokeInput, match=r"pearl-minilm-seed0 holds a SMOKE output.*notebook 03"):
+        profiles.table1_folders(None, "cpu", guard=FULL.guard)
+    assert profiles.table1_folders(None, "cpu", guard=SMOKE.guard) == [folder]
+    for notebook, call in (("04_benchmark", "table1_folders(PEARL_MODELS, PROFILE, guard=scale.guard)"),
+                           ("07_short_text", "named_folders(PEARL_MODELS, guard=scale.guard)"),
+                           ("05_figures", "default_models(guard=scale.guard)")):
+        assert call in (ROOT / "notebooks" / "src" / f"{notebook}.py").read_text()

@@ -20,7 +20,20 @@ WHO = {"pearl": "paper", "pause": "PAUSE paper", "phrase_bert": "Phrase-BERT pap
 
 
 def ledger() -> pd.DataFrame:
-    return pd.read_csv(results() / "claims.csv", keep_default_na=False, na_values={c: [""] for c in NUMERIC})
+    """``results/claims.csv``; a row with another number of fields than its header (a cut file) is an error
+    naming the file, the line and the fix, never a row of empty cells."""
+    import csv
+
+    path = results() / "claims.csv"
+    with open(path, encoding="utf8", newline="") as fh:
+        rows = csv.reader(fh)
+        width = len(next(rows, []))
+        for row in rows:
+            if len(row) != width:
+                raise ValueError(f"{path}:{rows.line_num} has {len(row)} fields where its header has {width}: the file is "
+                                 "cut or damaged; rerun notebooks/12_claims.ipynb, or restore the committed copy with "
+                                 "`git checkout -- results/claims.csv`")
+    return pd.read_csv(path, keep_default_na=False, na_values={c: [""] for c in NUMERIC})
 
 
 def counted(t: pd.DataFrame) -> pd.DataFrame:

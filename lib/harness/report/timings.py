@@ -10,7 +10,12 @@ import json
 import statistics
 
 from pearl import paths
-from .common import exists, num, read_json, results, stage_label
+from .common import exists, num, read_json, results, stage_label, strict
+
+
+def minutes(seconds) -> float:
+    """``seconds`` in minutes, once :func:`num` has passed it (a null is *no result*, not a ``TypeError``)."""
+    return float(num(seconds)) / 60
 
 
 def batch_records() -> tuple[list[dict], list[str]]:
@@ -32,8 +37,10 @@ def batch_records() -> tuple[list[dict], list[str]]:
 
 
 def batch_total(rows: list[dict]) -> tuple[float, str]:
-    """Minutes of :func:`batch_records`' rows added up, and their records' core counts (``"2"``, ``"2/16"``)."""
-    return sum(r["seconds"] for r in rows) / 60, "/".join(str(c) for c in sorted({r["cores"] for r in rows if r["cores"]}))
+    """Minutes of :func:`batch_records`' rows added up, and their records' core counts (``"2"``, ``"2/16"``),
+    each through :func:`num` (a null or NaN is *no result*, never ``nan minutes`` or ``None cores``)."""
+    minutes = sum(float(num(r["seconds"])) for r in rows) / 60
+    return minutes, "/".join(num(c) for c in sorted({r["cores"] for r in rows}, key=str))
 
 
 def batch_time() -> dict[str, str]:
@@ -47,7 +54,7 @@ def batch_time() -> dict[str, str]:
     total, cores = batch_total(rows)
     commits = ", ".join(f"`{c}`" for c in dict.fromkeys(r["commit"] for r in rows))
     lacking = f"; no record yet for {', '.join(stage_label(n) for n in missing)}" if missing else ""
-    return {"reproduce.time": (f"{'at least ' if missing else ''}{total:.0f} minutes on {cores} cores, the wall times "
+    return {"reproduce.time": (f"{'at least ' if missing else ''}{num(total, '.0f')} minutes on {cores} cores, the wall times "
                                f"of the latest records of its {len(rows)} notebook{'s' if len(rows) != 1 else ''} added up (`results/NN_*.json`, "
                                f"cells only, at commits {commits}{lacking}; `perf/reproduce_walltime.py` prints them "
                                f"beside this machine's speed)")}
@@ -60,8 +67,8 @@ def gpu_projection() -> dict[str, str]:
         return {}
     boxes = read_json("perf/gpu_projection.json")["boxes"]
     return {"gpu.projection": "; ".join(
-        f"{box}: {b['total_hours']:.1f} h (worst case {b['worst_total_hours']:.1f} h; {b['cpu_bound_hours']:.1f} h of it "
-        f"CPU-bound, at {b['cores_assumed']} cores)" for box, b in boxes.items())}
+        f"{box}: {num(b['total_hours'], '.1f')} h (worst case {num(b['worst_total_hours'], '.1f')} h; "
+        f"{num(b['cpu_bound_hours'], '.1f')} h of it CPU-bound, at {num(b['cores_assumed'])} cores)" for box, b in boxes.items())}
 
 
 def rehearsal_time() -> dict[str, str]:
@@ -71,7 +78,7 @@ def rehearsal_time() -> dict[str, str]:
         return {}
     r = read_json("perf/rehearsal.json")
     load = f"load average {num(r['load_average_start'][0], '.1f')} at its start, {num(r['load_average_end'][0], '.1f')} at its end"
-    return {"rehearsal.time": (f"{r['wall_time_s'] / 60:.0f} minutes on {r['hardware']['cpu_count']} cores, measured at "
+    return {"rehearsal.time": (f"{num(minutes(r['wall_time_s']), '.0f')} minutes on {num(r['hardware']['cpu_count'])} cores, measured at "
                                f"commit `{r['git_sha'][:7]}` ({load}; `results/perf/rehearsal.json`)")}
 
 
@@ -82,9 +89,9 @@ def model_time() -> dict[str, str]:
     if not exists("perf/make_model.json"):
         return {}
     r = read_json("perf/make_model.json")
-    stages = ", ".join(f"{name} {num(s['seconds'] / 60, '.1f')}" for name, s in r["stages"].items())
+    stages = ", ".join(f"{name} {num(minutes(s['seconds']), '.1f')}" for name, s in r["stages"].items())
     load = f"load average {num(r['load_average_start'][0], '.1f')} at its start, {num(r['load_average_end'][0], '.1f')} at its end"
-    return {"model.time": (f"{num(r['wall_time_s'] / 60, '.1f')} minutes on {r['hardware']['cpu_count']} cores ({stages}), "
+    return {"model.time": (f"{num(minutes(r['wall_time_s']), '.1f')} minutes on {num(r['hardware']['cpu_count'])} cores ({stages}), "
                            f"measured at commit `{r['git_sha'][:7]}` ({load}; `results/perf/make_model.json`)")}
 
 
@@ -92,10 +99,10 @@ def notebook_times() -> dict[str, str]:
     """Notebook 04's time alone and notebook 03's training, from their records."""
     bench = read_json("04_benchmark.json")
     train = read_json("03_training.json")["metrics"]
-    secs = [m["train_s"] for m in train["models"]]
-    return {"time.notebook04": f"notebook 04 alone: {bench['wall_time_s'] / 60:.1f} minutes",
-            "time.training": (f"{len(secs)} seeds of {train['models'][0]['steps']} steps, "
-                              f"{min(secs):.0f}–{max(secs):.0f} s each")}
+    secs = [float(num(m["train_s"])) for m in train["models"]]  # each checked: min() would pass a NaN over
+    return {"time.notebook04": f"notebook 04 alone: {num(minutes(bench['wall_time_s']), '.1f')} minutes",
+            "time.training": (f"{len(secs)} seeds of {num(train['models'][0]['steps'])} steps, "
+                              f"{num(min(secs), '.0f')}–{num(max(secs), '.0f')} s each")}
 
 
 def scoring_floor() -> dict[str, str]:
@@ -104,39 +111,41 @@ def scoring_floor() -> dict[str, str]:
     ex, per = sf["exact"], sf["per_dataset"]
     enc = {r["dataset"]: r for r in per["rows"]}
     kb, pt, sw, same = per["kernel_bound"], sf["probe_threads"], sf["sweep"], sf["table1_unchanged"]
+
+    def ratio(part: dict, over: str = "floor_s") -> str:  # a measured time over its floor
+        return num(float(num(part["encode_s"])) / float(num(part[over])), ".2f")
     return {
-        "floor.pass": (f"at the {sf['matmul_gflops']:.0f} GFLOPS this machine sustains, the encoder work of MiniLM's "
-                       f"exact pass needs {per['floor_s']} s; the pass takes {ex['cold_s']} s with a fresh cache, "
-                       f"{ex['ratio_cold']:.2f} times the floor"),
+        "floor.pass": (f"at the {num(sf['matmul_gflops'], '.0f')} GFLOPS this machine sustains, the encoder work of MiniLM's "
+                       f"exact pass needs {num(per['floor_s'])} s; the pass takes {num(ex['cold_s'])} s with a fresh cache, "
+                       f"{num(ex['ratio_cold'], '.2f')} times the floor"),
         "floor.datasets": (f"encoding the YAGO and UMLS dictionaries runs at "
-                           f"{enc['yago']['encode_s'] / enc['yago']['floor_s']:.2f} and "
-                           f"{enc['umls']['encode_s'] / enc['umls']['floor_s']:.2f} times its floor, and the PPDB probes "
-                           f"(the converged one and the paper's, three seeds each) take {enc['ppdb']['evaluate_s']:.1f} s "
-                           f"on PPDB and {enc['ppdb_filtered']['evaluate_s']:.1f} s on PPDB filtered"),
-        "floor.encoding": (f"encoding alone takes {per['encode_s']} s, {per['encode_ratio']:.2f} times the floor; the "
-                           f"encoder's own matrix products run at {per['encoder_shapes_gflops']:.0f} GFLOPS, and at that "
-                           f"rate encoding runs at {per['encode_s'] / per['floor_at_encoder_shapes_s']:.2f} times its floor"),
-        "floor.kernel": (f"plus the PPDB probes' {kb['probe_gflop']:,.0f} GFLOP at the {kb['probe_shapes_gflops']:.0f} "
-                         f"GFLOPS their shapes reach, every other step taking no time at all, would take {kb['bound_s']} s, "
-                         f"{kb['bound_ratio']:.2f} times the floor ({kb['bound_at_square_rate_ratio']:.2f} times with every "
+                           f"{ratio(enc['yago'])} and {ratio(enc['umls'])} times its floor, and the PPDB probes "
+                           f"(the converged one and the paper's, three seeds each) take {num(enc['ppdb']['evaluate_s'], '.1f')} s "
+                           f"on PPDB and {num(enc['ppdb_filtered']['evaluate_s'], '.1f')} s on PPDB filtered"),
+        "floor.encoding": (f"encoding alone takes {num(per['encode_s'])} s, {num(per['encode_ratio'], '.2f')} times the floor; the "
+                           f"encoder's own matrix products run at {num(per['encoder_shapes_gflops'], '.0f')} GFLOPS, and at that "
+                           f"rate encoding runs at {ratio(per, 'floor_at_encoder_shapes_s')} times its floor"),
+        "floor.kernel": (f"plus the PPDB probes' {num(kb['probe_gflop'], ',.0f')} GFLOP at the {num(kb['probe_shapes_gflops'], '.0f')} "
+                         f"GFLOPS their shapes reach, every other step taking no time at all, would take {num(kb['bound_s'])} s, "
+                         f"{num(kb['bound_ratio'], '.2f')} times the floor ({num(kb['bound_at_square_rate_ratio'], '.2f')} times with every "
                          f"product at the square rate)"),
-        "floor.threads": (f"the converged probe's three seeds on PPDB filtered take {pt['1_thread_s']} s on one thread and "
-                          f"{pt['2_thread_s']} s on two ({pt['ratio']:.2f} times faster), with "
+        "floor.threads": (f"the converged probe's three seeds on PPDB filtered take {num(pt['1_thread_s'])} s on one thread and "
+                          f"{num(pt['2_thread_s'])} s on two ({num(pt['ratio'], '.2f')} times faster), with "
                           + ("the same accuracies" if pt["same_accuracies"] else "accuracies that differ")),
-        "floor.warm_vectors": (f"with every vector cached the same pass takes {ex['warm_vectors_s']} s "
-                               f"({100 * ex['warm_vectors_over_cold']:.1f} % of the cold pass)"),
-        "floor.warm_scores": (f"with the scores reused as well it takes {ex['warm_scores_s']} s "
-                              f"({100 * ex['warm_scores_over_cold']:.1f} %)"),
-        "floor.sweep": (f"the sweep suite takes {sw['minilm']['seconds']} s for MiniLM and "
-                        f"{sw['pearl-minilm-seed0']['seconds']} s for PEARL seed 0"),
-        "floor.table1_unchanged": (f"MiniLM's scores move by at most {same['minilm']['max_abs']:.2f} "
+        "floor.warm_vectors": (f"with every vector cached the same pass takes {num(ex['warm_vectors_s'])} s "
+                               f"({num(100 * float(num(ex['warm_vectors_over_cold'])), '.1f')} % of the cold pass)"),
+        "floor.warm_scores": (f"with the scores reused as well it takes {num(ex['warm_scores_s'])} s "
+                              f"({num(100 * float(num(ex['warm_scores_over_cold'])), '.1f')} %)"),
+        "floor.sweep": (f"the sweep suite takes {num(sw['minilm']['seconds'])} s for MiniLM and "
+                        f"{num(sw['pearl-minilm-seed0']['seconds'])} s for PEARL seed 0"),
+        "floor.table1_unchanged": (f"MiniLM's scores move by at most {num(same['minilm']['max_abs'], '.2f')} "
                                    f"({same['minilm']['where']}) and PEARL seed 0's by at most "
-                                   f"{same['pearl-minilm-seed0']['max_abs']:.2f} ({same['pearl-minilm-seed0']['where']})"),
+                                   f"{num(same['pearl-minilm-seed0']['max_abs'], '.2f')} ({same['pearl-minilm-seed0']['where']})"),
     }
 
 
-def speed() -> dict[str, str]:
-    """The exact search, the token budget, training throughput, the corpus build and the explorer."""
+def exact_search() -> dict[str, str]:
+    """``speed.exact_search``: YAGO's exact top-1 search against faiss (``results/perf/exact_search.json``)."""
     out = {}
     es = {r["task"]: r for r in read_json("perf/exact_search.json")["rows"]}["yago"]
     out["speed.exact_search"] = (
@@ -144,6 +153,12 @@ def speed() -> dict[str, str]:
         f"{num(statistics.median(es['top1_s']), '.1f')} s on torch's matrix products ({num(es['top1_ratio'], '.2f')} times its FLOP "
         f"floor) against {num(statistics.median(es['faiss_s']), '.1f')} s with faiss's `IndexFlatIP` "
         f"({num(es['faiss_ratio'], '.2f')} times), with the same answer on {num(100 * es['same_answers'], '.0f')} % of the queries")
+    return out
+
+
+def token_budget() -> dict[str, str]:
+    """``speed.token_budget``: encoding time against the tokens in a batch (``results/perf/token_budget.json``)."""
+    out = {}
     tb = read_json("perf/token_budget.json")
     tm = {m: v["budgets"] for m, v in tb["models"].items()}
     out["speed.token_budget"] = (
@@ -154,27 +169,57 @@ def speed() -> dict[str, str]:
             f"{num(tm[m]['4096']['ratio_to_floor'], '.2f')} times the FLOP floor)"
             for m, label in (("minilm", "MiniLM"), ("pearl-minilm-seed0", "PEARL seed 0")))
         + ". The vectors differ by at most "
-        + f"{max(b['max_abs_diff'] for v in tm.values() for b in v.values()):.1e} across budgets")
+        + f"{num(max(float(num(b['max_abs_diff'])) for v in tm.values() for b in v.values()), '.1e')} across budgets")
+    return out
+
+
+def training_speed() -> dict[str, str]:
+    """``speed.training``: training throughput against a naive loop (``results/perf/train_throughput.json``)."""
     tt = read_json("perf/train_throughput.json")
-    out["speed.training"] = (f"{tt['phrases_per_s']['ours']} against {tt['phrases_per_s']['naive']} phrases/s over "
-                             f"{tt['steps']} steps, a ratio of {num(tt['ratio'], '.2f')}")
+    return {"speed.training": (f"{num(tt['phrases_per_s']['ours'])} against {num(tt['phrases_per_s']['naive'])} phrases/s over "
+                             f"{num(tt['steps'])} steps, a ratio of {num(tt['ratio'], '.2f')}")}
+
+
+def corpus_build() -> dict[str, str]:
+    """``speed.corpus_build``: the corpus build's tokens per second (``results/perf/corpus_build.json``)."""
+    out = {}
     if exists("perf/corpus_build.json"):
         cb = read_json("perf/corpus_build.json")
         m = cb["methods"]
         out["speed.corpus_build"] = (
-            f"{num(m['build']['tokens_per_s'], ',.0f')} tokens/s with {cb['n_process']} processes against "
+            f"{num(m['build']['tokens_per_s'], ',.0f')} tokens/s with {num(cb['n_process'])} processes against "
             f"{num(m['plain']['tokens_per_s'], ',.0f')} for the plain single-process pipe ({num(cb['speedup_build_vs_plain'], '.2f')}x), "
-            f"load average {num(cb['load_average_start'][0], '.1f')} to {num(cb['load_average_end'][0], '.1f')} on {cb['cpu_count']} cores")
-    lat = read_json("06_explorer.json")["metrics"]
-    out["speed.explorer"] = (f"Median update latency is {lat['update_latency_ms']['median_ms']} ms for "
-                             f"{lat['latency_candidates']} candidates (p90 {lat['update_latency_ms']['p90_ms']} ms; "
-                             f"{lat['update_latency_ranking_only_ms']['median_ms']} ms for the ranking alone)")
+            f"load average {num(cb['load_average_start'][0], '.1f')} to {num(cb['load_average_end'][0], '.1f')} on {num(cb['cpu_count'])} cores")
     return out
 
 
+def explorer_latency() -> dict[str, str]:
+    """``speed.explorer``: the explorer's update latency (``results/06_explorer.json``)."""
+    lat = read_json("06_explorer.json")["metrics"]
+    return {"speed.explorer": (f"Median update latency is {num(lat['update_latency_ms']['median_ms'])} ms for "
+                             f"{num(lat['latency_candidates'])} candidates (p90 {num(lat['update_latency_ms']['p90_ms'])} ms; "
+                             f"{num(lat['update_latency_ranking_only_ms']['median_ms'])} ms for the ranking alone)")}
+
+
+#: each sentence function, its key prefix and the files it reads: one that meets a null, NaN or missing
+#: number is *no result* with the reason (:func:`harness.report.common.strict`), the others still say theirs
+SENTENCES = ((batch_time, "reproduce.", ()), (gpu_projection, "gpu.", ("perf/gpu_projection.json",)),
+             (rehearsal_time, "rehearsal.", ("perf/rehearsal.json",)),
+             (model_time, "model.", ("perf/make_model.json",)),
+             (notebook_times, "time.", ("04_benchmark.json", "03_training.json")),
+             (scoring_floor, "floor.", ("perf/scoring_floor.json",)),
+             (exact_search, "speed.exact_search", ("perf/exact_search.json",)),
+             (token_budget, "speed.token_budget", ("perf/token_budget.json",)),
+             (training_speed, "speed.training", ("perf/train_throughput.json",)),
+             (corpus_build, "speed.corpus_build", ("perf/corpus_build.json",)),
+             (explorer_latency, "speed.explorer", ("06_explorer.json",)))
+
+
 def all_sentences() -> dict[str, str]:
-    return {**batch_time(), **gpu_projection(), **rehearsal_time(), **model_time(), **notebook_times(),
-            **scoring_floor(), **speed()}
+    out = {}
+    for make, prefix, sources in SENTENCES:
+        out.update(strict(make, prefix, sources=sources))
+    return out
 
 
 if __name__ == "__main__":  # pragma: no cover

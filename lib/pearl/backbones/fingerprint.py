@@ -26,9 +26,11 @@ def fingerprint(encoder: Encoder) -> str:
     every setting of its ``pearl.json`` (character weight, centring, ...).
 
     Baselines without a torch model bring their own (``encoder.extra["fingerprint"]``).
-    Computed once per loaded model.
+    Computed once per loaded model, and again when its applied character weight changed since
+    (:func:`_live`: the model's public setter changes the vectors without new weights).
     """
-    if "fingerprint" in encoder.extra:
+    live = _live(encoder)  # None: no model of its own to read (a baseline, or a wrapper holding the memo it copied)
+    if "fingerprint" in encoder.extra and (live is None or encoder.extra.get("fingerprint_of", live) == live):
         return encoder.extra["fingerprint"]
     if encoder.model is None:
         raise ValueError(f"{encoder!r} has no weights to fingerprint: set extra['fingerprint'] when loading it")
@@ -41,8 +43,18 @@ def fingerprint(encoder: Encoder) -> str:
     for key, tensor in sorted(encoder.model.state_dict().items()):
         h.update(key.encode())
         h.update(tensor.detach().cpu().contiguous().numpy().tobytes())
-    encoder.extra["fingerprint"] = h.hexdigest()
+    encoder.extra["fingerprint"], encoder.extra["fingerprint_of"] = h.hexdigest(), live
     return encoder.extra["fingerprint"]
+
+
+def _live(encoder: Encoder) -> str | None:
+    """What a caller can change on a loaded model, without new weights, that changes its vectors: a
+    PEARL model's applied character weight (``PearlModel.char_weight``); "" for any other model, None
+    for an encoder without a model."""
+    if encoder.model is None:
+        return None
+    weight = getattr(encoder.model, "char_weight", None)
+    return "" if weight is None else repr(float(weight))
 
 
 #: keys that name where a model or tokenizer was loaded from, or which library wrote it: they

@@ -296,6 +296,27 @@ def lowest_inertia_score(inertia: np.ndarray, nmi: np.ndarray, seed: int = 0, re
             "inertia": float(floor), "restarts": len(inertia)}
 
 
+def check_clustering(vectors: np.ndarray, truth: list, k: int) -> None:
+    """The bounds of a clustering score, each a ``ValueError`` saying what is wrong and the fix (scikit-learn
+    failed inside on some, and took others): a vector per mention, at least two types, more mentions than
+    types (k = n puts each mention in a cluster of its own, and KMeans cannot place k > n centres), finite vectors."""
+    vectors = np.asarray(vectors)
+    n = len(truth)
+    if vectors.ndim != 2 or len(vectors) != n:
+        raise ValueError(f"clustering got {len(vectors)} vectors for {n} mentions: give one vector per mention")
+    if n == 0:
+        raise ValueError("clustering got no mentions: give the task's mentions (a tiny size keeps at least a few)")
+    if k < 2:
+        raise ValueError(f"clustering needs at least two entity types, got {k}: the NMI of one cluster is undefined")
+    if k >= n:
+        raise ValueError(f"clustering got {n} mentions of {k} types: k-means needs more mentions than types "
+                         "(k = n makes every mention its own cluster); give more mentions")
+    bad = np.flatnonzero(~np.isfinite(vectors).all(axis=1))
+    if len(bad):
+        raise ValueError(f"clustering got non-finite vectors ({len(bad)} of them, the first for mention {bad[0]}): "
+                         "the model gives NaN or infinity there; check its weights (pearl.backbones.weights.verify)")
+
+
 def cluster_score(vectors: np.ndarray, types: Sequence, seed: int = 0, protocol: str = PROTOCOLS[0],
                   restarts: int = RESTARTS, n_init: int = 10) -> dict:
     """KMeans (k = the number of distinct ``types``) on ``vectors`` under ``protocol``, NMI x100
@@ -308,6 +329,7 @@ def cluster_score(vectors: np.ndarray, types: Sequence, seed: int = 0, protocol:
                          f"{PROTOCOLS[0]!r} (the default) or {PROTOCOLS[1]!r} (the tables scored before it)")
     truth = list(types)
     k = len(set(truth))
+    check_clustering(vectors, truth, k)
     if protocol == "single-seed":
         from sklearn.cluster import KMeans
 

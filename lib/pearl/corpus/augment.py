@@ -88,9 +88,23 @@ def load_tables(folder: Path | None = None) -> AugmentTables:
     missing = [n for n in TABLE_FILES.values() if not (folder / n).is_file()]
     if missing:
         raise FileNotFoundError(f"{folder}/{missing[0]} is missing: run {NOTEBOOK} (make reproduce) first")
-    data = {attr: json.loads((folder / name).read_text()) for attr, name in TABLE_FILES.items()}
-    meta = json.loads((folder / "meta.json").read_text()) if (folder / "meta.json").is_file() else {}
+    data = {attr: _read(folder / name) for attr, name in TABLE_FILES.items()}
+    meta = _read(folder / "meta.json") if (folder / "meta.json").is_file() else {}
     return AugmentTables(**data, meta=meta)
+
+
+def _read(path: Path) -> dict:
+    """One table or ``meta.json``: a JSON object, or a ``ValueError`` naming the file and the fix (a cut one)."""
+    try:
+        out = json.loads(path.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError) as err:
+        out, why = None, f"not JSON ({err})"
+    else:
+        why = f"a {type(out).__name__}, not a JSON object"
+    if not isinstance(out, dict):
+        raise ValueError(f"{path} is damaged: {why}. Build the tables again: run {NOTEBOOK} (or delete "
+                         f"{path.parent} and run make model)")
+    return out
 
 
 @lru_cache(maxsize=1)

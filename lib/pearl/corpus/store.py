@@ -66,7 +66,13 @@ def read_rows(path: Path | None = None) -> list[dict]:
         raise FileNotFoundError(f"{path} is missing: run {NOTEBOOK} (make reproduce) to build the phrase corpus")
     with open(path, encoding="utf8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
-        return [{**row, "freq": int(row["freq"])} for row in reader]
+        rows = []
+        for row in reader:
+            if None in row.values() or None in row or not row["freq"].isdigit():  # a row cut short, or one too long
+                raise ValueError(f"{path}:{reader.line_num} is not a corpus row (phrase, label, freq, source): the "
+                                 f"file is cut or damaged; run {NOTEBOOK} again (or delete it and run make model)")
+            rows.append({**row, "freq": int(row["freq"])})
+        return rows
 
 
 def read_phrases(max_phrases: int = 0, path: Path | None = None) -> list[str]:

@@ -29,6 +29,7 @@ from typing import Callable, Mapping, Sequence
 
 from ..encode import Encoder
 from .similarity import (
+    MAX_CANDIDATES,
     MAX_QUERY_CHARS,
     Debouncer,
     EmbeddingCache,
@@ -60,6 +61,7 @@ class Explorer:
         self.augment = augment
         self.neighbours = NeighbourIndex(next(iter(self.caches.values())), vocabulary) if vocabulary else None
         self.updates = 0
+        self.left_out = 0  # typed candidates past MAX_CANDIDATES in the last update
         self.paused = False  # True: edits do not schedule updates (used while timing)
         self._lock = threading.Lock()
         self.query = w.Text(value=query, description="query", continuous_update=True,
@@ -92,7 +94,9 @@ class Explorer:
     def current_candidates(self, query: str) -> list[str]:
         if self.source.value == "nearest in vocabulary" and self.neighbours is not None:
             return self.neighbours.search(query, self.k.value)
-        return [c.strip()[:MAX_QUERY_CHARS] for c in self.candidates.value.splitlines() if c.strip()]
+        typed = [c.strip()[:MAX_QUERY_CHARS] for c in self.candidates.value.splitlines() if c.strip()]
+        self.left_out = max(0, len(typed) - MAX_CANDIDATES)  # said in the status line
+        return typed[:MAX_CANDIDATES]
 
     def rankings(self) -> dict[str, list[tuple[str, float]]]:
         query = check_query(self.query.value)
@@ -117,8 +121,10 @@ class Explorer:
                     self.teaching.value = variants_html(variant_scores(self.caches, query, self.augment(query)))
             self.updates += 1
             cache = next(iter(self.caches.values()))
+            cut = (f" · the first {MAX_CANDIDATES:,} candidates ranked, {self.left_out:,} left out"
+                   if self.left_out else "")
             self.status.value = (f"<small>update {self.updates}: {1000 * (time.perf_counter() - t0):.0f} ms · "
-                                 f"cache {cache.hits} hits / {cache.misses} misses</small>")
+                                 f"cache {cache.hits} hits / {cache.misses} misses{cut}</small>")
 
     # the views --------------------------------------------------------------------
     @property
@@ -152,16 +158,16 @@ PRESETS = ("minilm", "raw-lm")
 def preset_models(preset: str = "minilm") -> list[str]:
     """Model names of a preset: ``"minilm"`` MiniLM and every trained PEARL seed on it;
     ``"raw-lm"`` the raw masked LM ``mlm-wiki``, then its PEARL and SimCSE models of seed 0 (those
-    notebook 09 has trained; the untrained LM alone before that)."""
+    notebook 09 has trained; the untrained LM alone before that). Only folders that verify are named."""
     from ..backbones import mlm
-    from ..models import folder_name, trained_folders
+    from ..models import folder_name, verified_folders
     from .figure1 import default_models
 
     if preset == "minilm":
         return default_models(with_glove=False)
     if preset == "raw-lm":
         return [mlm.NAME] + [str(f) for method in ("pearl", "simcse")
-                             for f in trained_folders(folder_name(method, mlm.NAME, 0))]
+                             for f in verified_folders(folder_name(method, mlm.NAME, 0))]
     raise ValueError(f"unknown preset {preset!r}; choose one of {', '.join(PRESETS)}")
 
 
@@ -169,9 +175,9 @@ def models_line(names: Sequence[str], preset: str = "minilm") -> str:
     """The models the explorer found (``names``, as :func:`preset_models` gives them), in plain words;
     with no PEARL model among them, where none was found and the one command that adds one."""
     from .. import paths
-    from ..models import label, parse_folder_name
+    from ..models import noted_label, parse_folder_name
 
-    shown = ", ".join(label(n) for n in names)
+    shown = ", ".join(noted_label(n) for n in names)  # a SMOKE model says so
     if any((parse_folder_name(str(n)) or {}).get("method") == "pearl" for n in names):
         return f"Models found: {shown}. Each ranks the candidates in its own column, PEARL beside its backbone."
     adds = ("`make model` (one PEARL model from the offline data, at the cpu profile)" if preset == "minilm" else

@@ -18,16 +18,22 @@ import numpy as np
 
 from ..encode import encode, torch_threads
 from ..models import label as model_label
-from ..models import trained_folders
+from ..guard import OPEN, Guard
+from ..models import MODEL_FIX, verified_folders
 from ..tabular import Table, cell
 from .figure4 import _wrap  # one way to wrap a model's label under a panel, in both figures
 
 # --------------------------------------------------------------------------- models
 
 
-def default_models(with_glove: bool = True) -> list[str]:
-    """Model names for the figures: averaged GloVe, MiniLM, and every trained PEARL seed folder."""
-    return (["glove"] if with_glove else []) + ["minilm"] + [str(p) for p in trained_folders()]
+def default_models(with_glove: bool = True, guard: Guard = OPEN) -> list[str]:
+    """Model names for the figures: averaged GloVe, MiniLM, and every trained PEARL seed folder that
+    verifies (a folder that would be refused at load is left out with a warning, never listed as found),
+    each through ``guard.check_input`` (a full-size figure never draws a tiny model)."""
+    folders = verified_folders()
+    for folder in folders:
+        guard.check_input(folder, MODEL_FIX)
+    return (["glove"] if with_glove else []) + ["minilm"] + [str(p) for p in folders]
 
 
 # --------------------------------------------------------------------------- Figure 1

@@ -19,6 +19,10 @@ from ..encode import Encoder, encode, torch_threads
 
 #: cap on a query's length: longer input is almost surely a paste by mistake
 MAX_QUERY_CHARS = 500
+#: typed candidates ranked in one update (the first ones; 50,000 pasted ones blocked an update for
+#: 101 s), and rows shown per model (the rest are ranked, not drawn: 21.5 MB of HTML)
+MAX_CANDIDATES = 2000
+MAX_ROWS = 50
 #: batches up to this size are encoded on one CPU thread (see :func:`pearl.encode.torch_threads`)
 SMALL_BATCH = 32
 
@@ -143,7 +147,11 @@ def rank(cache: EmbeddingCache, query: str, candidates: Sequence[str]) -> list[t
 
 
 def ranking_html(label: str, ranked: list[tuple[str, float]]) -> str:
-    """One model's ranked table with an inline bar per cosine (classes for styling and tests)."""
+    """One model's ranked table with an inline bar per cosine (classes for styling and tests): its first
+    :data:`MAX_ROWS`, and a line saying how many more were ranked."""
+    more = (f'<tr><td colspan="4"><small>and {len(ranked) - MAX_ROWS:,} more ranked below</small></td></tr>'
+            if len(ranked) > MAX_ROWS else "")
+    ranked = ranked[:MAX_ROWS]
     rows = "".join(
         f'<tr class="pearl-row"><td>{i}</td><td class="pearl-candidate">{html.escape(c)}</td>'
         f'<td class="pearl-score">{s:.3f}</td><td style="width:140px"><div style="background:#4c72b0;'
@@ -152,7 +160,7 @@ def ranking_html(label: str, ranked: list[tuple[str, float]]) -> str:
     )
     return (f'<div style="margin-right:24px"><b>{html.escape(label)}</b>'
             f'<table class="pearl-ranking" data-model="{html.escape(label)}">'
-            f"<tr><th>#</th><th>candidate</th><th>cosine</th><th></th></tr>{rows}</table></div>")
+            f"<tr><th>#</th><th>candidate</th><th>cosine</th><th></th></tr>{rows}{more}</table></div>")
 
 
 def variant_scores(caches: Mapping[str, EmbeddingCache], query: str, variants: Mapping[str, str]):

@@ -24,6 +24,11 @@ when its half-way point ``b`` lies beyond every budget trained, or its standard 
 :func:`unidentified` says why it is *not identified* and the projection leaves it out (its interval would
 be the ceiling's, arbitrarily wide, not the data's). :func:`about` words the extrapolation's factor.
 
+The points come from JSON-lines files, one model a line (``scripts/budget_curve.py`` writes them):
+:func:`read_points` reads one, naming the file and line of a line cut by a kill, and :func:`one_per_point`
+keeps one line per (series, join, backbone, budget, seed): a line repeated as it was is counted once,
+two that disagree stop the fit naming both, never counted twice.
+
 What it leaves out: training and scoring (:mod:`pearl.experiments.runner` and
 ``scripts/budget_curve.py`` do them).
 """
@@ -243,3 +248,44 @@ def about(factor: float) -> str:
     ('about 400x', 'about 160x', 'about 16x', 'about 1x')
     """
     return f"about {float(f'{factor:.2g}'):g}x"
+
+
+#: what makes two lines the same point of a curve
+POINT = ("series", "centre", "backbone", "all_phrases", "budget", "seed")
+
+
+def read_points(path) -> list[dict]:
+    """The lines of the points file ``path``, each a dict with ``"_at"`` (``file:line``); a line that
+    is not a JSON object (cut by a kill) raises ``ValueError`` naming it and the fix."""
+    import json
+    from pathlib import Path
+
+    rows = []
+    for n, line in enumerate(Path(path).read_text(encoding="utf8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as err:
+            row, why = None, str(err)
+        else:
+            why = "not a JSON object"
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}:{n} is not one budget point ({why}; a line cut by a kill?): delete that line, "
+                             "and a rerun of scripts/budget_curve.py trains its point again")
+        rows.append({**row, "_at": f"{path}:{n}"})
+    return rows
+
+
+def one_per_point(rows: list[dict]) -> list[dict]:
+    """``rows`` with each point (:data:`POINT`) once: a line repeated with the same content is kept once;
+    two lines of one point that differ raise ``ValueError`` naming both and the fix."""
+    kept: dict[tuple, dict] = {}
+    for row in rows:
+        key = tuple(repr(row.get(k)) for k in POINT)
+        first = kept.setdefault(key, row)
+        if first is not row and {k: v for k, v in first.items() if k != "_at"} != {k: v for k, v in row.items() if k != "_at"}:
+            raise ValueError(f"{first['_at']} and {row['_at']} are the same budget point "
+                             f"({', '.join(f'{k} {row.get(k)}' for k in POINT)}) with other numbers: delete the one "
+                             "that should not count")
+    return list(kept.values())

@@ -11,9 +11,11 @@ Three stages, each the call its notebook makes, each with a progress bar:
 3. ``model``: seed 0 of notebook 03's full recipe (:func:`pearl.experiments.runner.train_models`),
    exported to ``models/pearl-minilm-seed0``; notebooks 03-08 reuse it as their own.
 
-A stage whose files exist is reused, and says so: the corpus when it is there, the tables when
-every file of them is there and the corpus was not rebuilt, the model when its recipe key matches
-(the runner's rule). The build's stage times, load average and commit go to ``make_model.json``
+A stage is reused, and says so, only when its files are the ones it wrote from the same inputs: each
+stage's stamp (:data:`STAMP`) keeps the sha256 of what it read (the corpus, for the tables) and of
+every file it wrote, and its settings; the model when its recipe key (which digests the corpus, the
+hard negatives and the augmentation tables) matches and its folder verifies (the runner's rule).
+Training data of another scale than the caller's guard allows is refused before anything is written. The build's stage times, load average and commit go to ``make_model.json``
 beside the model's ``pearl.json`` (with that file's digest, so a later retraining leaves it
 visibly stale), and to ``--record PATH`` too (``make model RECORD=1``:
 ``results/perf/make_model.json``, which the README's teaching path reads).
@@ -110,11 +112,52 @@ def step_bar(steps: list[str], desc: str):
     return timer
 
 
-def corpus_exists() -> bool:
-    """Whether notebook 01's corpus (its three files) is in the output root."""
+#: a stage's stamp in ``data/derived/`` (hidden: not an input of the batch, harness.batch_inputs): the
+#: digests of what the stage read and wrote, written once its files are written
+STAMP = ".make_model.{}.json"
+
+
+def stage_key(name: str, size: str, inputs=()) -> dict:
+    """What decides a stage's files: its settings at ``size`` and the sha256 of every input file."""
+    from dataclasses import asdict
+
+    from ..corpus.training_tables import DEFAULTS
+
+    settings = {"data": {**NOTEBOOK_01, "lines": TINY_LINES if _tiny(size) else 0},
+                "tables": {**asdict(DEFAULTS), "phrases": TINY_PHRASES if _tiny(size) else 0}}[name]
+    return {"stage": name, "size": size, "settings": settings,
+            "inputs": {str(Path(p).name): data.sha256(Path(p)) for p in inputs}}
+
+
+def _stamp(name: str) -> Path:
+    return paths.derived_dir(STAMP.format(name))
+
+
+def stage_reusable(name: str, key: dict, outputs) -> bool:
+    """Whether a stage's files may be reused: its stamp holds ``key`` and every one of ``outputs`` still
+    has the digest the stamp recorded (never the mere presence of files, nor a count)."""
+    import json
+
+    try:
+        stamp = json.loads(_stamp(name).read_text(encoding="utf8"))
+        return stamp["key"] == key and all(stamp["outputs"][str(p)] == data.sha256(Path(p)) for p in outputs)
+    except (OSError, ValueError, KeyError, TypeError):  # no stamp, a cut one, an output gone
+        return False
+
+
+def stamp_stage(name: str, key: dict, outputs) -> Path:
+    """Record that stage ``name`` built ``outputs`` from ``key`` (after its files are written)."""
+    from ..provenance import write_json
+
+    return write_json(_stamp(name), {"key": key, "outputs": {str(p): data.sha256(Path(p)) for p in outputs}})
+
+
+def corpus_exists(size: str = "full") -> bool:
+    """Whether notebook 01's corpus (its three files) is in the output root as this build's data stage
+    wrote it at ``size`` (:func:`stage_reusable`)."""
     from ..corpus.store import corpus_files
 
-    return all(p.is_file() for p in corpus_files())
+    return stage_reusable("data", stage_key("data", size), corpus_files())
 
 
 def _tiny(size: str) -> bool:
@@ -147,19 +190,13 @@ def build_corpus(size: str = "full", guard: Guard = OPEN) -> Path:
 
 
 def tables_exist(size: str = "full") -> bool:
-    """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there, made
-    from as many phrases as :func:`build_tables` would take from the corpus (the tables of an earlier
-    corpus are built again)."""
-    import json
-
-    from ..corpus.store import read_phrases
+    """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there as this
+    build's tables stage wrote it from the corpus now there, byte for byte (:func:`stage_reusable`: a
+    changed corpus row, or a changed table, builds them again)."""
     from ..corpus.training_tables import targets
 
-    files = targets()
-    if not all(p.is_file() for p in files):
-        return False
-    meta = json.loads((files[0].parent / "meta.json").read_text(encoding="utf8"))
-    return meta.get("phrases") == len(read_phrases(TINY_PHRASES if _tiny(size) else 0))
+    corpus = paths.derived_dir("phrases.tsv")
+    return corpus.is_file() and stage_reusable("tables", stage_key("tables", size, [corpus]), targets())
 
 
 def build_tables(size: str = "full", guard: Guard = OPEN) -> None:
@@ -193,18 +230,25 @@ def build(size: str = "full", guard: Guard = OPEN, log=print) -> dict:
 
     from ..provenance import hardware, stamp, write_json
 
+    from ..corpus.store import corpus_files
+    from ..corpus.training_tables import targets
+    from ..training.profiles import check_training_data
+
     t0, load_start, times, built = time.perf_counter(), list(os.getloadavg()), {}, {}
     commit = stamp()  # the code that runs: a commit made while it trains is not it
+    check_training_data({}, guard)  # data of another scale in this root: refused before anything is written
     with stage(1, "data", "WikiText-2 parsed and typed, plus WordNet's phrases (notebook 01, cpu profile)", times, log):
-        built["data"] = not corpus_exists()
+        built["data"] = not corpus_exists(size)
         if built["data"]:
             log(f"wrote {build_corpus(size, guard)}")
+            stamp_stage("data", stage_key("data", size), corpus_files())
         else:
             log(f"reuse {paths.derived_dir('phrases.tsv')} (delete it to build it again)")
     with stage(2, "tables", "augmentation tables and hard negatives (notebook 02)", times, log):
         built["tables"] = built["data"] or not tables_exist(size)
         if built["tables"]:
             build_tables(size, guard)
+            stamp_stage("tables", stage_key("tables", size, [paths.derived_dir("phrases.tsv")]), targets())
             log(f"wrote {paths.derived_dir('augment')} and {paths.derived_dir('hard_negatives.json')}")
         else:
             log(f"reuse {paths.derived_dir('augment')} and {paths.derived_dir('hard_negatives.json')}")

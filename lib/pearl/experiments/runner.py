@@ -139,12 +139,16 @@ def recipes_for_methods(methods: Sequence[str]) -> dict[str, Recipe]:
 
 
 def _training_files(corpus: str = "") -> dict:
-    """Digests of the files a training run reads (a rebuilt corpus means new models)."""
+    """Digests of the files a training run reads: the corpus, the hard negatives and each augmentation
+    table (a rebuilt corpus, or a changed synonym table, means new models)."""
     from ..corpus import variants
+    from ..corpus.augment import TABLE_FILES
 
     where = variants.files(corpus) if corpus else {}
+    augment = Path(where.get("augment") or paths.derived_dir("augment"))
     files = {"corpus": where.get("corpus", paths.derived_dir("phrases.tsv")),
-             "hard_negatives": where.get("hard_negatives", paths.derived_dir("hard_negatives.json"))}
+             "hard_negatives": where.get("hard_negatives", paths.derived_dir("hard_negatives.json")),
+             **{f"augment/{name}": augment / name for name in sorted(TABLE_FILES.values())}}
     return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
 
 
@@ -171,6 +175,17 @@ def recipe_key(recipe: Recipe, cfg, data: dict) -> dict:
 def _stored_key(folder: Path) -> dict | None:
     info = folder / "pearl.json"
     return json.loads(info.read_text()).get("recipe") if info.is_file() else None
+
+
+def _reusable(folder: Path, key: dict) -> bool:
+    """Whether ``folder`` holds the model of ``key``, whole: its ``pearl.json`` names this key and its
+    files verify (a damaged folder whose key still matches is trained again, not reused)."""
+    try:
+        if _stored_key(folder) != key:
+            return False
+    except (ValueError, UnicodeDecodeError, AttributeError):  # a cut or foreign pearl.json: trained again
+        return False
+    return models.unverified(folder) is None
 
 
 def _subset(corpus: list, share: float) -> list:
@@ -223,7 +238,7 @@ def is_trained(recipe: Recipe, seed: int, profile: str = "cpu", rehearsal: bool 
                root: str | Path | None = None, **overrides) -> bool:
     """Whether :func:`train_models` would reuse ``recipe``'s folder for ``seed`` under ``root`` (its
     ``pearl.json`` holds this recipe's key), so a caller can score what another process has finished training."""
-    return _stored_key(recipe.folder(seed, root)) == _keyed(recipe, seed, profile, overrides, rehearsal)[2]
+    return _reusable(recipe.folder(seed, root), _keyed(recipe, seed, profile, overrides, rehearsal)[2])
 
 
 def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
@@ -246,7 +261,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     root = paths.output_root() if root is None else Path(root)
     plan = [(r, s, *_keyed(r, s, profile, overrides, rehearsal)) for r in recipes for s in seeds]
     pending = [(r, s, profile, overrides, guard, rehearsal, root)
-               for r, s, _, _, key in plan if _stored_key(r.folder(s, root)) != key]
+               for r, s, _, _, key in plan if not _reusable(r.folder(s, root), key)]
     guard.check([recipe.folder(seed, root) for recipe, seed, *_ in pending])  # every folder before any is trained
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
         workers_.each(_train_one, _worker_order(pending), workers, log,
@@ -255,7 +270,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
     for recipe, seed, cfg_s, data, key in plan:
         folder = recipe.folder(seed, root)
         out[recipe.name].append(folder)
-        if _stored_key(folder) == key:
+        if _reusable(folder, key):
             log(f"reuse {folder.name}")
             continue
         run_dir = paths.models_dir("runs", folder.name, root=root)
@@ -271,8 +286,9 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
         rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
         log(f"train {folder.name} ({profile} profile)")
-        train_and_export(cfg_s, rows, negs, augmenter, folder,
-                         run_dir=run_dir, progress=progress, extra={"recipe": key}, guard=guard)
+        # replace: a folder here holds another recipe's model (or a cut one), which this run supersedes
+        train_and_export(cfg_s, rows, negs, augmenter, folder, run_dir=run_dir, progress=progress,
+                         extra={"recipe": key, "profile": profile, "rehearsal": rehearsal}, guard=guard, replace=True)
     return out
 
 

@@ -106,10 +106,18 @@ def compose(phrase: np.ndarray, chars: np.ndarray, char_weight: float, max_char_
     pooled phrase vectors ``phrase`` and raw character vectors ``chars`` of the training vocabulary.
     ``centre`` None: the rule decides; True or False: forced (the recipes before the rule)."""
     phrase = np.asarray(phrase, np.float64)
+    if len(phrase) < 2 or not np.isfinite(phrase).all():
+        raise ValueError(f"compose() reads the statistics of the training vocabulary, and got {len(phrase)} "
+                         f"string{'s' if len(phrase) != 1 else ''}{'' if np.isfinite(phrase).all() else ' with non-finite vectors'}: "
+                         "it needs at least two (train on more phrases, or raise TrainConfig.char_distill_vocab)")
     r = resultant_length(phrase)
     centred = r > CENTRE_ABOVE if centre is None else bool(centre)
     m = phrase.mean(0) if centred else np.zeros(phrase.shape[1])
     var_p, var_c = total_variance(unit(phrase - m)), total_variance(unit(chars))
+    if not var_p > 0:  # every string gave one vector: no share of the variance can be read (it divided by zero)
+        raise ValueError(f"compose(): the {len(phrase)} strings of the training vocabulary give the same phrase vector "
+                         "(variance 0), so the character part's share cannot be read: train on a vocabulary of "
+                         "distinct phrases (TrainConfig.char_distill_vocab), or set max_char_share=None")
     weight = float(char_weight)
     if max_char_share is not None and var_c > 0:
         weight = min(weight, cap_weight(var_p, var_c, max_char_share))

@@ -20,25 +20,48 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 from ..backbones import weights
 from ..encode import load_hf_model
-from ..atomic import write_atomic
+from ..atomic import staging_folder, swap_folder, write_atomic
 from ..guard import OPEN, Guard
 from ..provenance import write_json
 from .char_encoder import CharEncoder
 from .model import PearlModel
 from .objectives import card_sentence
+from .settings import RANGES
 
 FORMAT = "pearl-companion/1"
 
 
 def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[str] | None = None,
-           max_length: int = 32, extra: dict | None = None, guard: Guard = OPEN) -> Path:
-    """Write ``model`` to the folder ``path`` (created; existing files of the same names replaced),
-    once ``guard.check`` has seen the folder; ``guard.note`` goes into its ``pearl.json``, and a
-    ``"note"`` there heads the model card."""
+           max_length: int = 32, extra: dict | None = None, guard: Guard = OPEN, replace: bool = False) -> Path:
+    """Write ``model`` to the folder ``path``, once ``guard.check`` has seen the folder; ``guard.note``
+    goes into its ``pearl.json``, and a ``"note"`` there heads the model card.
+
+    The folder is whole or absent: everything is written into a sibling staging folder, verified as
+    :func:`load_pearl` verifies it, and only then swapped into place (:func:`pearl.atomic.swap_folder`),
+    so a kill or a full disk at any point leaves the old folder as it was. A folder already at ``path``
+    is replaced only with ``replace=True`` (the caller has decided the model is stale); otherwise
+    ``FileExistsError`` names it and the fix, before anything is written."""
+    path = Path(path)
+    guard.check([path])
+    if not replace and path.exists() and any(path.iterdir()):
+        raise FileExistsError(f"{path} already holds a model, and export replaces one only when asked: delete it, "
+                              "export to another folder, or pass replace=True (pearl.training.profiles: --replace)")
+    staged = staging_folder(path)
+    try:
+        _write_folder(model, tokenizer, staged, path.name, labels, max_length, extra, guard)
+        weights.verify(staged)  # a folder that would be refused at load never takes the old one's place
+        return swap_folder(staged, path)
+    finally:
+        shutil.rmtree(staged, ignore_errors=True)
+
+
+def _write_folder(model: PearlModel, tokenizer, path: Path, name: str, labels, max_length: int, extra, guard) -> None:
+    """Every file of the model folder, into ``path`` (a staging folder; ``name`` is the folder's own)."""
     from safetensors.torch import save_file
     from sentence_transformers import SentenceTransformer
     from sentence_transformers.models import Normalize, Pooling, Transformer
@@ -46,9 +69,6 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
     # imported here: st_modules pulls in sentence-transformers, which loading a model for encode() never needs
     from .st_modules import CharConcat, PearlTransformer
 
-    path = Path(path)
-    guard.check([path])
-    path.mkdir(parents=True, exist_ok=True)
     model.backbone.save_pretrained(path)
     tokenizer.save_pretrained(path)
     if model.char_encoder is not None:
@@ -87,9 +107,8 @@ def export(model: PearlModel, tokenizer, path: str | os.PathLike, labels: list[s
         info["type_head"] = {"file": "type_head.safetensors", "num_labels": model.num_labels}
     info["sha256"] = weights.digests(path)  # every file that changes a vector, checked at every load (pearl.backbones.weights.verify)
     info["settings_sha256"] = weights.settings_digest(info)  # pearl.json's own settings, checked likewise
-    write_json(path / "pearl.json", info)  # last: a folder with pearl.json is a complete one
-    write_card(path)
-    return path
+    write_json(path / "pearl.json", info)
+    write_card(path, name=name)
 
 
 #: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)
@@ -132,23 +151,25 @@ def card_header(name: str, backbone: str) -> str:
     return f"---\n{data.to_yaml()}\n---\n"
 
 
-def write_card(path: str | os.PathLike, scores: dict | None = None) -> Path:
+def write_card(path: str | os.PathLike, scores: dict | None = None, name: str | None = None) -> Path:
     """The folder's ``README.md`` model card: a Hugging Face metadata header, what the model is,
     how to load it, backbone, data, profile, seed, intended use, limitations and stand-ins, and its
     Table-1 row when ``scores`` (column -> score) are given (:func:`pearl.experiments.cards.update_cards`,
-    notebook 04, writes it), else how to get one. Names no path of the machine that wrote it."""
+    notebook 04, writes it), else how to get one. Names no path of the machine that wrote it;
+    ``name`` is the model's folder name (default ``path``'s: an export writes the card in its staging folder)."""
     path = Path(path)
+    name = name or path.name
     info = json.loads((path / "pearl.json").read_text())
     cfg = info.get("train_config") or {}
     objective = cfg.get("objective", "pearl")
     backbone = backbone_name(cfg.get("backbone"))
     what = card_sentence(objective)
     note = [f"**{info['note']}.**", ""] if info.get("note") else []
-    lines = [card_header(path.name, backbone), f"# {path.name}", "", *note, what,
+    lines = [card_header(name, backbone), f"# {name}", "", *note, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
              f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
-             f"model = SentenceTransformer(\"{path.name}\", trust_remote_code=True)  # this folder; the character part is pearl code",
+             f"model = SentenceTransformer(\"{name}\", trust_remote_code=True)  # this folder; the character part is pearl code",
              "model.encode([\"The New York Times\", \"NYTimes\"])", "```", "",
              "| | |", "|---|---|",
              f"| backbone | {backbone} |",
@@ -192,10 +213,14 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
     info_file = path / "pearl.json"
     if not info_file.is_file():
         raise FileNotFoundError(f"{info_file} missing: not a PEARL folder (write one with pearl.training.export.export)")
-    info = json.loads(info_file.read_text())
+    info = weights.read_info(path)  # a cut or damaged pearl.json names itself and the fix
     if info.get("format") != FORMAT:
         raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
     weights.verify(path)
+    ok, allowed = RANGES["char_weight"]
+    if info.get("char_encoder") and not ok(info.get("char_weight")):  # 1e308 gave NaN vectors; 0 or 1 another model
+        raise weights.WeightsError(f"{info_file}: char_weight {info.get('char_weight')!r} is not {allowed}: the file "
+                                   f"was edited or written by a broken export; delete {path} and export it again")
     char = None
     if info["char_encoder"]:
         cfg = {k: v for k, v in info["char_encoder"].items() if k != "file"}

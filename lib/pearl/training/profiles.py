@@ -91,11 +91,12 @@ def given(**settings) -> dict:
     return {k: v for k, v in settings.items() if v is not None}
 
 
-def table1_folders(pattern: str | None, profile: str) -> list:
+def table1_folders(pattern: str | None, profile: str, guard: Guard = OPEN) -> list:
     """The trained PEARL folders Table 1 scores: those matching the glob ``pattern`` under
-    ``models/``; for ``None``, the MiniLM seeds of :data:`TABLE1_SEEDS` for ``profile``; none for ``""``."""
+    ``models/``; for ``None``, the MiniLM seeds of :data:`TABLE1_SEEDS` for ``profile``; none for ``""``.
+    Each goes to ``guard.check_input`` (:func:`pearl.models.named_folders`)."""
     patterns = [pattern] if pattern is not None else [models.folder_name("pearl", "minilm", s) for s in TABLE1_SEEDS[profile]]
-    return [d for p in patterns for d in models.named_folders(p)]
+    return [d for p in patterns for d in models.named_folders(p, guard)]
 
 
 def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) -> dict:
@@ -170,16 +171,50 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
                      run_dir: str | Path | None = None, progress: bool = True, extra: dict | None = None,
-                     guard: Guard = OPEN) -> TrainResult:
+                     guard: Guard = OPEN, replace: bool = False) -> TrainResult:
     """Train one model and export it to ``out_dir`` (a folder ``pearl.models.load_model`` reads),
-    through ``guard`` (:func:`pearl.training.export.export`)."""
+    through ``guard`` (:func:`pearl.training.export.export`; a model there is replaced only with ``replace``)."""
     result = train(cfg, corpus, hard_negatives, augmenter, labels=list(LABELS), run_dir=run_dir, progress=progress)
     export(result.model, result.tokenizer, out_dir, labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
-                  "train_phrases": len(corpus), **(extra or {})}, guard=guard)
+                  "train_phrases": len(corpus), **(extra or {})}, guard=guard, replace=replace)
     if run_dir is not None:  # exported: the checkpoints (3x the model's size) have served
         checkpoint.discard(run_dir)
     return result
+
+
+def noted_inputs(where: dict | None = None) -> list[Path]:
+    """The metadata of the training data (the corpus' ``corpus.json``, the tables' ``meta.json``) that
+    carries a caller's ``"note"`` (:attr:`pearl.guard.Guard.note`: what a guarded run, such as the
+    harness's tiny SMOKE run, writes beside its data); a file that cannot be read counts as noted."""
+    import json
+
+    where = where or {}
+    corpus = Path(where.get("corpus") or paths.derived_dir("phrases.tsv"))
+    found = []
+    for meta in (corpus.parent / "corpus.json", Path(where.get("augment") or paths.derived_dir("augment")) / "meta.json"):
+        try:
+            noted = meta.is_file() and "note" in json.loads(meta.read_text(encoding="utf8"))
+        except (ValueError, UnicodeDecodeError, TypeError):
+            noted = True
+        if noted:
+            found.append(meta)
+    return found
+
+
+def refuse_cli_run(folder: Path, profile: str, replace: bool, where: dict | None = None) -> None:
+    """The command line's checks, before it trains: a model already in ``folder`` is kept unless
+    ``replace``; a profile other than ``tiny`` refuses training data written under a caller's note
+    (:func:`noted_inputs`: a tiny run's data would give a model that says nothing of it). ``SystemExit``
+    naming the file and the fix."""
+    if not replace and folder.exists() and any(folder.iterdir()):
+        raise SystemExit(f"{folder} holds a model already and nothing replaces it unasked: pass --replace to "
+                         "train it again, or delete the folder")
+    noted = noted_inputs(where) if profile != "tiny" else []
+    if noted:
+        raise SystemExit(f"{noted[0]} carries a note of the run that wrote it (a tiny SMOKE run's data, or unreadable), "
+                         f"and the {profile!r} profile trains a model that would say nothing of it: {FULL_DATA_FIX}, "
+                         "or train with --profile tiny")
 
 
 def main(argv=None) -> None:
@@ -207,6 +242,7 @@ def main(argv=None) -> None:
     ap.add_argument("--rehearsal", action="store_true", help="the gpu profile at REHEARSAL's sizes (a minute's check of the path)")
     ap.add_argument("--batch-composition", choices=COMPOSITIONS,
                     help="hard negatives as extra candidates (default) or as rows of their own (the authors' loader)")
+    ap.add_argument("--replace", action="store_true", help="replace the model folder when one is there already")
     args = ap.parse_args(argv)
     cfg, data = config_for(args.profile, args.rehearsal, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
@@ -219,16 +255,17 @@ def main(argv=None) -> None:
 
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
-    corpus, negs, tables = load_training_data(**data)
-
     name = models.folder_name(cfg.objective, args.backbone, args.seed,
                               variant_for(cfg) or composition_variant(cfg.batch_composition))
+    refuse_cli_run(models_dir(name), args.profile, args.replace)  # before any training: no hour spent on a refusal
+    corpus, negs, tables = load_training_data(**data)
     corpus, augmenter = inputs_for(cfg, corpus, tables)
     result = train(cfg, corpus, negs, augmenter, labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:  # under $PEARL_OUTPUT, or the repository (pearl.paths.output_root)
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
-               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1)})
+               extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
+                      "profile": args.profile, "rehearsal": args.rehearsal}, replace=args.replace)
         checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 

@@ -131,3 +131,55 @@ def test_the_report_refuses_a_smoke_record_naming_it(tmp_path, monkeypatch):
     record["parameters"]["SMOKE"] = False
     (tmp_path / "results" / "08_ablations.json").write_text(json.dumps(record))
     assert common.read_json("08_ablations.json")["metrics"] == {"x": 1}
+
+
+def _plant(path: Path, change) -> None:
+    """Parse ``path``, let ``change`` edit it, write it back (NaN as the bare token a non-strict writer leaves)."""
+    record = json.loads(path.read_text())
+    change(record)
+    path.write_text(json.dumps(record))
+
+
+def test_the_report_built_from_records_with_nulls_planted_never_prints_what_is_not_there(tmp_path, monkeypatch):
+    """Before: the timing sentences bypassed num(): "Median update latency is None ms", "nan minutes",
+    "nan–nan s", "None cores". Now the report, built in a scratch root from the committed records with
+    nulls and NaN planted, says *no result* with the reason, and grep finds none of those."""
+    import re
+
+    monkeypatch.setattr(common.paths, "ROOT", tmp_path)
+    monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
+    shutil.copytree(ROOT / "results", tmp_path / "results")
+    shutil.copy(ROOT / "README.md", tmp_path / "README.md")
+    shutil.copytree(ROOT / "notebooks", tmp_path / "notebooks", ignore=shutil.ignore_patterns("*.ipynb"))
+    res = tmp_path / "results"
+    _plant(res / "06_explorer.json", lambda r: r["metrics"]["update_latency_ms"].update(median_ms=None))
+    _plant(res / "04_benchmark.json", lambda r: r.update(wall_time_s=math.nan))
+    _plant(res / "03_training.json", lambda r: [m.update(train_s=math.nan) for m in r["metrics"]["models"]])
+    _plant(res / "01_data_building.json", lambda r: r["provenance"]["hardware"].update(cpu_count=None))
+    for name in ("perf/rehearsal.json", "perf/make_model.json"):
+        _plant(res / name, lambda r: r["hardware"].update(cpu_count=None))
+    for path, text in build.outputs(tmp_path).items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    found = [f"{p.relative_to(tmp_path)}:{n}" for p in [*res.rglob("*.md"), tmp_path / "README.md"]
+             for n, line in enumerate(p.read_text().splitlines(), 1)
+             if re.search(r"None ms|nan minutes|None cores|nan–nan|None s\b", line)]
+    assert found == []
+    text = "".join(p.read_text() for p in [*res.rglob("*.md"), tmp_path / "README.md"])
+    for key, said in (("speed.explorer", "`results/06_explorer.json` gives None"),
+                      ("time.notebook04", "gives nan"), ("time.training", "gives nan"),
+                      ("reproduce.time", "gives nan"), ("rehearsal.time", "gives None"), ("model.time", "gives None")):
+        assert re.search(rf"\*\[no result: `{re.escape(key)}`; [^]]*{re.escape(said)} where a number belongs", text), key
+    _plant(res / "04_benchmark.json", lambda r: r.update(wall_time_s=60.0))  # then the null core count speaks
+    assert common.strict(timings.batch_time, "reproduce.")["reproduce.*"].endswith(
+        "gives None where a number belongs; rerun what writes it")
+    assert "*[no result: `speed.exact_search`" not in text  # the other sentences of the prefix still say theirs
+
+
+def test_a_cut_claims_csv_names_the_file_line_and_fix(results):
+    """Before: a claims.csv cut by a kill read its last row as empty cells, or failed inside pandas."""
+    text = (ROOT / "results" / "claims.csv").read_text()
+    (results / "claims.csv").write_text(text[: text.rindex(",", 0, len(text) - 200)])
+    n = len((results / "claims.csv").read_text().splitlines())
+    with pytest.raises(ValueError, match=rf"claims\.csv:{n} has \d+ fields where its header has \d+: .*git checkout"):
+        ledger_lines.ledger()
