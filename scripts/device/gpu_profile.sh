@@ -10,7 +10,7 @@ NAME=$(python3 -c "from pearl.models import folder_name; print(folder_name('pear
 limited python3 perf/train_throughput.py --device cuda --batch-size 512 --steps 20 --workers 8 --threads 16 --compile \
   --out "$OUT/train_throughput_20steps_8workers.json" 2>&1 | grep -v Warning | tail -25
 echo "throughput done at $SECONDS s"
-limited env PEARL_OUTPUT="$PGPU" python3 -m pearl.training.profiles --profile gpu --seed 0 2>&1 | tr '\r' '\n' > "$OUT/gpu_profile_seed0_train.log"
+limited env PEARL_OUTPUT="$PGPU" python3 -m pearl.training.profiles --profile gpu --seed 0 --replace 2>&1 | tr '\r' '\n' > "$OUT/gpu_profile_seed0_train.log"
 grep -v "it/s\]$" "$OUT/gpu_profile_seed0_train.log" | tail -5; tail -2 "$OUT/gpu_profile_seed0_train.log"
 cp "$PGPU/models/runs/$NAME/log.csv" "$OUT/gpu_profile_seed0_loss.csv"
 cp "$PGPU/models/$NAME/pearl.json" "$OUT/gpu_profile_seed0_pearl.json"

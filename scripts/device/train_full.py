@@ -25,7 +25,7 @@ def main(argv=None) -> dict:
     from pearl.paths import models_dir
     from pearl.training.export import export
     from pearl.training.methods import inputs_for
-    from pearl.training.profiles import config_for, load_training_data
+    from pearl.training.profiles import config_for, load_training_data, refuse_cli_run
     from pearl.training.train import train
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -34,12 +34,15 @@ def main(argv=None) -> dict:
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes drawing the batches")
     ap.add_argument("--backbone", default="minilm")
     ap.add_argument("--tiny", action="store_true", help="the gpu profile's rehearsal sizes")
+    ap.add_argument("--replace", action="store_true", help="replace the model folder when one is there already")
     args = ap.parse_args(argv)
     cfg, data = config_for("gpu", args.tiny, backbone=args.backbone, seed=args.seed, epochs=args.epochs,
                            num_workers=args.workers)
     corpus, negs, tables = load_training_data(**data)
     corpus, augmenter = inputs_for(cfg, corpus, tables)
     name = models.folder_name(cfg.objective, args.backbone, args.seed)
+    # before ten minutes of training, not after: a model already there stays unless --replace
+    refuse_cli_run(models_dir(name), "tiny" if args.tiny else "gpu", args.replace)
     t0 = time.perf_counter()
     result = train(cfg, corpus, negs, augmenter, labels=list(LABELS), run_dir=models_dir("runs", name), progress=False)
     total = time.perf_counter() - t0
@@ -50,7 +53,7 @@ def main(argv=None) -> dict:
               "loop_phrases_per_s": round(phrases / result.seconds, 1), "size": "rehearsal" if args.tiny else "full"}
     export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
            extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
-                  "train_phrases": len(corpus), "full_size_run": record})
+                  "train_phrases": len(corpus), "full_size_run": record}, replace=args.replace)
     print(json.dumps(record), flush=True)
     return record
 
