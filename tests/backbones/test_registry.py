@@ -101,3 +101,82 @@ def test_a_new_backbone_is_one_entry_and_trains_scores_and_stands_in_table4(tiny
     assert row["original"] == row["original"] and row["pearl"] == row["pearl"]  # scored, not NaN
     md = paper_beside.table4_markdown(table, header="tiny")
     assert "a tiny random BERT (test)" in render(md, "md")
+
+
+# ------------------------------------------------------------------ CONTRIBUTING's "Add a backbone", step by step
+ROOT = Path(__file__).resolve().parents[2]
+#: modules outside pearl.backbones that keep a module-level table of backbone names, and why it is not the registry's
+OWN_TABLES = {
+    "pearl/experiments/discrepancy.py": "the discrepancy study's design: the two backbones it crosses with corpora "
+                                        "and budgets, described in the study's words",
+    "pearl/display/explorer.py": "its presets: \"minilm\" names a set of models to show (MiniLM and its PEARL "
+                                 "seeds), not anything about the backbone",
+}
+
+
+def _steps() -> list[str]:
+    text = (ROOT / "CONTRIBUTING.md").read_text(encoding="utf8")
+    section = text.split("## Add a backbone\n", 1)[1].split("\n## ", 1)[0]
+    import re
+
+    return [m.strip() for m in re.split(r"\n(?=\d\. )", section)[1:]]
+
+
+def test_contributing_adds_a_backbone_in_four_steps_that_hold():
+    import dataclasses
+    import re
+
+    import pearl.training.profiles as profiles
+    from pearl.encode import mean_pool  # noqa: F401  (step 2 names it as the pooling run)
+
+    steps = _steps()
+    assert [s[:2] for s in steps] == ["1.", "2.", "3.", "4."]
+    # 1: a loader of no argument (and an optional built()) per entry
+    for b in registry.BACKBONES.values():
+        assert callable(b.folder) and (b.built is None or callable(b.built))
+    # 2: the call it writes names every field of Backbone, in order, and the kinds and poolings it cites exist
+    call = re.search(r"`register\(Backbone\((.*?)\)\)`", steps[1], re.S).group(1)
+    written = [a.split("=")[0].strip() for a in call.replace("\n", " ").split(",")]
+    assert written == [f.name for f in dataclasses.fields(Backbone)]
+    assert "raw LM" in registry.KINDS and registry.POOLINGS == ("mean",)
+    # 3: the command line takes --backbone; the composition reads no backbone's name
+    assert '"--backbone"' in Path(profiles.__file__).read_text()
+    composition = (ROOT / "lib/pearl/training/composition.py").read_text()
+    assert not [n for b in registry.BACKBONES.values() for n in (*b.names(), b.short) if f'"{n}"' in composition]
+    # 4: notebook 09 takes BACKBONES, and the test the step cites exists
+    from conftest import notebook_parameters
+
+    assert "BACKBONES" in notebook_parameters(ROOT / "notebooks/src/09_backbones.py")
+    assert "test_a_new_backbone_is_one_entry_and_trains_scores_and_stands_in_table4" in steps[3]
+    assert test_a_new_backbone_is_one_entry_and_trains_scores_and_stands_in_table4
+
+
+def backbone_tables(root: Path = ROOT / "lib") -> list[str]:
+    """``file:line name`` of every module-level table outside ``pearl/backbones`` (a dict keyed by, or
+    a tuple, list or set holding, a registered backbone's name, alias or folder-name part): a second
+    place that defines something per backbone, as the model registry's aliases and labels, Table 4's
+    offline backbones and raw LMs and the model cards' hub ids once did."""
+    import ast
+
+    names = {n for b in registry.BACKBONES.values() for n in (*b.names(), b.short)}
+    found = []
+    for path in sorted((root / "pearl").rglob("*.py")):
+        where = path.relative_to(root).as_posix()
+        if where.startswith("pearl/backbones/") or where in OWN_TABLES:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf8")).body:
+            value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+            items = value.keys if isinstance(value, ast.Dict) else \
+                value.elts if isinstance(value, (ast.Tuple, ast.List, ast.Set)) else []
+            found += [f"{where}:{k.lineno} {k.value}" for k in items
+                      if isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.lower() in names]
+    return found
+
+
+def test_the_registry_is_the_one_place_a_backbone_is_defined(tmp_path):
+    assert not backbone_tables(), "tables keyed by backbone names outside pearl.backbones.registry"
+    assert all((ROOT / "lib" / f).is_file() for f in OWN_TABLES)
+    # the check finds a table like the model registry's old labels
+    (tmp_path / "pearl").mkdir()
+    (tmp_path / "pearl" / "labels.py").write_text('NAMES = {"minilm": "MiniLM", "me5": "E5"}\nRAW = ("mlm-wiki",)\n')
+    assert backbone_tables(tmp_path) == ["pearl/labels.py:1 minilm", "pearl/labels.py:1 me5", "pearl/labels.py:2 mlm-wiki"]
