@@ -151,14 +151,13 @@ def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | N
 
 def backbone_label(backbone: str) -> str:
     """Display name of a backbone (``"minilm.l2"`` -> ``"MiniLM first 2 of 6 layers"``; hub ids as they are)."""
-    entry = registry.by_short(backbone_short(backbone))
-    return entry.label if entry is not None else str(backbone)
+    return _short_label(backbone_short(backbone), otherwise=str(backbone))
 
 
-def _short_label(short: str) -> str:
-    """The label of the backbone whose folder-name part is ``short``, else ``short``."""
+def _short_label(short: str, otherwise: str | None = None) -> str:
+    """The label of the backbone whose folder-name part is ``short``, else ``otherwise`` (default ``short``)."""
     entry = registry.by_short(short)
-    return entry.label if entry is not None else short
+    return entry.label if entry is not None else short if otherwise is None else otherwise
 
 
 def resolve(name_or_path: str | os.PathLike) -> str:
