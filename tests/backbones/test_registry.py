@@ -24,7 +24,7 @@ def test_the_built_in_backbones_and_what_reads_them():
     # only me5-small's tokenizer prepends E5's prefix; every backbone is mean-pooled
     assert {b.name: b.prefix for b in registry.BACKBONES.values() if b.prefix} == {me5.NAME: "query: "}
     assert {b.pooling for b in registry.BACKBONES.values()} == {"mean"}
-    assert registry.named("MINILM").folder == minilm.folder and registry.find("x/y") is None
+    assert registry.named("MINILM").folder() == minilm.folder() and registry.find("x/y") is None
 
 
 def test_register_refuses_a_taken_name_a_hyphenated_folder_part_and_an_unknown_kind():

@@ -126,14 +126,15 @@ def _truncated_built(layers: int) -> Callable[[], bool]:
 
 
 # ------------------------------------------------------------------ the five built in
-register(Backbone(minilm.NAME, "MiniLM", minilm.folder, model_label="all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
+# each loader is looked up on its module when called, not when registered (a test may stand one in)
+register(Backbone(minilm.NAME, "MiniLM", lambda: minilm.folder(), model_label="all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
                   aliases=(minilm.MODEL, f"sentence-transformers/{minilm.MODEL}"),
                   hub=(f"sentence-transformers/{minilm.MODEL}", "apache-2.0")))
 register(Backbone("minilm.l2", "MiniLM first 2 of 6 layers", lambda: minilm.truncated(2), built=_truncated_built(2),
                   by_folder=True))
 register(Backbone("minilm.l0", "MiniLM token embeddings, 0 layers", lambda: minilm.truncated(0),
                   built=_truncated_built(0), by_folder=True))
-register(Backbone(me5.NAME, me5.LABEL, me5.folder, short="me5", model_label=me5.LABEL, built=me5.built,
-                  prefix=me5.PREFIX))
-register(Backbone(mlm.NAME, mlm.LABEL, mlm.folder, short=mlm.SHORT, model_label=mlm.LABEL, built=mlm.built,
-                  kind="raw LM"))
+register(Backbone(me5.NAME, me5.LABEL, lambda: me5.folder(), short="me5", model_label=me5.LABEL,
+                  built=lambda: me5.built(), prefix=me5.PREFIX))
+register(Backbone(mlm.NAME, mlm.LABEL, lambda: mlm.folder(), short=mlm.SHORT, model_label=mlm.LABEL,
+                  built=lambda: mlm.built(), kind="raw LM"))
