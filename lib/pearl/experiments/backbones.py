@@ -2,69 +2,53 @@
 
 The paper compares BERT, RoBERTa, ALBERT, SpanBERT, LUKE and E5 (:data:`PAPER_BACKBONES`):
 the same code runs them by name on a connected machine (mean pooling over any Hugging Face
-encoder). Offline, the backbones are MiniLM, ``me5-small`` (the stand-in for the paper's E5-small,
-:mod:`pearl.backbones.me5`), ``mlm-wiki`` (a small masked LM pretrained here, :mod:`pearl.backbones.mlm`: the one
-raw language model, the paper's Table-4 population) and two weaker encoders cut from MiniLM
-(:data:`OFFLINE_BACKBONES`), so that the gain can be measured on encoders with headroom:
+encoder). Offline, the backbones are those of the backbone registry
+(:data:`pearl.backbones.registry.BACKBONES`): MiniLM, ``me5-small`` (the stand-in for the paper's
+E5-small, :mod:`pearl.backbones.me5`), ``mlm-wiki`` (a small masked LM pretrained here,
+:mod:`pearl.backbones.mlm`: the one raw language model, the paper's Table-4 population) and two
+weaker encoders cut from MiniLM (:func:`pearl.backbones.minilm.truncated`), so that the gain can be
+measured on encoders with headroom:
 
 - ``minilm.l2``: MiniLM's first 2 of its 6 transformer layers (a shallower contextual encoder);
 - ``minilm.l0``: MiniLM with no transformer layer: its token embeddings (plus position
   embeddings and layer norm), mean-pooled: a static bag-of-words encoder that training can
   still move.
 
-Both are ordinary Hugging Face folders written under ``models/`` (:func:`truncated_minilm`),
-so training, export and scoring take them like any other backbone.
+Both are ordinary Hugging Face folders written under ``models/``, so training, export and scoring
+take them like any other backbone. A backbone registered there is a Table-4 row once notebook 09's
+``BACKBONES`` names it; nothing here names one.
 
-A raw language model (:data:`RAW_LMS`) also gets a SimCSE arm (:func:`control_recipes`): any
-contrastive fine-tuning fixes much of a raw LM's anisotropy, so PEARL's own share of the lift is
+A raw language model (an entry of kind ``"raw LM"``, or one of :data:`PAPER_RAW_LMS`) also gets a
+SimCSE arm (:func:`control_recipes`): any contrastive fine-tuning fixes much of a raw LM's anisotropy, so PEARL's own share of the lift is
 its gain over SimCSE's, not over the original. A backbone standing in for one of the paper's
 Table-2 models (me5-small for E5-small) is also scored on the short texts (:func:`short_text_gains`).
 """
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
-from .. import models, paths
-from ..backbones import weights
+from .. import models
+from ..backbones import minilm, registry
 
 PAPER_BACKBONES = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
                    "studio-ousia/luke-base", "intfloat/e5-small-v2", "intfloat/e5-base-v2")
-#: folder name -> layers of MiniLM kept (None: the whole model, by its alias); ``me5-small`` is
-#: multilingual-E5-small with 4-bit weights dequantised, the stand-in for the paper's E5-small (:mod:`pearl.backbones.me5`)
-OFFLINE_BACKBONES = {"minilm": None, "minilm.l2": 2, "minilm.l0": 0, "me5-small": None, "mlm-wiki": None}
-#: backbones that are raw language models (no contrastive or sentence-level training): the
-#: paper's five Table-4 models are; offline only the masked LM pretrained here is
-RAW_LMS = ("mlm-wiki", "bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
-           "studio-ousia/luke-base")
+#: the paper's Table-4 backbones that are raw language models (hub ids: no registry entry offline)
+PAPER_RAW_LMS = ("bert-base-uncased", "roberta-base", "albert-base-v2", "SpanBERT/spanbert-base-cased",
+                 "studio-ousia/luke-base")
 
 
 def truncated_minilm(layers: int) -> Path:
-    """``models/minilm.l<layers>``: MiniLM's first ``layers`` transformer layers (written once)."""
-    if not 0 <= layers < 6:
-        raise ValueError(f"MiniLM has 6 layers; keep 0 to 5, not {layers}")
-    folder = paths.models_dir(f"minilm.l{layers}")
-    if (folder / "config.json").is_file() and weights.covered(folder):
-        return folder  # written whole, with the digest of every file (older ones are written again)
-    model, tokenizer = models.load_backbone("minilm")  # verified against its package's RECORD
-    model.encoder.layer = model.encoder.layer[:layers]
-    model.config.num_hidden_layers = layers
-    tmp = folder.with_name(folder.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    weights.write_manifest(tmp)  # its digests, checked at every load
-    shutil.rmtree(folder, ignore_errors=True)
-    tmp.rename(folder)  # whole folder or none: a killed run never leaves half a backbone
-    return folder
+    """``models/minilm.l<layers>``: MiniLM's first ``layers`` transformer layers (written once;
+    :func:`pearl.backbones.minilm.truncated`)."""
+    return minilm.truncated(layers)
 
 
 def backbone(name: str) -> str:
-    """The name or folder to train from for a Table-4 backbone (offline ones built on first use)."""
-    if name in OFFLINE_BACKBONES:
-        layers = OFFLINE_BACKBONES[name]
-        return name if layers is None else str(truncated_minilm(layers))
-    return name  # a hub id: needs a connected machine
+    """The name or folder to train from for a Table-4 backbone (a registered one built on first use)."""
+    entry = registry.BACKBONES.get(name)
+    if entry is not None and entry.by_folder:
+        return str(entry.folder())
+    return name  # by its name (resolved by the model registry), or a hub id: needs a connected machine
 
 
 def phrase_share(given: float | None, profile: str) -> float:
@@ -84,12 +68,14 @@ def recipes(names, share: float) -> tuple[dict, dict]:
 
 
 def kind(name: str) -> str:
-    """``"raw LM"`` (:data:`RAW_LMS`) or ``"sentence encoder"`` (trained contrastively already, as MiniLM and E5 are).
+    """``"raw LM"`` or ``"sentence encoder"`` (trained contrastively already, as MiniLM and E5 are): a
+    registered backbone's ``kind``, else whether it is one of :data:`PAPER_RAW_LMS`.
 
-    >>> kind("mlm-wiki"), kind("minilm")
-    ('raw LM', 'sentence encoder')
+    >>> kind("mlm-wiki"), kind("minilm"), kind("bert-base-uncased")
+    ('raw LM', 'sentence encoder', 'raw LM')
     """
-    return "raw LM" if name in RAW_LMS else "sentence encoder"
+    entry = registry.BACKBONES.get(name)
+    return entry.kind if entry is not None else "raw LM" if name in PAPER_RAW_LMS else "sentence encoder"
 
 
 def control_recipes(recipes: dict) -> dict:

