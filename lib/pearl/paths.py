@@ -36,7 +36,9 @@ def checkout(module: Path) -> Path | None:
 #: the repository checkout this module lies in, or None when pearl runs from an installed wheel
 CHECKOUT = checkout(Path(__file__).resolve())
 #: the repository root in a checkout (lib/pearl/paths.py -> ../..); from an installed wheel the
-#: working folder at import (:func:`base` follows the working folder when it changes)
+#: working folder at import (:func:`base` follows the working folder when it changes). In a checkout
+#: every path below is read from ROOT at call time, so a test that points ROOT at a scratch folder
+#: moves the outputs, the cache and the ``../shared/data`` lookup with it
 ROOT = CHECKOUT if CHECKOUT is not None else Path.cwd()
 
 #: the environment variable that names the offline data folder
@@ -63,14 +65,14 @@ def raw_data_dir() -> Path | None:
         return path.resolve()
     if CHECKOUT is None:
         return None
-    shared = CHECKOUT.parent / "shared" / "data"
+    shared = ROOT.parent / "shared" / "data"
     return shared.resolve() if shared.is_dir() else None
 
 
 def base() -> Path:
     """What the default output root and relative roots start from: the checkout's root, or, from an
     installed wheel, the working folder (now, not at import)."""
-    return CHECKOUT if CHECKOUT is not None else Path.cwd()
+    return ROOT if CHECKOUT is not None else Path.cwd()
 
 
 def cache_dir() -> Path:
@@ -79,7 +81,7 @@ def cache_dir() -> Path:
     env = os.environ.get("PEARL_CACHE")
     if env:
         return Path(env).expanduser()
-    return (CHECKOUT if CHECKOUT is not None else output_root()) / ".cache" / "pearl"
+    return (ROOT if CHECKOUT is not None else output_root()) / ".cache" / "pearl"
 
 
 def output_root() -> Path:
