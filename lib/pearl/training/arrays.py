@@ -49,7 +49,9 @@ from typing import Sequence
 import numpy as np
 import torch
 
+from ..atomic import staging_folder, swap_folder
 from ..data import sha256
+from ..provenance import write_json
 from .batches import BatchPlan, Collator
 
 #: the character encoder's byte window (pearl.training.char_encoder.char_ids' max_chars)
@@ -198,31 +200,35 @@ def key_of(parts: dict) -> str:
 
 
 def save(arrays: dict, folder: str | Path, key: str) -> Path:
-    """Write ``arrays`` (:func:`draw`'s) into ``folder`` as a whole: a temporary sibling holding every
-    ``.npy`` file and the manifest (the key, the meta, each file's sha256), renamed into place last.
+    """Write ``arrays`` (:func:`draw`'s) into ``folder`` as a whole: a staging sibling holding every
+    ``.npy`` file and the manifest (the key, the meta, each file's sha256), swapped into place last
+    (:func:`pearl.atomic.staging_folder`, :func:`pearl.atomic.swap_folder`, as a model export is).
     An existing ``folder`` is replaced only after the new one is complete."""
     folder = Path(folder)
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    tmp = folder.with_name(f".{folder.name}.{os.getpid()}.tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir()
-    digests = {}
-    for name in FILES:
-        if name in arrays:
-            path = tmp / f"{name}.npy"
-            with open(path, "wb") as fh:
-                np.save(fh, arrays[name])
-                fh.flush()
-                os.fsync(fh.fileno())
-            digests[name] = sha256(path)
-    (tmp / MANIFEST).write_text(json.dumps({"key": key, "version": VERSION, "meta": arrays["meta"], "sha256": digests},
-                                           indent=1, sort_keys=True))
-    old = folder.with_name(f".{folder.name}.{os.getpid()}.old")
-    if folder.exists():
-        folder.rename(old)
-    tmp.rename(folder)
-    shutil.rmtree(old, ignore_errors=True)
-    return folder
+    staged = staging_folder(folder)
+    try:
+        digests = {}
+        for name in FILES:
+            if name in arrays:
+                path = staged / f"{name}.npy"
+                np.save(path, arrays[name])  # inside the staging folder: atomic as the folder is
+                _fsync(path)
+                digests[name] = sha256(path)
+        write_json(staged / MANIFEST, {"key": key, "version": VERSION, "meta": arrays["meta"], "sha256": digests},
+                   indent=1, sort_keys=True)
+    except BaseException:
+        shutil.rmtree(staged, ignore_errors=True)
+        raise
+    return swap_folder(staged, folder)
+
+
+def _fsync(path: Path) -> None:
+    """Flush ``path``'s data to disk before the folder is swapped in (a crash then finds it whole)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 class ArraysError(ValueError):
