@@ -144,18 +144,6 @@ class UnsafeName(ValueError):
     """A name for a file or folder that would leave the folder it belongs in."""
 
 
-def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> list[str]:
-    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
-    the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
-    ``separate``; none when there is no ``notebooks/ORDER``. It imports nothing but the standard
-    library (the batch runner reads the batch with it)."""
-    folder = Path(root if root is not None else ROOT) / "notebooks"
-    if not (folder / "ORDER").is_file():
-        return []
-    skip = set() if separate or not (folder / "SEPARATE").is_file() else set((folder / "SEPARATE").read_text().split())
-    return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
-
-
 #: what a file or folder name built from a parameter may hold (:func:`safe_name`), and how long it may be
 NAME = re.compile(r"[A-Za-z0-9._-]+")
 MAX_NAME = 100
