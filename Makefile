@@ -199,7 +199,7 @@ lab: $(STAMP)
 
 # One PEARL model, the teaching path's: notebooks 01-03's library calls at the cpu profile for seed 0
 # (WikiText-2 and WordNet's phrases, their augmentation tables and hard negatives, one training), a
-# progress bar per stage, what exists reused (harness.model, pearl.experiments.one_model). Its time is in the model's
+# progress bar per stage, what exists reused (harness.model, harness.one_model). Its time is in the model's
 # make_model.json; RECORD=1 also writes it to results/perf/make_model.json, which the README reads.
 model: $(STAMP) sysdeps
 	$(PY) -m harness.model $(if $(RECORD),--record results/perf/make_model.json)

@@ -32,9 +32,10 @@ from harness.preamble import start
 run = start("10_hyperparameters", globals(), __annotations__)
 
 from pearl.benchmark.scoring import run_models
-from pearl.display.figure5 import plot_hyperparameters, untrained_bird
+from pearl.display.figure5 import plot_hyperparameters
 from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, train_models
+from harness.committed import untrained_bird
 from harness.outputs import save_figure, save_table
 from pearl.training.profiles import FIGURE5_SEEDS
 
