@@ -65,7 +65,7 @@ MAX_LINES, WORDNET, CHUNK_ARTICLES = run.resolve(MAX_LINES=scale.smoke_or(MAX_LI
                                                  CHUNK_ARTICLES=scale.smoke_or(CHUNK_ARTICLES, 1))
 N_PROCESS = run.resolve(N_PROCESS=scale.smoke_or(summary.build_processes(PROFILE, N_PROCESS), scale.rehearsal_or(1, 2)))  # 1 in a SMOKE run, 2 in a rehearsal
 sample = summary.wikipedia_sample(scale.scaled(PROFILE), WIKI_STRIDE, WIKI_MAX_ARTICLES,  # the profile's ("tiny" in a SMOKE run) unless given
-                                  scale.rehearsal_or(0, summary.REHEARSAL_ARTICLES))
+                                  scale.rehearsal_or(0, summary.SMALL_ARTICLES))
 print("Wikipedia sample:", sample.describe())
 # a SMOKE run stops here, before parsing anything, when a file it would write is full-size
 refuse_full_stage(run, *summary.targets(sample, CHUNK_ARTICLES, MAX_TOKENS, SPACY_MODEL, scale.guard), figures=["figureA1"])

@@ -70,7 +70,7 @@ WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 # %%
 with run.timer("train"):
     folders = train_models(ablation_recipes(ablations), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
 runs.trained_names(folders)
 
 # %% [markdown]

@@ -54,9 +54,9 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 # %%
 with run.timer("train"):
     folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)[full.name]
+                           profile_size=scale.profile_size)[full.name]
 with run.timer("score"):
     bird = run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
                       threads=THREADS, workers=WORKERS)

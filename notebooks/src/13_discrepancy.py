@@ -69,7 +69,7 @@ show.design_frame(cells)
 # %%
 with run.timer("train_and_score"):
     gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
 corpora = show.corpora_frame(cells)
 corpora
 

@@ -7,7 +7,7 @@ Trains the ``gpu`` profile (:data:`pearl.training.profiles.PROFILES`: every phra
 profile's, or 4: the paper's 7.6M views on a corpus of half its phrases) and the batches drawn by
 ``--workers`` processes (default every core), exports it to ``models/pearl-<backbone>-seed<N>`` and
 prints one JSON line: the drawing's and the loop's seconds, steps, phrases and phrases/s. ``--tiny``
-is the profile's rehearsal sizes (:data:`pearl.training.profiles.REHEARSAL`), for a check of the path.
+is the profile's rehearsal sizes (:data:`pearl.training.profiles.SMALL`), for a check of the path.
 
 What it leaves out: scoring (``score.py``), the bundle (``setup.sh``), data parallel.
 """
@@ -36,7 +36,7 @@ def main(argv=None) -> dict:
     ap.add_argument("--tiny", action="store_true", help="the gpu profile's rehearsal sizes")
     ap.add_argument("--replace", action="store_true", help="replace the model folder when one is there already")
     args = ap.parse_args(argv)
-    cfg, data = config_for("gpu", args.tiny, backbone=args.backbone, seed=args.seed, epochs=args.epochs,
+    cfg, data = config_for("gpu", "small" if args.tiny else "full", backbone=args.backbone, seed=args.seed, epochs=args.epochs,
                            num_workers=args.workers)
     corpus, negs, tables = load_training_data(**data)
     corpus, augmenter = inputs_for(cfg, corpus, tables)

@@ -14,8 +14,8 @@ def test_corpus_name_and_sample():
     assert summary.wikipedia_sample("cpu", max_articles=5) == wikipedia.Sample(stride=30, max_articles=5)
     assert summary.wikipedia_sample("gpu", stride=7) == wikipedia.Sample(stride=7)
     assert summary.wikipedia_sample("tiny") == build.PROFILE_SAMPLES["tiny"]
-    assert summary.wikipedia_sample("gpu", first_articles=summary.REHEARSAL_ARTICLES) == \
-        wikipedia.Sample(stride=1, max_articles=summary.REHEARSAL_ARTICLES)
+    assert summary.wikipedia_sample("gpu", first_articles=summary.SMALL_ARTICLES) == \
+        wikipedia.Sample(stride=1, max_articles=summary.SMALL_ARTICLES)
     assert summary.training_corpus("tiny") == summary.PROFILE_CORPUS["tiny"] == "wikitext2"
     assert (summary.build_processes("cpu", 4), summary.build_processes("tiny", 4), summary.build_processes("cpu")) == (4, 1, 2)
 

@@ -25,8 +25,8 @@ WORDNET_SOURCE = "WordNet 3.0 (Debian wordnet-base) via NLTK"
 #: paper trains on Wikipedia (3.8M phrases seen at least twice), so the gpu profile does; the cpu
 #: profile's budget sees a few thousand phrases, which WikiText-2 holds
 PROFILE_CORPUS = {"tiny": "wikitext2", "cpu": "wikitext2", "gpu": "wikipedia"}
-#: articles a rehearsal's whole-corpus build parses (``first_articles`` of :func:`wikipedia_sample`)
-REHEARSAL_ARTICLES = 4
+#: articles a small whole-corpus build parses (``first_articles`` of :func:`wikipedia_sample`)
+SMALL_ARTICLES = 4
 
 
 def training_corpus(profile: str, given: str | None = None) -> str:
@@ -58,8 +58,8 @@ def check_corpus(name: str) -> str:
 
 def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, first_articles: int = 0) -> wikipedia.Sample:
     """The Wikipedia sample to build: the profile's (:data:`pearl.corpus.build.PROFILE_SAMPLES`;
-    with ``first_articles``, the profile's stride on that many articles: a rehearsal's
-    :data:`REHEARSAL_ARTICLES`), unless ``stride`` or ``max_articles`` is given (0: the profile's
+    with ``first_articles``, the profile's stride on that many articles: a small build's
+    :data:`SMALL_ARTICLES`), unless ``stride`` or ``max_articles`` is given (0: the profile's
     stride, no cap)."""
     sample = build.PROFILE_SAMPLES[profile]
     if first_articles:  # the profile's sample (every article on gpu), on its first few articles

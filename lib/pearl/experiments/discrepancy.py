@@ -216,9 +216,9 @@ def tiny_cells() -> list[Cell]:
 
 
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print,
-        guard: Guard = OPEN, rehearsal: bool = False):
+        guard: Guard = OPEN, profile_size: str = "full"):
     """Prepare the corpora (tiny ones when ``size`` is ``"tiny"``), train (or reuse) every cell's seeds
-    (``guard`` and ``rehearsal`` as in :func:`pearl.experiments.runner.train_models`), score them and
+    (``guard`` and ``profile_size`` as in :func:`pearl.experiments.runner.train_models`), score them and
     their untrained backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
     from ..corpus import variants
     from ..benchmark.scoring import run_models
@@ -233,7 +233,7 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
         by_seeds.setdefault(c.seeds, []).append(c)
     for seeds, group in by_seeds.items():
         train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log, guard=guard,
-                     rehearsal=rehearsal)
+                     profile_size=profile_size)
     folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
     done = trained(design_cells)
     cell_of = {m: (c, s) for m, (c, s, _) in done.items()}
