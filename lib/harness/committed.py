@@ -17,6 +17,7 @@ import numpy as np
 from pearl import paths
 from pearl.benchmark.tasks import GROUPS
 from pearl.provenance import read_record
+from harness.record import writer
 
 #: the committed record of the whole corpus's build, under ``results/`` (``scripts/whole_corpus.py``)
 WHOLE_CORPUS = "wikipedia_whole_corpus"
@@ -29,7 +30,7 @@ def gpu_points(path) -> list[dict]:
     path = Path(path)
     if not path.is_file():
         return []
-    rows = read_record(path)["rows"]
+    rows = read_record(path, writer(path))["rows"]
     score = {(r["model"], r["dataset"]): r["score"] for r in rows}
     trained = next(m for m, _ in score if m != "minilm")
     diff = {d: score[(trained, d)] - score[("minilm", d)] for names in GROUPS.values() for d in names}
@@ -46,7 +47,7 @@ def whole_corpus() -> dict:
     about = {"record": WHOLE_CORPUS_RECORD}
     if not path.is_file():
         return {**about, "measured": False, "how": "run scripts/whole_corpus.py (resumable: run it again after a kill)"}
-    record = read_record(path)
+    record = read_record(path, writer(path))
     m = record["metrics"]
     return {**about, "measured": True, "description": m["description"], "tokens": m["tokens"],
             "distinct_phrases": m["distinct_phrases"], "min_freq": m["min_freq"], "kept_phrases": m["kept_phrases"],
@@ -79,7 +80,7 @@ def views_section(path) -> tuple[str, object]:
     path = Path(path)
     if not path.is_file():
         return f"`{path.name}` is not there yet: `.venv/bin/python scripts/views_mechanism.py` writes it.", None
-    record = read_record(path)
+    record = read_record(path, writer(path))
     dev = pd.DataFrame(record["dev"])
     md = Table(views_frame(record).round(3), head="**BC5CDR** (NMI x100; the character part's share of the joined "
                "embedding's variance):", notes=[

@@ -18,6 +18,7 @@ from pathlib import Path
 from pearl import paths
 from pearl.display.discrepancy import SUPERSEDED, plot_gains
 from pearl.provenance import is_before, read_record, save_figure, save_table
+from harness.record import writer
 
 from .committed import untrained_bird
 from .report.recipe import RECIPE_SINCE
@@ -35,7 +36,8 @@ def suite_table(suite=None, backbone: str = "minilm", record: str | None = "07_s
     suite = TABLE1 if suite is None else suite
     summary = None
     if suite is TABLE2 and record:
-        summary = read_record(paths.results_dir(f"{record}.json"))["sets"]
+        path = paths.results_dir(f"{record}.json")
+        summary = read_record(path, writer(path))["sets"]
     table = pd.read_csv(paths.results_dir(f"{suite.name}.csv"), float_precision="round_trip")
     return write(table, suite, backbone, OPEN, summary)
 
@@ -68,7 +70,8 @@ def figure5():
     from pearl.display.figure5 import plot_hyperparameters
 
     points = pd.read_csv(paths.results_dir("figure5.csv"))
-    noise = read_record(paths.results_dir("10_hyperparameters.json"))["metrics"]["bird_seed_std"]
+    record = paths.results_dir("10_hyperparameters.json")
+    noise = read_record(record, writer(record))["metrics"]["bird_seed_std"]
     fig = plot_hyperparameters(points, noise, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=untrained_bird())
     return save_figure(fig, "figure5")  # the committed results, re-drawn
 
@@ -96,7 +99,7 @@ def discrepancy(record_path: Path, root: Path | None = None):
     :func:`run_note`. A record without those raises ``ValueError`` naming it and the fix."""
     import pandas as pd
 
-    record = read_record(record_path)
+    record = read_record(record_path, writer(record_path))
     m = record.get("metrics", {})
     missing = [k for k in ("table", "per_seed", "paper_gains") if k not in m]
     if missing or "parameters" not in record:

@@ -92,7 +92,7 @@ def output_root() -> Path:
     Nothing in pearl sets the variable: a researcher sets it, or the harness sets it once at a
     notebook's start, before anything runs. Tests set ``PEARL_OUTPUT`` to a scratch folder. A
     relative ``$PEARL_OUTPUT`` is taken relative to :func:`base`: in a checkout the repository root,
-    not the working folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
+    not the working folder (a notebook kernel's is the notebook's folder), so every process finds the same root.
     """
     env = os.environ.get(OUTPUT_ENV)
     return base() if not env else usable((base() / Path(env).expanduser()).resolve(), env)

@@ -30,6 +30,7 @@ import numpy as np
 from pearl import paths
 from pearl.guard import OPEN, Guard
 from pearl.provenance import read_record
+from harness.record import writer as record_writer
 from pearl.benchmark.tasks import GROUPS, SHORT_TEXT_SEEDS
 from pearl.claims import rule
 
@@ -70,7 +71,7 @@ class Results:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: the claims are read from the committed results; run "
                                     f"notebook {notebook} (or check out results/ from the repository)")
-        record = read_record(path)  # a damaged file: an error naming it and the fix
+        record = read_record(path, record_writer(path))  # a damaged file: an error naming it and the fix
         self._evidence(path, _commit(record), path)
         return record["metrics"]
 
@@ -79,7 +80,7 @@ class Results:
 
         path, writer = self.folder / f"{name}.csv", WRITTEN_BY.get(name)
         record = self.folder / f"{writer}.json" if writer else None
-        commit = _commit(read_record(record)) if record is not None and record.is_file() else None
+        commit = _commit(read_record(record, record_writer(record))) if record is not None and record.is_file() else None
         return pd.read_csv(self._evidence(path, commit, record if commit else None))
 
     def text(self, name: str) -> str:

@@ -135,8 +135,8 @@ def config_for(profile: str, profile_size: str = "full", **overrides) -> tuple[T
 
 
 #: what makes usable training data, said when a guard refuses the data it finds
-FULL_DATA_FIX = ("run notebooks/01_data_building.ipynb and 02_augmentation.ipynb at full size into "
-                 "this output root (make reproduce does), or point $PEARL_OUTPUT at the root holding full-size data")
+FULL_DATA_FIX = ("build the phrase corpus and its tables at full size into this output root (pearl.corpus.build, "
+                 "pearl.corpus.training_tables), or point $PEARL_OUTPUT at the root holding full-size data")
 
 
 def check_training_data(where: dict, guard: Guard = OPEN) -> None:
