@@ -65,7 +65,7 @@ def changed_paths(root: Path | None = None) -> list[str] | None:
     return sorted({line[3:].split(" -> ")[-1].strip('"') for line in out.splitlines() if line.strip()})
 
 
-REGENERATED = ("results/", "figures/")  # what make reproduce writes; tracked so readers see it
+REGENERATED = ("results/", "figures/")  # the output folders a run writes; in a checkout, tracked so readers see them
 
 
 def git_state(root: Path | None = None, env=None) -> dict:
