@@ -258,8 +258,8 @@ def markdown(table) -> Table:
             "ledger's one-sided p, shown beside, never read by a verdict; mde: the smallest true difference the "
             "95 % test detects with 80 % power; seeds to decide (inconclusive rows): seeds per arm with which the "
             "rule decides the row with 80 % probability at our estimate and spread (`rule.seeds_to_decide`; > 100: "
-            "more than 100). Margins: `pearl.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
-    margins = "Equivalence margins (`pearl.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
+            "more than 100). Margins: `harness.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
+    margins = "Equivalence margins (`harness.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
         f"{key} ±{m:g}, {why}" for key, (m, why) in ledger.MARGINS.items()) + "."
     claims = [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
