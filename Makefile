@@ -166,7 +166,7 @@ short-text: $(STAMP) sysdeps
 
 # The arms beyond the paper's tables that make reproduce leaves out to stay within its time:
 # notebook 08's "- all augmentations" (the paper's §5.2 sentence, claim C20; its Table 3 has no such
-# row) and its extra seeds of the arms that claims C16 and C18 compare (EXTRA_SEEDS: 24 more runs),
+# row) and its extra seeds of the arms that a claim compares (EXTRA_SEEDS: C18's 12 more runs),
 # and notebook 09's two encoders cut from MiniLM (its first 2 layers, its token embeddings).
 # Notebooks 08 and 09 run again with EXTRAS=True (the models and scores they had are reused), then 12.
 extras: $(STAMP) sysdeps
