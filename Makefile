@@ -166,7 +166,8 @@ short-text: $(STAMP) sysdeps
 
 # The arms beyond the paper's tables that make reproduce leaves out to stay within its time:
 # notebook 08's "- all augmentations" (the paper's §5.2 sentence, claim C20; its Table 3 has no such
-# row) and notebook 09's two encoders cut from MiniLM (its first 2 layers, its token embeddings).
+# row) and its extra seeds of the arms that a claim compares (EXTRA_SEEDS: C18's 12 more runs),
+# and notebook 09's two encoders cut from MiniLM (its first 2 layers, its token embeddings).
 # Notebooks 08 and 09 run again with EXTRAS=True (the models and scores they had are reused), then 12.
 extras: $(STAMP) sysdeps
 	$(MAKE) --no-print-directory reproduce EXTRAS=1 NOTEBOOKS="08_ablations.ipynb 09_backbones.ipynb 12_claims.ipynb"
@@ -199,7 +200,7 @@ lab: $(STAMP)
 
 # One PEARL model, the teaching path's: notebooks 01-03's library calls at the cpu profile for seed 0
 # (WikiText-2 and WordNet's phrases, their augmentation tables and hard negatives, one training), a
-# progress bar per stage, what exists reused (harness.model, pearl.experiments.one_model). Its time is in the model's
+# progress bar per stage, what exists reused (harness.model, harness.one_model). Its time is in the model's
 # make_model.json; RECORD=1 also writes it to results/perf/make_model.json, which the README reads.
 model: $(STAMP) sysdeps
 	$(PY) -m harness.model $(if $(RECORD),--record results/perf/make_model.json)

@@ -177,7 +177,7 @@ def summarise(smoke: bool) -> None:
     from pearl import paths
     from pearl.benchmark.tasks import GROUPS
     from pearl.experiments.budget import PAPER_VIEWS, fit_models, one_per_point, project_models, read_points
-    from pearl.experiments.references import gpu_points
+    from harness.committed import gpu_points
     from harness.outputs import save_figure, save_table
     from harness.record import Run
     from pearl.tabular import Table, render

@@ -64,7 +64,7 @@ def trained_weights() -> dict[str, str]:
 
 
 CLAIMS = """
-from pearl.claims import ours, report
+from harness.claims import ours, report
 results = ours.Results()
 report.save(report.build(results), sources=results.sources())
 """

@@ -16,7 +16,7 @@ least twice (the paper keeps 3.8M) and their share, class shares beside the pape
 class's most frequent phrases, phrase types present, the shares as the corpus grows (merges of
 its first 1/16 ... 1/1 of the chunks: ``--by-size``), every build call that parsed chunks (time,
 processes, load, peak memory) and the merge's time and peak memory. Notebook 01 reports the
-count from that record (:func:`pearl.corpus.summary.whole_corpus`).
+count from that record (:func:`harness.committed.whole_corpus`).
 Left out: the phrase list itself (tens of MB; rebuild it with this script).
 """
 from __future__ import annotations
@@ -42,12 +42,13 @@ def main() -> None:
     from pearl import wikipedia
     from pearl.corpus import build, summary
     from pearl.display.data_figures import PAPER_CLASS_SHARES
+    from harness.committed import WHOLE_CORPUS
     from harness.record import Run
 
     sample = build.PROFILE_SAMPLES["gpu"]
     if args.max_articles:
         sample = wikipedia.Sample(max_articles=args.max_articles)
-    run = Run(summary.WHOLE_CORPUS, {"sample": sample.as_dict(), "chunk_articles": 50, "max_tokens": 6,
+    run = Run(WHOLE_CORPUS, {"sample": sample.as_dict(), "chunk_articles": 50, "max_tokens": 6,
                                      "n_process": args.n_process, "batch_size": args.batch_size,
                                      "min_freq": args.min_freq, "by_size": args.by_size})
     with run.timer("build_this_call"):

@@ -52,6 +52,18 @@ from harness import batch_inputs
 from pearl import paths
 from harness.preamble import REHEARSAL_ENV
 
+
+def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> list[str]:
+    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
+    the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
+    ``separate``; none when there is no ``notebooks/ORDER``."""
+    folder = Path(root if root is not None else paths.ROOT) / "notebooks"
+    if not (folder / "ORDER").is_file():
+        return []
+    skip = set() if separate or not (folder / "SEPARATE").is_file() else set((folder / "SEPARATE").read_text().split())
+    return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
+
+
 NOTEBOOKS = paths.ROOT / "notebooks"
 STATE = "batch_state.json"
 #: the state's key for every tracked file as the batch last saw it (notebooks' keys end in .ipynb)
@@ -180,7 +192,7 @@ def _say(line: str) -> None:
 def order(names: list[str]) -> list[str]:
     """The batch's order: ``notebooks/ORDER``, then any of ``names`` it lacks (which notebooks come
     after which, for :mod:`harness.batch_inputs`, also when a make target runs one alone)."""
-    every = paths.batch_notebooks(separate=True)
+    every = batch_notebooks(separate=True)
     return every + [n for n in names if n not in every]
 
 
@@ -289,7 +301,7 @@ def main(argv=None) -> int:
     names = args.notebooks
     extra = dict(_param(p) for p in args.param)
     if extra:
-        names = names or paths.batch_notebooks()
+        names = names or batch_notebooks()
         for k in extra:
             if not any(k in declared(NOTEBOOKS / n) for n in names):
                 sys.exit(f"batch: --param {k}: no notebook of this run ({', '.join(names)}) declares {k} in its "
@@ -300,11 +312,11 @@ def main(argv=None) -> int:
             sys.exit("batch: a rehearsal writes into a scratch root: set PEARL_OUTPUT (make rehearse does)")
         os.environ[REHEARSAL_ENV] = "1"  # the kernels' preambles read the request (with SMOKE=True) into their Scale
         offered = {"SMOKE": True, "PROFILE": "gpu", "INTERACTIVE": False, **extra}  # --param holds here too
-        names = names or paths.batch_notebooks(separate=True)
+        names = names or batch_notebooks(separate=True)
     t0, load_start = time.perf_counter(), list(os.getloadavg())
     stop_on_sigterm()
     try:
-        outcome = run(names or paths.batch_notebooks(), offered, fresh=args.fresh,
+        outcome = run(names or batch_notebooks(), offered, fresh=args.fresh,
                       tag="".join(f"_{v}" for v in extra.values()))
     except StateError as err:
         sys.exit(f"batch: {err}")

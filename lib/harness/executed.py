@@ -24,6 +24,7 @@ from pathlib import Path
 from pearl import paths
 from pearl.atomic import write_atomic
 from pearl.provenance import read_record
+from harness.record import writer
 
 KEPT = "notebooks"  # under results/
 MAX_OUTPUT = 400_000  # characters of one output, images not counted; larger ones are left out of the kept copy
@@ -174,7 +175,7 @@ def keep(root: Path = paths.ROOT) -> dict[str, str]:
     for src in sorted((root / "results" / "executed").glob("[0-9][0-9]_*.ipynb")):
         nb = read_notebook(src)
         rec = root / "results" / f"{src.stem}.json"
-        tag = label(nb, read_record(rec) if rec.is_file() else None)
+        tag = label(nb, read_record(rec, writer(rec)) if rec.is_file() else None)
         if tag is None:
             seen[src.name] = "not kept: SMOKE, or its record is from another run (commit unknown)"
             continue

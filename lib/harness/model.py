@@ -1,11 +1,11 @@
 """``make model`` from the command line: ``python -m harness.model`` builds one PEARL model
-(:func:`pearl.experiments.one_model.build`: notebooks 01-03's library calls at the cpu profile,
+(:func:`harness.one_model.build`: notebooks 01-03's library calls at the cpu profile,
 seed 0) under the output root this run decides once.
 
 ``--smoke`` is the harness's SMOKE scale (tests): pearl's ``tiny`` size, written under
 ``smoke-output/`` or a scratch ``$PEARL_OUTPUT`` (:meth:`harness.scale.Scale.output_root`), through
 the scale's guard (a SMOKE model never replaces a full-size one). What it leaves out: the stages
-themselves (:mod:`pearl.experiments.one_model`).
+themselves (:mod:`harness.one_model`).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from pearl.experiments.one_model import SetupError, build, check_inputs, report
+from .one_model import SetupError, build, check_inputs, report
 
 from .scale import FULL, SMOKE, use_output
 

@@ -25,6 +25,21 @@ from .outputs import refuse_full, write_output
 from .scale import FULL, Scale
 
 
+def writer(path: str | Path) -> str:
+    """What writes the record at ``path``, as a damaged file's fix names it
+    (:func:`pearl.provenance.read_record`'s ``writer``): a notebook's record (``NN_name.json``) its
+    notebook, any other file the notebook or script that writes it.
+
+    >>> writer("results/04_benchmark.json")
+    'notebook notebooks/04_benchmark.ipynb (make reproduce, or papermill on that notebook)'
+    >>> writer("results/claims.json")
+    'the notebook or script that writes it'
+    """
+    stem = Path(path).stem
+    return (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
+            if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
+
+
 @dataclass
 class Run:
     """One notebook run: parameters in, metrics and provenance out, at the scale ``scale``."""

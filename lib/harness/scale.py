@@ -25,8 +25,10 @@ from .outputs import SMOKE_ROOT, TINY_PROFILE, ScaleGuard
 #: pearl's named size of a SMOKE run: its task size (``pearl.benchmark.tasks.SIZES``) and training
 #: profile (``pearl.training.profiles.PROFILES``)
 TINY = TINY_PROFILE
-#: the training profiles a rehearsal keeps (their tiny sizes: :data:`pearl.training.profiles.REHEARSAL`)
+#: the training profiles a rehearsal keeps (at their small size: :data:`pearl.training.profiles.SMALL`)
 REHEARSED = ("gpu",)
+#: pearl's profile size of a rehearsal (:data:`pearl.training.profiles.PROFILE_SIZES`), and of any other run
+REHEARSAL_SIZE, FULL_SIZE = "small", "full"
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,13 @@ class Scale:
         """``rehearsal_value`` in a rehearsal, else ``smoke_value`` (a SMOKE size that a rehearsal
         replaces by the gpu profile's own: ``smoke_or(MAX_PHRASES, rehearsal_or(300, 0))``)."""
         return rehearsal_value if self.rehearsal else smoke_value
+
+    @property
+    def profile_size(self) -> str:
+        """pearl's profile size at this scale (``profile_size`` of
+        :func:`pearl.training.profiles.config_for` and :func:`pearl.experiments.runner.train_models`):
+        :data:`REHEARSAL_SIZE` in a rehearsal, else :data:`FULL_SIZE`."""
+        return REHEARSAL_SIZE if self.rehearsal else FULL_SIZE
 
     def workers(self, workers: int) -> int:
         """``workers``, or 1 in a rehearsal: the GPU's process layout (one process owns the device), on a CPU."""

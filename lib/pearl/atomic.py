@@ -3,7 +3,7 @@
 :func:`write_atomic` writes a temporary file ``.<name>.<pid>.<random>.tmp`` in the target's
 folder, flushed and fsync'ed, then renames it over the target. A process killed mid-write leaves
 its temporary file; the next write of the same target (or :func:`remove_debris` over a folder,
-which every notebook run does for ``results/`` and ``figures/``) deletes those whose process is
+which a run may do over its results and figures folders) deletes those whose process is
 gone, never one another live process is still writing. Files get the mode a plain ``open()``
 would give them, ``0666`` less the umask (``0644`` under the usual ``022``), not ``mkstemp``'s
 ``0600``. :func:`write_atomic_all` writes several files as one unit (a table's ``.csv``, ``.md``

@@ -92,7 +92,7 @@ def output_root() -> Path:
     Nothing in pearl sets the variable: a researcher sets it, or the harness sets it once at a
     notebook's start, before anything runs. Tests set ``PEARL_OUTPUT`` to a scratch folder. A
     relative ``$PEARL_OUTPUT`` is taken relative to :func:`base`: in a checkout the repository root,
-    not the working folder (a notebook kernel's is ``notebooks/``), so every process finds the same root.
+    not the working folder (a notebook kernel's is the notebook's folder), so every process finds the same root.
     """
     env = os.environ.get(OUTPUT_ENV)
     return base() if not env else usable((base() / Path(env).expanduser()).resolve(), env)
@@ -142,18 +142,6 @@ def figures_dir(*parts: str, root: str | Path | None = None) -> Path:
 
 class UnsafeName(ValueError):
     """A name for a file or folder that would leave the folder it belongs in."""
-
-
-def batch_notebooks(root: str | Path | None = None, separate: bool = False) -> list[str]:
-    """The notebooks ``make reproduce`` runs, in order: ``notebooks/ORDER`` under ``root`` (default
-    the repository), less ``notebooks/SEPARATE`` (those with a make target of their own) unless
-    ``separate``; none when there is no ``notebooks/ORDER``. It imports nothing but the standard
-    library (the batch runner reads the batch with it)."""
-    folder = Path(root if root is not None else ROOT) / "notebooks"
-    if not (folder / "ORDER").is_file():
-        return []
-    skip = set() if separate or not (folder / "SEPARATE").is_file() else set((folder / "SEPARATE").read_text().split())
-    return [nb for nb in (folder / "ORDER").read_text().split() if nb not in skip]
 
 
 #: what a file or folder name built from a parameter may hold (:func:`safe_name`), and how long it may be

@@ -65,7 +65,7 @@ def changed_paths(root: Path | None = None) -> list[str] | None:
     return sorted({line[3:].split(" -> ")[-1].strip('"') for line in out.splitlines() if line.strip()})
 
 
-REGENERATED = ("results/", "figures/")  # what make reproduce writes; tracked so readers see it
+REGENERATED = ("results/", "figures/")  # the output folders a run writes; in a checkout, tracked so readers see them
 
 
 def git_state(root: Path | None = None, env=None) -> dict:
@@ -243,16 +243,13 @@ def save_figure(fig, name: str, formats=("png", "pdf"), *, root: str | Path | No
     return write({paths.figures_dir(f"{name}.{ext}", root=root): data for ext, data in figure_bytes(fig, formats).items()})
 
 
-def read_record(path: str | Path):
-    """A results file (``results/<notebook>.json`` and the like) parsed; a damaged one (not JSON)
-    raises ``ValueError`` naming the file, what writes it, and the fix."""
+def read_record(path: str | Path, writer: str = "the notebook or script that writes it"):
+    """A results file (a run's ``<name>.json`` record and the like) parsed; a damaged one (not JSON)
+    raises ``ValueError`` naming the file, ``writer`` (what writes it: the caller knows) and the fix."""
     path = Path(path)
     try:
         return json.loads(path.read_text(encoding="utf8"))
     except (ValueError, UnicodeDecodeError) as err:
-        stem = path.stem
-        writer = (f"notebook notebooks/{stem}.ipynb (make reproduce, or papermill on that notebook)"
-                  if stem[:2].isdigit() and stem[2:3] == "_" else "the notebook or script that writes it")
         raise ValueError(f"{path} is damaged: not JSON ({err}). Rerun {writer} to write it again, or restore "
                          f"the committed copy with `git checkout -- {_in_repo(path)}`") from err
 

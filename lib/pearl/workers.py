@@ -13,7 +13,7 @@ workers otherwise wait forever on a pipe that their own copy keeps open). The si
 the *thread* that started the worker ends: start them from a thread that outlives them.
 
 What it leaves out: GPUs. With CUDA present :func:`usable` returns 1: one process owns the device
-(a rehearsal of the gpu profile asks for 1 itself: the harness's `Scale.workers`). Systems
+(a caller that runs the GPU's process layout on a CPU asks for 1 itself). Systems
 other than Linux, and multiprocessing's ``spawn`` and ``forkserver`` start methods inside
 :func:`tied` (spaCy uses the default one, ``fork`` on Linux up to Python 3.13): their workers
 outlive a killed parent as before.

@@ -55,6 +55,7 @@ from pearl.display.data_figures import PAPER_CLASS_SHARES, class_shares, plot_fi
 from pearl.display.data_tables import filter_table
 from pearl.corpus.phrases import LABELS, clean_wikitext, count_phrases, load_nlp
 from pearl.corpus.store import merge_sources, write_corpus
+from harness import committed
 from harness.outputs import refuse_full_stage
 from harness.outputs import save_figure
 
@@ -64,7 +65,7 @@ MAX_LINES, WORDNET, CHUNK_ARTICLES = run.resolve(MAX_LINES=scale.smoke_or(MAX_LI
                                                  CHUNK_ARTICLES=scale.smoke_or(CHUNK_ARTICLES, 1))
 N_PROCESS = run.resolve(N_PROCESS=scale.smoke_or(summary.build_processes(PROFILE, N_PROCESS), scale.rehearsal_or(1, 2)))  # 1 in a SMOKE run, 2 in a rehearsal
 sample = summary.wikipedia_sample(scale.scaled(PROFILE), WIKI_STRIDE, WIKI_MAX_ARTICLES,  # the profile's ("tiny" in a SMOKE run) unless given
-                                  scale.rehearsal_or(0, summary.REHEARSAL_ARTICLES))
+                                  scale.rehearsal_or(0, summary.SMALL_ARTICLES))
 print("Wikipedia sample:", sample.describe())
 # a SMOKE run stops here, before parsing anything, when a file it would write is full-size
 refuse_full_stage(run, *summary.targets(sample, CHUNK_ARTICLES, MAX_TOKENS, SPACY_MODEL, scale.guard), figures=["figureA1"])
@@ -156,7 +157,7 @@ per_process = summary.per_process_rate(build_runs)
 whole_tokens = wikipedia.N_TOKENS
 print(f"at the build's {per_process:,.0f} tokens/s per process (on this machine, at its load): the whole corpus takes about "
       f"{whole_tokens / per_process / 16 / 60:.0f} minutes on 16 processes, {whole_tokens / per_process / 2 / 3600:.1f} hours on 2")
-summary.whole_corpus()
+committed.whole_corpus()
 
 # %%
 corpus_rows = summary.training_rows(CORPUS, counts, MIN_FREQ, wiki_rows)
@@ -223,7 +224,7 @@ run.save(
             "build_s_this_run": build_s, "build_runs": build_runs, "parse_tokens_per_s": parse_rate,
             "n_process": N_PROCESS, "batch_size": BATCH_SIZE, "peak_rss_mb_this_run": rss,
             "projected_whole_corpus_minutes_16_processes": whole_tokens / per_process / 16 / 60,
-            "whole_corpus_record": summary.WHOLE_CORPUS_RECORD,
+            "whole_corpus_record": committed.WHOLE_CORPUS_RECORD,
         },
     },
     data_sources={"training_corpus": corpus_about,

@@ -82,7 +82,7 @@ settings = given(steps=STEPS, batch_size=BATCH_SIZE, lr=LR, device=DEVICE, hard_
                  use_type_head=TYPE_HEAD, use_char=CHAR_ENCODER, average=AVERAGE, compile=COMPILE,
                  max_phrases=MAX_PHRASES)
 recipe = Recipe(name=VARIANT, backbone=BACKBONE, config=settings, augment=(CHAR_AUG, TOKEN_AUG, PHRASE_AUG))
-cfg, data_options = config_for(profile, scale.rehearsal, backbone=BACKBONE, **recipe.config)
+cfg, data_options = config_for(profile, scale.profile_size, backbone=BACKBONE, **recipe.config)
 run.resolve(data=data_options, config=cfg.record())
 # a SMOKE run stops here when a figure or record it would write is full-size (train_models checks the model folders)
 refuse_full_stage(run, figures=["figure2", "training_loss"])
@@ -110,7 +110,7 @@ pd.Series(data_summary(corpus, hard_negatives, cfg))
 # %%
 with run.timer("train"):
     folders = train_models([recipe], seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)[recipe.name]
+                           profile_size=scale.profile_size)[recipe.name]
 summary = runs.seed_summaries(folders, seeds)
 logs = runs.seed_logs(folders, seeds)
 run.time_all(runs.train_times(summary))

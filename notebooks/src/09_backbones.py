@@ -79,7 +79,7 @@ controls = table4.control_recipes({b: recipes[b] for b in control_on})
 # %%
 with run.timer("train"):
     train_models([*recipes.values(), *controls.values()], seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     trained, simcse = runs.recipe_folders(recipes, seeds), runs.recipe_folders(controls, seeds)
 with run.timer("score"):
     scored = run_model_sets({"originals": runs.as_groups(sources), "pearl": trained, "simcse": simcse},

@@ -32,9 +32,10 @@ from harness.preamble import start
 run = start("10_hyperparameters", globals(), __annotations__)
 
 from pearl.benchmark.scoring import run_models
-from pearl.display.figure5 import plot_hyperparameters, untrained_bird
+from pearl.display.figure5 import plot_hyperparameters
 from pearl.experiments import curves
 from pearl.experiments.runner import hyperparameter_recipe, train_models
+from harness.committed import untrained_bird
 from harness.outputs import save_figure, save_table
 from pearl.training.profiles import FIGURE5_SEEDS
 
@@ -53,9 +54,9 @@ full = hyperparameter_recipe(lr=CHOSEN_LR, hard_negatives=2)
 # %%
 with run.timer("train"):
     folders = train_models(curves.grid_recipes(grid), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     noise_folders = train_models([full], noise_seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)[full.name]
+                           profile_size=scale.profile_size)[full.name]
 with run.timer("score"):
     bird = run_models({**folders, "noise": noise_folders}, size="full", datasets=["bird"],
                       threads=THREADS, workers=WORKERS)

@@ -115,7 +115,7 @@ seeds, methods = run.resolve(SEEDS=scale.subset(SEEDS), METHODS=scale.subset(MET
 recipes = recipes_for_methods(methods)
 with run.timer("train"):
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)  # several recipes named ""
+                           profile_size=scale.profile_size)  # several recipes named ""
     folders = runs.recipe_folders(recipes, seeds)
 with run.timer("score"):
     scores = run_models({"backbone": ["minilm"], **folders}, size=size, workers=WORKERS)
@@ -147,7 +147,7 @@ label_seeds = run.resolve(LABEL_SEEDS=scale.smoke_or(LABEL_SEEDS, seeds[:1]))
 with run.timer("train_labels"):
     pause = curves.pause_recipes(shares)
     trained = train_models(list(pause.values()), label_seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     label_folders = curves.by_share(trained, pause)
 with run.timer("score_labels"):
     label_scores = tables.group_frame(run_models(label_folders, size=size, workers=WORKERS))

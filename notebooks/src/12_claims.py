@@ -2,9 +2,9 @@
 # # 12 · What the paper claims and what holds here
 #
 # Each claim of the paper (and the neighbours' claims this companion tests) is quoted in
-# `pearl.claims.ledger` with the paper's number for it: from the sentence itself, or the
+# `harness.claims.ledger` with the paper's number for it: from the sentence itself, or the
 # difference of two printed cells of its tables (`pearl.benchmark.paper`). Our number comes from
-# the committed results files of notebooks 04–11 (`pearl.claims.ours`; per-seed scores where
+# the committed results files of notebooks 04–11 (`harness.claims.ours`; per-seed scores where
 # the notebooks kept them): a difference with its **95 % confidence interval** by Welch's t, with
 # one noise model per reference (seeds on both sides; the untrained backbone's own spread over its
 # classifier seeds on Table 2; an exact number where the backbone is scored once,
@@ -21,7 +21,7 @@
 # An effect is *reproduced* when that interval lies within a margin of the paper's value, *not
 # reproduced at this budget* when it excludes the paper's size but not 0, *below resolution* when
 # the margin is at least the claimed effect; the margins are data with their reasons
-# (`pearl.claims.ledger.MARGINS`), not the paper's printed gaps. The rule's table is printed below
+# (`harness.claims.ledger.MARGINS`), not the paper's printed gaps. The rule's table is printed below
 # from `pearl.claims.rule.TABLE`. Rows that do not test the paper's claim (the same test as another
 # row, or a cost measured under a listed deviation) are shown apart and kept out of the tally and
 # of their sentence's family.
@@ -46,7 +46,7 @@ run = start("12_claims", globals(), __annotations__)
 import pandas as pd
 
 from pearl.benchmark import paper
-from pearl.claims import ours, report
+from harness.claims import ours, report
 from harness.outputs import save_figure
 
 # at full size a SMOKE results file is refused as evidence, naming it; each file read is listed with its commit and scale

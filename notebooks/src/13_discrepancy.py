@@ -53,6 +53,7 @@ from pearl import paths
 from pearl.corpus import variants
 from pearl.display import discrepancy as show
 from pearl.experiments import discrepancy, references
+from harness import committed
 from harness.outputs import save_figure, save_table
 
 scale = run.scale
@@ -68,7 +69,7 @@ show.design_frame(cells)
 # %%
 with run.timer("train_and_score"):
     gains, trained, originals, datasets = discrepancy.run(cells, profile=profile, size=size, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
 corpora = show.corpora_frame(cells)
 corpora
 
@@ -106,7 +107,7 @@ display(dmd)
 
 # %%
 paper = references.paper_gains()
-gpu = references.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
+gpu = committed.gpu_points(paths.results_dir("gpu", "table1_gpu_profile_seed0.json"))
 fig = show.plot_gains(table, gains, paper, extra=gpu)
 save_figure(fig, name, smoke=scale.smoke)
 
@@ -138,7 +139,7 @@ save_figure(fig, name, smoke=scale.smoke)
 # per backbone; MiniLM's three seeds under both joins are in `results/gpu/budget/`.
 
 # %%
-views_md, views_fig = show.views_section(paths.ROOT / "results" / "views_mechanism.json")
+views_md, views_fig = committed.views_section(paths.ROOT / "results" / "views_mechanism.json")
 display(Markdown(views_md))
 views_fig
 

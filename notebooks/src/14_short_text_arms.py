@@ -58,9 +58,9 @@ sources, recipes = table4.recipes(backbones, table4.phrase_share(None, profile))
 # %%
 with run.timer("train"):
     arm_folders = train_models(ablation_recipes(arms), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     train_models(list(recipes.values()), seeds, profile=profile, workers=WORKERS, guard=scale.guard,
-                           rehearsal=scale.rehearsal)
+                           profile_size=scale.profile_size)
     backbone_folders = runs.recipe_folders(recipes, seeds)
 runs.trained_names({**arm_folders, **backbone_folders})
 

@@ -17,7 +17,7 @@ for a in "${ARGS[@]}"; do [ "$a" = --no-reference ] && REFERENCE=() || SEEDS+=("
 name() { python3 -c "from pearl.models import folder_name; print(folder_name('pearl', 'minilm', $1))"; }
 PREH=$S/prehearse
 rm -rf "$PREH" && mkdir -p "$PREH/data" && ln -sfn "$PGPU/data/derived" "$PREH/data/derived"
-limited env PEARL_OUTPUT="$PREH" python3 -m pearl.training.profiles --profile gpu --seed 0 --rehearsal --replace 2>&1 | tr '\r' '\n' | grep -v "it/s\]$" | tail -3 || exit 1
+limited env PEARL_OUTPUT="$PREH" python3 -m pearl.training.profiles --profile gpu --seed 0 --profile-size small --replace 2>&1 | tr '\r' '\n' | grep -v "it/s\]$" | tail -3 || exit 1
 limited env PEARL_OUTPUT="$PREH" python3 scripts/device/score.py --tiny --out "$OUT/rehearsal.json" \
   "$PREH/models/$(name 0)" 2>&1 | grep -v "it/s\]$\|Loading weights" || exit 1
 echo "rehearsal done at $SECONDS s"

@@ -137,7 +137,7 @@ def test_tables_round_trip_and_missing(tmp_path):
     au.save_tables(TABLES, tmp_path)
     back = au.load_tables(tmp_path)
     assert back.wordnet == TABLES.wordnet and back.paraphrases == TABLES.paraphrases
-    with pytest.raises(FileNotFoundError, match="02_augmentation"):
+    with pytest.raises(FileNotFoundError, match=r"is missing: build them with pearl\.corpus\.training_tables\.build_training_tables"):
         au.load_tables(tmp_path / "none")
 
 
@@ -204,7 +204,7 @@ def test_a_cut_table_or_meta_json_names_the_file_and_the_fix(tmp_path):
     for name in ("meta.json", "wordnet_synonyms.json"):
         good = (folder / name).read_text()
         (folder / name).write_text(good[: len(good) // 2])
-        with pytest.raises(ValueError, match=rf"{name} is damaged: not JSON .*run notebooks/02_augmentation\.ipynb"):
+        with pytest.raises(ValueError, match=rf"{name} is damaged: not JSON .*Build the tables again .*build_training_tables"):
             load_tables(folder)
         (folder / name).write_text(good)
     assert load_tables(folder).wordnet == {"war": ["battle"]}

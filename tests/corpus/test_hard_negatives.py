@@ -102,7 +102,7 @@ def test_select_ignores_noise_in_the_seventh_decimal():
 def test_read_write_and_missing(tmp_path):
     path = hn.write_hard_negatives({"the war": ["the way"]}, tmp_path / "hn.json")
     assert hn.read_hard_negatives(path) == {"the war": ["the way"]}
-    with pytest.raises(FileNotFoundError, match="02_augmentation"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.json is missing: mine hard negatives first .*build_training_tables"):
         hn.read_hard_negatives(tmp_path / "missing.json")
 
 

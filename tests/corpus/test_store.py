@@ -21,7 +21,7 @@ def test_corpus_round_trip_and_missing_file(tmp_path):
     assert (tmp_path / "labels.json").is_file()
     with pytest.raises(ValueError):
         store.write_corpus([("x", "NP-BOGUS", 1, "wikitext2")], tmp_path / "bad.tsv")
-    with pytest.raises(FileNotFoundError, match="01_data_building"):
+    with pytest.raises(FileNotFoundError, match=r"nope\.tsv is missing: build the phrase corpus .*write_corpus"):
         store.read_corpus(tmp_path / "nope.tsv")
 
 
@@ -39,5 +39,5 @@ def test_a_cut_corpus_names_its_file_line_and_fix(tmp_path):
                         tmp_path / "phrases.tsv")
     text = path.read_text()
     path.write_text(text[: text.rindex("\t2\t")])  # the last row cut before its count
-    with pytest.raises(ValueError, match=r"phrases\.tsv:3 is not a corpus row .*cut or damaged; run notebooks/01"):
+    with pytest.raises(ValueError, match=r"phrases\.tsv:3 is not a corpus row .*cut or damaged; build the phrase corpus"):
         read_rows(path)

@@ -14,8 +14,8 @@ def test_corpus_name_and_sample():
     assert summary.wikipedia_sample("cpu", max_articles=5) == wikipedia.Sample(stride=30, max_articles=5)
     assert summary.wikipedia_sample("gpu", stride=7) == wikipedia.Sample(stride=7)
     assert summary.wikipedia_sample("tiny") == build.PROFILE_SAMPLES["tiny"]
-    assert summary.wikipedia_sample("gpu", first_articles=summary.REHEARSAL_ARTICLES) == \
-        wikipedia.Sample(stride=1, max_articles=summary.REHEARSAL_ARTICLES)
+    assert summary.wikipedia_sample("gpu", first_articles=summary.SMALL_ARTICLES) == \
+        wikipedia.Sample(stride=1, max_articles=summary.SMALL_ARTICLES)
     assert summary.training_corpus("tiny") == summary.PROFILE_CORPUS["tiny"] == "wikitext2"
     assert (summary.build_processes("cpu", 4), summary.build_processes("tiny", 4), summary.build_processes("cpu")) == (4, 1, 2)
 
@@ -84,20 +84,3 @@ def test_sample_counts_lists_each_class_most_frequent_first(monkeypatch):
              "freq_histogram": {}, "class_shares_kept_pct": {}, "class_shares_all_pct": {}}
     assert summary.sample_counts(stats, rows, 2)["most_frequent_by_class"] == {
         "NP": [["the war", 7], ["the city", 4]], "PP": [["in 1990", 6]], "VP": [["was born", 9], ["has been", 5]]}
-
-
-def test_whole_corpus_reads_the_committed_record(tmp_path, monkeypatch):
-    import json
-
-    from pearl import paths
-
-    monkeypatch.setattr(paths, "ROOT", tmp_path)
-    missing = summary.whole_corpus()
-    assert missing["measured"] is False and "scripts/whole_corpus.py" in missing["how"]
-    (tmp_path / "results").mkdir()
-    metrics = {"description": "every article", "tokens": 100, "distinct_phrases": 10, "min_freq": 2,
-               "kept_phrases": 3, "kept_share_pct": 30.0}
-    (tmp_path / "results" / f"{summary.WHOLE_CORPUS}.json").write_text(
-        json.dumps({"metrics": metrics, "provenance": {"commit": "abc1234"}}))
-    got = summary.whole_corpus()
-    assert got == {"record": summary.WHOLE_CORPUS_RECORD, "measured": True, **metrics, "commit": "abc1234"}

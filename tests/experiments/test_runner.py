@@ -55,6 +55,32 @@ def test_trains_once_then_reuses(fake_training):
     assert len(fake_training) == 4  # nothing retrained
 
 
+def test_each_recipe_trains_its_own_seeds(fake_training):
+    """Notebook 08's EXTRA_SEEDS: one arm gets more seeds, the others keep theirs, and the seeds
+    already trained are reused."""
+    train_models([ablation(""), ablation("no-char-aug")], [0, 1], profile="cpu", log=lambda _: None)
+    assert len(fake_training) == 4
+    per_arm = runner.arm_seeds(["", "no-char-aug"], [0, 1], {"no-char-aug": [2, 3]})
+    out = train_models([ablation(""), ablation("no-char-aug")], per_arm, profile="cpu", log=lambda _: None)
+    assert [f.name for f in out[""]] == ["pearl-minilm-seed0", "pearl-minilm-seed1"]
+    assert [f.name for f in out["no-char-aug"]] == [f"pearl-minilm-no-char-aug-seed{s}" for s in range(4)]
+    assert [c["folder"] for c in fake_training[4:]] == ["pearl-minilm-no-char-aug-seed2", "pearl-minilm-no-char-aug-seed3"]
+
+
+def test_arm_seeds_names_the_recipes_it_knows():
+    assert runner.arm_seeds(["", "no-token-aug"], [0, 1, 2], {"": [3], "no-char-aug": [3, 4]}) == \
+        {"": [0, 1, 2, 3], "no-token-aug": [0, 1, 2]}  # an arm not trained here: its extra seeds wait
+    with pytest.raises(ValueError, match="no-char-agu.*full recipe"):
+        runner.arm_seeds([""], [0], {"no-char-agu": [1]})
+
+
+def test_seeds_text_says_each_count():
+    labels = {"": "full", "a": "− a", "b": "− b"}
+    assert runner.seeds_text({"": [0, 1, 2], "a": [0, 1, 2]}, labels) == "3 seeds"
+    assert runner.seeds_text({"": list(range(12)), "a": list(range(12)), "b": list(range(9)), "c": [0, 1, 2]},
+                             labels) == "3 seeds (12: full, − a; 9: − b)"
+
+
 def test_a_changed_recipe_or_corpus_retrains(fake_training):
     quiet = dict(profile="cpu", log=lambda _: None)
     train_models([Recipe(name="x")], [0], **quiet)

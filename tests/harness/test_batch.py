@@ -132,7 +132,7 @@ def test_a_record_replaced_since_runs_again(root):
 def test_parameters_are_those_the_notebook_declares():
     nb = paths.ROOT / "notebooks" / "03_training.ipynb"
     assert batch.parameters(nb, {"PROFILE": "gpu", "INTERACTIVE": False, "SMOKE": True}) == {"PROFILE": "gpu", "SMOKE": True}
-    assert "11_methods.ipynb" not in paths.batch_notebooks() and "11_methods.ipynb" in paths.batch_notebooks(separate=True)
+    assert "11_methods.ipynb" not in batch.batch_notebooks() and "11_methods.ipynb" in batch.batch_notebooks(separate=True)
 
 
 def test_a_rehearsal_needs_a_scratch_root(monkeypatch):

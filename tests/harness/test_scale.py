@@ -27,6 +27,8 @@ def test_smoke_size_shrinks_every_size_and_list():
 def test_a_rehearsal_is_a_smoke_run_that_keeps_the_gpu_profile():
     assert REHEARSAL.scaled("gpu") == "gpu" and REHEARSAL.scaled("cpu") == "tiny" and REHEARSAL.scaled("full") == "tiny"
     assert REHEARSAL.seeds([0, 1, 2, 3, 4], 1) == [0, 1, 2] and REHEARSAL.subset([0, 1, 2]) == [0, 1]
+    # a rehearsal reaches pearl as a profile size, as a SMOKE run reaches it as the size "tiny"
+    assert (REHEARSAL.profile_size, SMOKE.profile_size, FULL.profile_size) == ("small", "full", "full")
     assert REHEARSAL.rehearsal_or(300, 0) == 0 and REHEARSAL.workers(2) == 1  # the GPU's process layout
     with pytest.raises(ValueError, match="a rehearsal is a SMOKE run"):
         Scale(smoke=False, rehearsal=True)

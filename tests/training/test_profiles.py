@@ -46,17 +46,19 @@ def test_given_settings_table1_folders_and_data_summary(tmp_path, monkeypatch):
     assert profiles.data_summary([("a", "NP")], None, cfg)["phrases with hard negatives"] == 0
 
 
-def test_the_gpu_profile_is_the_papers_schedule_and_a_rehearsal_shrinks_only_its_sizes(monkeypatch):
-    from pearl.training.profiles import REHEARSAL, config_for
+def test_the_gpu_profile_is_the_papers_schedule_and_its_small_size_shrinks_only_its_sizes(monkeypatch):
+    from pearl.training.profiles import SMALL, config_for
 
     cfg, data = config_for("gpu")
     assert (cfg.steps, cfg.epochs, cfg.batch_size, cfg.lr, cfg.gamma, cfg.decay_every) == (None, 2, 512, 3e-5, 0.98, 2000)
     assert data == {"max_phrases": None, "anchors_only": False} and cfg.num_workers > 0
-    assert config_for("gpu", False)[0].batch_size == 512  # no rehearsal: the profile as it is
-    assert config_for("cpu", True)[0].batch_size == 32  # a rehearsal changes the gpu profile alone
-    small, data = config_for("gpu", rehearsal=True)
+    assert config_for("gpu", "full")[0].batch_size == 512  # the full size: the profile as it is
+    assert config_for("cpu", "small")[0].batch_size == 32  # the small size changes the gpu profile alone
+    small, data = config_for("gpu", profile_size="small")
     assert (small.steps, small.epochs, small.lr) == (None, 2, 3e-5) and small.num_workers > 0  # the same branches
-    assert small.batch_size == REHEARSAL["batch_size"] and data["max_phrases"] == REHEARSAL["max_phrases"]
+    assert small.batch_size == SMALL["batch_size"] and data["max_phrases"] == SMALL["max_phrases"]
+    with pytest.raises(ValueError, match="unknown profile size 'huge'; choose from full, small"):
+        config_for("gpu", "huge")
     assert config_for("gpu", batch_size=8)[0].batch_size == 8  # what a notebook sets still wins
 
 
@@ -79,14 +81,14 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
     hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=ScaleGuard(smoke_part == "hard_negatives"))
     named = {"corpus": "phrases.tsv", "augment": "augment/meta.json", "hard_negatives": "hard_negatives.json"}[smoke_part]
     with pytest.raises(outputs.SmokeInput, match=rf"{paths.derived_dir(named)} holds a SMOKE output.*full-size run.*"
-                                                 r"01_data_building\.ipynb and 02_augmentation\.ipynb at full size"):
+                                                 r"build the phrase corpus and its tables at full size"):
         load_training_data(guard=FULL.guard)
     corpus, negs, _ = load_training_data(guard=SMOKE.guard)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
 
 
-def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypatch, tmp_path):
-    """``--rehearsal`` (the device scripts' first check) trains the gpu profile at REHEARSAL's sizes."""
+def test_the_command_line_trains_the_gpu_profile_at_its_small_size(monkeypatch, tmp_path):
+    """``--profile-size small`` (the device scripts' first check) trains the gpu profile at SMALL's sizes."""
     from pearl.training import profiles
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))  # an empty root: no model there to keep
@@ -104,10 +106,10 @@ def test_the_command_line_rehearses_the_gpu_profile_at_rehearsal_sizes(monkeypat
     monkeypatch.setattr(profiles, "config_for", lambda *a, **k: seen.setdefault("cfg", real(*a, **k)))
     monkeypatch.setattr(profiles, "load_training_data", fake_load)
     with pytest.raises(Stop):
-        profiles.main(["--profile", "gpu", "--rehearsal"])
+        profiles.main(["--profile", "gpu", "--profile-size", "small"])
     cfg, data = seen["cfg"]
-    assert cfg.batch_size == profiles.REHEARSAL["batch_size"] and cfg.char_distill_steps == profiles.REHEARSAL["char_distill_steps"]
-    assert seen["data"]["max_phrases"] == profiles.REHEARSAL["max_phrases"]
+    assert cfg.batch_size == profiles.SMALL["batch_size"] and cfg.char_distill_steps == profiles.SMALL["char_distill_steps"]
+    assert seen["data"]["max_phrases"] == profiles.SMALL["max_phrases"]
 
 
 def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):

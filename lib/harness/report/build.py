@@ -32,6 +32,7 @@ from pearl import paths, tabular
 from pearl.atomic import write_atomic
 from . import data, discrepancy, findings, front, ledger_lines, mechanism, quotes, recipe, timings
 from pearl.provenance import read_record
+from harness.record import writer
 from .common import no_result, pick, results, strict
 
 TEMPLATE = Path(__file__).with_name("template.md")
@@ -72,7 +73,7 @@ def provenance() -> str:
     and whether the commit trained today's recipe (:mod:`harness.report.recipe`)."""
     body = []
     for path in sorted(results().glob("[0-9][0-9]_*.json")):
-        rec = read_record(path)
+        rec = read_record(path, writer(path))
         prov, params = rec.get("provenance", {}), rec.get("parameters", {})
         body.append([f"`results/{path.name}`", f"`{str(prov.get('commit', ''))[:7]}`", params.get("PROFILE", "–"),
                      "SMOKE" if params.get("SMOKE") else "full", len(prov.get("dirty_at_start") or []) or "none",

@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 from pearl import paths
 from pearl.provenance import read_record
+from harness.record import writer
 
 from .. import outputs
 
@@ -31,7 +32,7 @@ def read_json(name: str) -> dict:
     SMOKE record is refused, naming it (:func:`harness.outputs.refuse_smoke`): the report quotes
     full-size results only."""
     path = results() / name
-    record = read_record(path)  # first: a damaged file names itself and the fix
+    record = read_record(path, writer(path))  # first: a damaged file names itself and the fix
     outputs.refuse_smoke(path, smoke=False, fix="the report quotes full-size results only: rerun the notebook that "
                          "wrote it at full size (make reproduce), or restore the committed file (git checkout -- results/)")
     return record

@@ -160,7 +160,7 @@ def sentences() -> dict[str, str]:
     """``ledger.counts``, ``ledger.by_backbone``, ``ledger.lines`` (a Markdown list), ``ledger.power*``."""
     if not exists("claims.csv"):
         return {}
-    from pearl.claims.report import RULE
+    from ..claims.report import RULE
     from pearl.tabular import render
 
     t = ledger()
@@ -195,7 +195,7 @@ def runs_to_decide(r) -> float:
     6.0
     """
     more = max(0.0, r["n_decide"] - r["n"])
-    both = r["n_ref"] > 1 or r["ref_se"] != r["ref_se"]  # the plan's two-sample design (pearl.claims.report)
+    both = r["n_ref"] > 1 or r["ref_se"] != r["ref_se"]  # the plan's two-sample design (harness.claims.report)
     return more + (max(0.0, r["n_decide"] - r["n_ref"]) if both else 0.0)
 
 

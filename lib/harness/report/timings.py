@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import statistics
 
-from pearl import paths
+from harness.batch import batch_notebooks
 from .common import exists, num, read_json, results, stage_label, strict
 
 
@@ -19,12 +19,12 @@ def minutes(seconds) -> float:
 
 
 def batch_records() -> tuple[list[dict], list[str]]:
-    """The latest record of each notebook ``make reproduce`` runs (:func:`pearl.paths.batch_notebooks`),
+    """The latest record of each notebook ``make reproduce`` runs (:func:`harness.batch.batch_notebooks`),
     as ``{"notebook", "seconds", "commit", "cores"}`` in the batch's order, and the notebooks with
     no record or no ``wall_time_s`` in it. A record's wall time is its cells' alone: the venv
     build, the kernels' starts and the HTML rendering are in no record."""
     rows, missing = [], []
-    for nb in paths.batch_notebooks(results().parent):
+    for nb in batch_notebooks(results().parent):
         name = nb.replace(".ipynb", ".json")
         rec = read_json(name) if exists(name) else {}
         if rec.get("wall_time_s") is None:

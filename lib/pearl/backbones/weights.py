@@ -46,7 +46,7 @@ from ..provenance import dumps_strict
 WEIGHT_SUFFIXES = (".safetensors", ".bin", ".pt", ".pth")
 MANIFEST = "SHA256SUMS"
 INFO = "pearl.json"
-#: the record ``make model`` leaves beside a model it built (its stage times; ``pearl.experiments.one_model``)
+#: the record ``make model`` leaves beside a model it built (its stage times; ``harness.one_model``)
 BUILD_RECORD = "make_model.json"
 #: files of a model folder that never change a vector: the model card, the build's record and the
 #: digest records themselves (``pearl.json`` is covered by its own ``"settings_sha256"``)

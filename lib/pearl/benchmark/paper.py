@@ -15,7 +15,7 @@ compares every cell with it when the file is at hand):
 - ``released_table1.csv``: the released checkpoints' Table-1 numbers from the authors' GitHub
   README, which differ from the paper's; never to be labelled "paper".
 
-What it leaves out: our scores (``results/``), and Figure 5's curves (not in the text).
+What it leaves out: our scores (:mod:`pearl.benchmark.table`), and Figure 5's curves (not in the text).
 
 >>> float(wide(1).loc["PEARL-small", "Avg"]), float(std(1).loc["PEARL-small", "Avg"])
 (63.1, 0.2)

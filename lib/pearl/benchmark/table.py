@@ -9,8 +9,7 @@ paper's own probe. :data:`TABLE1` and :data:`TABLE2` are the two.
   :func:`seed_mean` the mean ± std over trained seeds; every cell's text is
   :func:`pearl.tabular.cell`'s and every table a :class:`pearl.tabular.Table`;
 - :func:`report` writes ``results/<suite>.{csv,md,tex}`` from :func:`pearl.benchmark.scoring.run_model`'s
-  rows (``update=True`` replaces the rows of the models scored now and keeps the others);
-  :func:`rewrite` writes them again from the committed CSV, scoring nothing.
+  rows (``update=True`` replaces the rows of the models scored now and keeps the others).
 
 What it leaves out: scoring (:mod:`pearl.benchmark.scoring`) and the experiment tables
 (:mod:`pearl.experiments.tables`), whose rows are recipes, not models.
@@ -25,7 +24,6 @@ from typing import Sequence
 
 from .. import models, paths
 from ..guard import OPEN, Guard
-from ..provenance import read_record
 from ..tabular import Table, cell, render, rows as table_rows
 from . import paper
 from .tasks import GROUPS, SUITES, TASKS
@@ -232,16 +230,3 @@ def report(rows: list[dict], suite: Suite = TABLE1, pearl_keys: Sequence[str] = 
     if keys:
         table = add_average(pd.concat([table, seed_mean(table, keys, mean_key, suite)], ignore_index=True), suite)
     return write(table, suite, backbone, guard, summary, name)
-
-
-def rewrite(suite: Suite = TABLE1, backbone: str = "minilm", record: str | None = "07_short_text"):
-    """Write ``results/<suite>.*`` again from the committed CSV (and, for Table 2, the sets' summary
-    in ``results/<record>.json``), scoring nothing: the paper's rows and the notes afresh."""
-    import pandas as pd
-
-    summary = None
-    if suite is TABLE2 and record:
-        summary = read_record(paths.results_dir(f"{record}.json"))["sets"]
-    table = pd.read_csv(paths.results_dir(f"{suite.name}.csv"), float_precision="round_trip")
-    return write(table, suite, backbone, OPEN, summary)
-

@@ -1,6 +1,6 @@
-"""The paper's claims and what holds here: each claim as data (:mod:`.ledger`), our number for it
-computed from the committed results files (:mod:`.ours`), and one fixed verdict rule with its
-statistics (:mod:`.rule`); :mod:`.report` writes ``results/claims.*`` and the figure.
+"""The verdict of a measured difference against a paper's claim: one fixed rule with its
+statistics (:mod:`.rule`).
 
-What it leaves out: training and scoring (the results files come from notebooks 03-11).
+What it leaves out: the claims themselves and where our numbers come from (the harness's
+``harness.claims``, which reads a repository's committed records), training and scoring.
 """

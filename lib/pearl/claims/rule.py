@@ -28,7 +28,7 @@ row with 3 seeds against an exact number keeps its 2 dof and pays for them in it
 one cell's test, a verdict reads its family's interval).
 
 **Families.** One family per paper sentence: the rows that test it, on every stand-in and every
-metric it names (:func:`pearl.claims.ledger.family`); ``m`` is the number of those rows with a
+metric it names (a ledger's ``family``: the harness's claims ledger); ``m`` is the number of those rows with a
 noise model. A verdict never reads a row of another family, so adding or removing another
 sentence's row changes no verdict. Each row's verdict reads its **family interval**
 (:func:`family_interval`): the t interval whose each bound is a one-sided test at ``α / m``
@@ -43,7 +43,7 @@ value); :func:`false_discovery` a ledger-wide Benjamini–Hochberg q, shown besi
 a verdict.
 
 **Margins.** The margins are data set before any verdict was read
-(:data:`pearl.claims.ledger.MARGINS`, each with its reason), never the paper's own printed gap.
+(a ledger's ``MARGINS``, each with its reason), never the paper's own printed gap.
 A claim whose size the margin swallows (``δ ≥ P``), or whose reference's own noise alone makes
 the interval wider than the margin however many seeds are trained (:func:`floor`), is *below
 resolution*: the benchmark cannot resolve it.

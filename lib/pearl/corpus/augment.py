@@ -48,7 +48,8 @@ LEVELS = {
     "token": ("token_swap", "token_wordnet", "token_glove"),
     "phrase": ("phrase_paraphrase",),
 }
-NOTEBOOK = "notebooks/02_augmentation.ipynb"
+#: how missing or damaged augmentation tables are made again, said in the error
+TABLES_FIX = "build them with pearl.corpus.training_tables.build_training_tables"
 TABLE_FILES = {"wordnet": "wordnet_synonyms.json", "glove": "glove_synonyms.json", "paraphrases": "paraphrases.json"}
 
 
@@ -87,7 +88,7 @@ def load_tables(folder: Path | None = None) -> AugmentTables:
     folder = Path(folder) if folder else paths.derived_dir("augment")
     missing = [n for n in TABLE_FILES.values() if not (folder / n).is_file()]
     if missing:
-        raise FileNotFoundError(f"{folder}/{missing[0]} is missing: run {NOTEBOOK} (make reproduce) first")
+        raise FileNotFoundError(f"{folder}/{missing[0]} is missing: {TABLES_FIX}")
     data = {attr: _read(folder / name) for attr, name in TABLE_FILES.items()}
     meta = _read(folder / "meta.json") if (folder / "meta.json").is_file() else {}
     return AugmentTables(**data, meta=meta)
@@ -102,8 +103,8 @@ def _read(path: Path) -> dict:
     else:
         why = f"a {type(out).__name__}, not a JSON object"
     if not isinstance(out, dict):
-        raise ValueError(f"{path} is damaged: {why}. Build the tables again: run {NOTEBOOK} (or delete "
-                         f"{path.parent} and run make model)")
+        raise ValueError(f"{path} is damaged: {why}. Build the tables again (delete {path.parent} and "
+                         f"{TABLES_FIX})")
     return out
 
 

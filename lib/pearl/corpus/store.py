@@ -15,7 +15,7 @@ from .. import paths
 from ..atomic import write_atomic
 from ..guard import OPEN, Guard
 from ..provenance import write_json
-from .phrases import LABELS, NOTEBOOK
+from .phrases import CORPUS_FIX, LABELS
 
 
 def corpus_files(path: Path | None = None) -> list[Path]:
@@ -63,14 +63,14 @@ def read_rows(path: Path | None = None) -> list[dict]:
     """All corpus rows as dicts with keys phrase, label, freq (int), source."""
     path = Path(path) if path else paths.derived_dir("phrases.tsv")
     if not path.is_file():
-        raise FileNotFoundError(f"{path} is missing: run {NOTEBOOK} (make reproduce) to build the phrase corpus")
+        raise FileNotFoundError(f"{path} is missing: {CORPUS_FIX}")
     with open(path, encoding="utf8", newline="") as fh:
         reader = csv.DictReader(fh, delimiter="\t", quoting=csv.QUOTE_NONE, escapechar="\\")
         rows = []
         for row in reader:
             if None in row.values() or None in row or not row["freq"].isdigit():  # a row cut short, or one too long
                 raise ValueError(f"{path}:{reader.line_num} is not a corpus row (phrase, label, freq, source): the "
-                                 f"file is cut or damaged; run {NOTEBOOK} again (or delete it and run make model)")
+                                 f"file is cut or damaged; {CORPUS_FIX} again")
             rows.append({**row, "freq": int(row["freq"])})
         return rows
 

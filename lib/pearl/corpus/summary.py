@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Callable, Sequence
 
-from .. import paths, wikipedia
+from .. import wikipedia
 from ..guard import OPEN, Guard
 from . import build
 from .phrases import LABELS, select
@@ -19,17 +19,14 @@ from .phrases import LABELS, select
 #: the training corpora notebook 01 can write (``CORPUS``)
 CORPORA = ("wikitext2", "wikipedia")
 WORDNET_SOURCE = "WordNet 3.0 (Debian wordnet-base) via NLTK"
-#: the committed record of the whole corpus's build, under ``results/`` (``scripts/whole_corpus.py``)
-WHOLE_CORPUS = "wikipedia_whole_corpus"
-WHOLE_CORPUS_RECORD = f"results/{WHOLE_CORPUS}.json"
 
 
 #: the training corpus notebook 01 writes for each profile when ``CORPUS`` is left None: the
 #: paper trains on Wikipedia (3.8M phrases seen at least twice), so the gpu profile does; the cpu
 #: profile's budget sees a few thousand phrases, which WikiText-2 holds
 PROFILE_CORPUS = {"tiny": "wikitext2", "cpu": "wikitext2", "gpu": "wikipedia"}
-#: articles a rehearsal's whole-corpus build parses (``first_articles`` of :func:`wikipedia_sample`)
-REHEARSAL_ARTICLES = 4
+#: articles a small whole-corpus build parses (``first_articles`` of :func:`wikipedia_sample`)
+SMALL_ARTICLES = 4
 
 
 def training_corpus(profile: str, given: str | None = None) -> str:
@@ -61,8 +58,8 @@ def check_corpus(name: str) -> str:
 
 def wikipedia_sample(profile: str, stride: int = 0, max_articles: int = 0, first_articles: int = 0) -> wikipedia.Sample:
     """The Wikipedia sample to build: the profile's (:data:`pearl.corpus.build.PROFILE_SAMPLES`;
-    with ``first_articles``, the profile's stride on that many articles: a rehearsal's
-    :data:`REHEARSAL_ARTICLES`), unless ``stride`` or ``max_articles`` is given (0: the profile's
+    with ``first_articles``, the profile's stride on that many articles: a small build's
+    :data:`SMALL_ARTICLES`), unless ``stride`` or ``max_articles`` is given (0: the profile's
     stride, no cap)."""
     sample = build.PROFILE_SAMPLES[profile]
     if first_articles:  # the profile's sample (every article on gpu), on its first few articles
@@ -193,20 +190,3 @@ def sample_counts(stats: dict, rows: Sequence[tuple], min_freq: int, paper_share
             "class_shares_pct": {**shares, "paper": paper_shares} if paper_shares else shares,
             "types_present": len(present), "types_absent": sorted(set(LABELS) - present),
             "most_frequent_by_class": dict(sorted(top.items()))}
-
-
-def whole_corpus() -> dict:
-    """The whole corpus's phrase counts from its committed record (:data:`WHOLE_CORPUS`): where
-    the record is, its sample, distinct phrases, those kept and their share, and the commit that
-    built it; or, when there is none, the record's path and how to make it."""
-    from ..provenance import read_record
-
-    path = paths.ROOT / WHOLE_CORPUS_RECORD
-    about = {"record": WHOLE_CORPUS_RECORD}
-    if not path.is_file():
-        return {**about, "measured": False, "how": "run scripts/whole_corpus.py (resumable: run it again after a kill)"}
-    record = read_record(path)
-    m = record["metrics"]
-    return {**about, "measured": True, "description": m["description"], "tokens": m["tokens"],
-            "distinct_phrases": m["distinct_phrases"], "min_freq": m["min_freq"], "kept_phrases": m["kept_phrases"],
-            "kept_share_pct": m["kept_share_pct"], "commit": record["provenance"].get("commit")}

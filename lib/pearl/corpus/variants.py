@@ -149,11 +149,12 @@ def prepare(name: str, n_process: int = 2, log=print, size: str = "full", guard:
     corpus, out = _check(name), files(name)
     if name == "wikitext2" and shares_wikitext2():
         if read_about(out["corpus"]).get("corpus") != "wikitext2":
-            raise ValueError(f"{out['corpus']} is not WikiText-2's corpus: run notebooks/01_data_building.ipynb with "
-                             "CORPUS='wikitext2' and then 02_augmentation (make reproduce does)")
+            raise ValueError(f"{out['corpus']} is not WikiText-2's corpus: build WikiText-2's phrase corpus there "
+                             "(pearl.corpus.build) and then its tables (pearl.corpus.training_tables)")
         missing = [str(p) for p in out.values() if not p.exists()]
         if missing:
-            raise FileNotFoundError(f"{missing[0]} is missing: run notebooks/02_augmentation.ipynb (make reproduce) first")
+            raise FileNotFoundError(f"{missing[0]} is missing: build the corpus's tables and hard negatives first "
+                                    "(pearl.corpus.training_tables.build_training_tables)")
         return out
     if out["hard_negatives"].is_file():  # written last: the folder is whole
         return out

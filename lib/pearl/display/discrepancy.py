@@ -7,29 +7,20 @@
 - :func:`markdown`, :func:`factors_markdown`, :func:`datasets_markdown`: the study's tables
   with how to read them (:class:`pearl.tabular.Table` specs);
 - :func:`views_frame`, :func:`plot_views`: the two views of the embedding on a clustering set
-  (``results/views_mechanism.json``): what the old join lost and what centring keeps.
+  (a record of the views' measurements): what the old join lost and what centring keeps.
 
-- :func:`redraw`: a design's figure drawn again from its committed record
-  (``results/13_discrepancy.json`` of the design's run, or ``results/<design>.json``), titled
-  with that run's commit and date, and marked when that run trained a recipe before today's (the
-  view composition rule, :data:`pearl.training.composition.RECIPE_SINCE`):
-  ``python -m pearl.display.discrepancy discrepancy``.
-
-Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`).
+Left out: training, scoring and the numbers themselves (:mod:`pearl.experiments.discrepancy`); a
+figure drawn again from a committed record, and which recipe that record's run trained (the
+harness).
 """
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 import numpy as np
 
-from .. import paths
-
 from ..benchmark.tasks import GROUPS
-from ..training.composition import RECIPE_SINCE
-from ..tabular import Table, cell, render
+from ..tabular import Table, cell
 
 
 def config_label(row) -> str:
@@ -80,43 +71,6 @@ def plot_gains(summary, gains, paper: dict, extra: list | None = None, note: str
 
 
 SUPERSEDED = "superseded recipe"
-
-
-def predates_recipe(commit: str, root: Path = paths.ROOT) -> bool | None:
-    """Whether the run at ``commit`` came before today's recipe (git's ancestry against
-    :data:`pearl.training.composition.RECIPE_SINCE`, the commit the report's tables are read
-    against too); None when git cannot tell (no repository, a commit it does not hold)."""
-    from ..provenance import is_before
-
-    return is_before(commit, RECIPE_SINCE, root)
-
-
-def run_note(record: dict, root: Path = paths.ROOT) -> str:
-    """Which run a record is from, and whether it trained the superseded recipe, as one line."""
-    prov = record.get("provenance", {})
-    commit = (prov.get("commit") or "")[:7]
-    line = f"{record['parameters'].get('DESIGN', '?')} design, run at commit {commit or '?'} on {(prov.get('finished') or '?')[:10]}"
-    if predates_recipe(commit, root):
-        line += f": {SUPERSEDED}, before today's view composition rule ({RECIPE_SINCE}); not rerun since"
-    return line
-
-
-def redraw(record_path: Path, root: Path = paths.ROOT):
-    """The figure of the study run recorded in ``record_path`` (its ``metrics``: ``table``,
-    ``per_seed``, ``paper_gains``, ``gpu_point``), drawn again without training, titled by
-    :func:`run_note`. A record without those raises ``ValueError`` naming it and the fix."""
-    import pandas as pd
-
-    from ..provenance import read_record
-
-    record = read_record(record_path)
-    m = record.get("metrics", {})
-    missing = [k for k in ("table", "per_seed", "paper_gains") if k not in m]
-    if missing or "parameters" not in record:
-        raise ValueError(f"{record_path} is not a discrepancy study's record (no {missing or ['parameters']}): "
-                         "give notebook 13's record (results/13_discrepancy.json, or the design's own copy)")
-    return plot_gains(pd.DataFrame(m["table"]), pd.DataFrame(m["per_seed"]), m["paper_gains"],
-                      extra=m.get("gpu_point"), note=run_note(record, root))
 
 
 def design_frame(design_cells: list):
@@ -199,7 +153,7 @@ def datasets_markdown(datasets) -> Table:
 
 
 def views_frame(record: dict, dataset: str = "bc5cdr"):
-    """``results/views_mechanism.json``'s view rows for one clustering set, one row per backbone,
+    """A views record's view rows for one clustering set, one row per backbone,
     recipe and moment: NMI of the embedding under each join, of each view, and the character
     part's share of the variance under each join."""
     import pandas as pd
@@ -235,35 +189,3 @@ def plot_views(record: dict, dataset: str = "bc5cdr"):
     fig.legend(*axes[0][0].get_legend_handles_labels(), loc="upper center", ncol=3, fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.9))
     return fig
-
-
-def views_section(path) -> tuple[str, object]:
-    """(Markdown, figure) of ``results/views_mechanism.json`` (``scripts/views_mechanism.py``
-    writes it): BC5CDR's view table, the development subset's scores of each join, and
-    :func:`plot_views`; a line naming the script, and no figure, when the record is absent."""
-    import pandas as pd
-
-    from ..provenance import read_record
-
-    from pathlib import Path
-
-    path = Path(path)
-    if not path.is_file():
-        return f"`{path.name}` is not there yet: `.venv/bin/python scripts/views_mechanism.py` writes it.", None
-    record = read_record(path)
-    dev = pd.DataFrame(record["dev"])
-    md = Table(views_frame(record).round(3), head="**BC5CDR** (NMI x100; the character part's share of the joined "
-               "embedding's variance):", notes=[
-                   "**BC5CDR's 2-means split at step 0, old join** (share of mentions starting with a capital, "
-                   "holding an all-capitals token, mean length):", Table(pd.DataFrame(record["bc5cdr_split_step0"]).round(3)),
-                   "**Development subset** (the join is chosen here, never on a test set alone):", Table(dev.round(2))])
-    return render(md, "md"), plot_views(record)
-
-
-if __name__ == "__main__":
-    # python -m pearl.display.discrepancy discrepancy [record]: figures/discrepancy.png from its record
-    name = sys.argv[1] if len(sys.argv) > 1 else "discrepancy"
-    record = Path(sys.argv[2]) if len(sys.argv) > 2 else paths.results_dir(f"{name}.json")
-    from ..provenance import save_figure
-
-    print("\n".join(str(p) for p in save_figure(redraw(record), name)))

@@ -3,7 +3,8 @@ negatives per phrase, one panel each; and PAUSE's label-efficiency curve (notebo
 their std when there are several); the band is the seed noise of the full recipe (its BIRD
 std over seeds), so a reader sees which steps of a curve exceed it.
 
-Left out: training and scoring (:mod:`pearl.experiments.runner`).
+Left out: training and scoring (:mod:`pearl.experiments.runner`), and the figure drawn again from
+committed results (the harness's ``harness.redraw.figure5``).
 """
 from __future__ import annotations
 
@@ -53,36 +54,6 @@ def plot_hyperparameters(points, noise: float | None = None, reference: dict | N
     fig.suptitle("Figure 5: BIRD against the learning rate and the number of hard negatives", fontsize=10)
     fig.tight_layout()
     return fig
-
-
-def untrained_bird(backbone: str = "minilm") -> float:
-    """The untrained backbone's BIRD score from Table 1's results (``results/table1.csv``, notebook
-    04: the same full BIRD set as Figure 5's points); NaN when Table 1 has not been run."""
-    import pandas as pd
-
-    from .. import paths
-
-    csv = paths.results_dir("table1.csv")
-    if not csv.is_file():
-        return math.nan
-    t = pd.read_csv(csv)
-    row = t[(t["model"] == backbone) & (t["dataset"] == "bird")]["score"]
-    return float(row.iloc[0]) if len(row) else math.nan
-
-
-def rewrite_hyperparameters():
-    """``figures/figure5.*`` again from the committed ``results/figure5.csv`` and notebook 10's
-    BIRD seed std, training and scoring nothing."""
-    import pandas as pd
-
-    from .. import paths
-    from ..provenance import read_record
-    from ..provenance import save_figure
-
-    points = pd.read_csv(paths.results_dir("figure5.csv"))
-    noise = read_record(paths.results_dir("10_hyperparameters.json"))["metrics"]["bird_seed_std"]
-    fig = plot_hyperparameters(points, noise, reference={"lr": 3e-5, "hard_negatives": 2}, untrained=untrained_bird())
-    return save_figure(fig, "figure5")  # the committed results, re-drawn
 
 
 def plot_label_efficiency(curve):

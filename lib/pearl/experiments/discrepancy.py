@@ -87,21 +87,21 @@ def cells(design: str = "reduced") -> list[Cell]:
     raise ValueError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
 
 
-#: the designs, and the name of the files each writes (``results/<name>.{csv,md,tex,json}``)
+#: the designs, and the name of the files each writes (``<name>.{csv,md,tex,json}`` in the results folder)
 DESIGNS = {"core": "discrepancy_core", "reduced": "discrepancy", "whole": "discrepancy_whole"}
 
 
 def output_name(design: str) -> str:
-    """``results/<name>.*`` of a design: the 8-cell study is ``discrepancy``; ``make reproduce``'s
-    ``core`` run writes apart, so it never replaces the study's files."""
+    """The name of a design's files in the results folder: the 8-cell study is ``discrepancy``; the
+    ``core`` design writes apart, so a run of it never replaces the study's files."""
     if design not in DESIGNS:
         raise ValueError(f"unknown design {design!r}; choose from {', '.join(DESIGNS)}")
     return DESIGNS[design]
 
 
 def is_batch_design(name: str) -> bool:
-    """Whether a design's run is ``make reproduce``'s (``core``), whose record is notebook 13's own
-    ``results/13_discrepancy.json``; the others write only ``results/<output_name>.json``."""
+    """Whether a design is the ``core`` one, the design a batch of every experiment runs (whose run
+    record is its notebook's own); the others write only ``<output_name>.json``."""
     return output_name(name) == DESIGNS["core"]
 
 
@@ -216,9 +216,9 @@ def tiny_cells() -> list[Cell]:
 
 
 def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", workers: int = 2, log=print,
-        guard: Guard = OPEN, rehearsal: bool = False):
+        guard: Guard = OPEN, profile_size: str = "full"):
     """Prepare the corpora (tiny ones when ``size`` is ``"tiny"``), train (or reuse) every cell's seeds
-    (``guard`` and ``rehearsal`` as in :func:`pearl.experiments.runner.train_models`), score them and
+    (``guard`` and ``profile_size`` as in :func:`pearl.experiments.runner.train_models`), score them and
     their untrained backbones; ``(gains_frame, trained group_frame, originals group_frame, dataset_gains)``."""
     from ..corpus import variants
     from ..benchmark.scoring import run_models
@@ -233,7 +233,7 @@ def run(design_cells: list[Cell], profile: str = "cpu", size: str = "sweep", wor
         by_seeds.setdefault(c.seeds, []).append(c)
     for seeds, group in by_seeds.items():
         train_models([c.recipe() for c in group], list(seeds), profile=profile, workers=workers, log=log, guard=guard,
-                     rehearsal=rehearsal)
+                     profile_size=profile_size)
     folders = {c.key(): [c.recipe().folder(s) for s in c.seeds] for c in design_cells}
     done = trained(design_cells)
     cell_of = {m: (c, s) for m, (c, s, _) in done.items()}

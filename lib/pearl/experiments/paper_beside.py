@@ -1,8 +1,8 @@
 """The paper's rows beside ours in the experiment tables: Table 3 (ablations, with the paper's
-arrows) and Table 4 (Original, + PEARL, Δ), from :mod:`pearl.benchmark.paper`; and
-:func:`rewrite`, which writes the committed tables again from their CSVs, training nothing.
+arrows) and Table 4 (Original, + PEARL, Δ), from :mod:`pearl.benchmark.paper`.
 
-What it leaves out: our comparisons themselves (:mod:`pearl.experiments.tables`).
+What it leaves out: our comparisons themselves (:mod:`pearl.experiments.tables`), and the tables
+written again from committed CSVs (the harness's ``harness.redraw.tables_3_4``).
 """
 from __future__ import annotations
 
@@ -86,24 +86,3 @@ def table4_markdown(table, header: str = "") -> Table:
                      cell(wide.at["Δ", backbone], arrow=paper.arrows(4).at["Δ", backbone]), "–", "–", "–", "–"])
     return rows(["backbone", "kind", "source", "original", "+ PEARL", "Δ", "+ SimCSE", "Δ SimCSE", "seeds", "p"], body,
                 head=header, notes=[TABLE4_NOTE])
-
-
-def rewrite() -> list:
-    """``results/table3.{md,tex}`` and ``table4.md`` again from the committed CSVs (labels as notebook 08's)."""
-    import pandas as pd
-
-    from ..paths import results_dir
-    from ..provenance import save_table
-    from .runner import ABLATION_LABELS
-
-    comparison = pd.read_csv(results_dir("table3.csv"), keep_default_na=False, na_values={"std": [""], "delta": [""],
-                                                                                         "p": [""]})
-    comparison["std"] = comparison["std"].astype(float)
-    old3 = results_dir("table3.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
-    md3 = table3_markdown(comparison, ABLATION_LABELS, header=old3)
-    table4 = pd.read_csv(results_dir("table4.csv"))
-    old4 = results_dir("table4.md").read_text().split("\n\n")[0].replace(" reproduced", " re-run")
-    md4 = table4_markdown(table4, header=old4)
-    tex3 = table3_latex(comparison, ABLATION_LABELS, caption=TABLE3_CAPTION)
-    return (save_table(None, "table3", markdown=md3, latex=tex3)  # the committed results, re-rendered
-            + save_table(None, "table4", markdown=md4))

@@ -33,7 +33,7 @@ import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -92,6 +92,40 @@ def ablation(name: str) -> Recipe:
 def ablation_recipes(names: Sequence[str]) -> list[Recipe]:
     """The full recipe, then the Table-3 ablation of each of ``names``."""
     return [ablation(name) for name in ["", *names]]
+
+
+def arm_seeds(names: Sequence[str], seeds: Sequence[int], more: Mapping[str, Sequence[int]] | None = None) -> dict[str, list[int]]:
+    """Each recipe's seeds, ``{name: seeds}``: ``seeds`` for every one of ``names``, with the extra
+    seeds that ``more`` gives single recipes ("" the full recipe), for a claim that a few more runs
+    of two arms decide (notebook 08's ``EXTRA_SEEDS``). A recipe of ``more`` that is not trained
+    here is left out; a name that is no recipe at all is an error.
+
+    >>> arm_seeds(["", "no-char-aug"], [0, 1, 2], {"no-char-aug": [3, 4]})
+    {'': [0, 1, 2], 'no-char-aug': [0, 1, 2, 3, 4]}
+    """
+    more = dict(more or {})
+    unknown = sorted(set(more) - set(names) - {"", *ABLATIONS})
+    if unknown:
+        raise ValueError(f"EXTRA_SEEDS names no recipe: {', '.join(map(repr, unknown))}; use \"\" (the full recipe) "
+                         f"or one of {', '.join(ABLATIONS)}")
+    return {name: sorted({*seeds, *more.get(name, ())}) for name in names}
+
+
+def seeds_text(per_arm: Mapping[str, Sequence[int]], labels: Mapping[str, str]) -> str:
+    """How many seeds each recipe of :func:`arm_seeds` has, for a table's header: "3 seeds", or
+    "3 seeds (12: PEARL (full recipe), − character augmentation; 9: − token augmentation)".
+
+    >>> seeds_text({"": [0, 1, 2], "x": [0, 1, 2, 3]}, {"": "full", "x": "− x"})
+    '3 seeds (4: − x)'
+    """
+    counts = {name: len(s) for name, s in per_arm.items()}
+    base = min(counts.values(), default=0)
+    more: dict[int, list[str]] = {}
+    for name, n in counts.items():
+        if n != base:
+            more.setdefault(n, []).append(labels.get(name, name))
+    extra = "; ".join(f"{n}: {', '.join(names)}" for n, names in sorted(more.items(), reverse=True))
+    return f"{base} seeds" + (f" ({extra})" if extra else "")
 
 
 def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
@@ -198,9 +232,9 @@ def _subset(corpus: list, share: float) -> list:
     return [corpus[i] for i in sorted(keep)]
 
 
-def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, guard: Guard, rehearsal: bool,
+def _train_one(recipe: Recipe, seed: int, profile: str, overrides: dict, guard: Guard, profile_size: str,
                root: Path, threads: int = 0, log=None) -> str:
-    train_models([recipe], [seed], profile=profile, log=lambda _: None, guard=guard, rehearsal=rehearsal, root=root,
+    train_models([recipe], [seed], profile=profile, log=lambda _: None, guard=guard, profile_size=profile_size, root=root,
                  **overrides)
     return recipe.folder(seed, root).name
 
@@ -223,44 +257,46 @@ def _worker_order(pending: list) -> list:
     return [pending[i] for i in sorted(range(len(pending)), key=rank.__getitem__)]  # stable within a rank
 
 
-def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, rehearsal: bool):
+def _keyed(recipe: Recipe, seed: int, profile: str, overrides: dict, profile_size: str):
     """(TrainConfig, data options, recipe key) of one recipe and seed."""
     from ..training.profiles import config_for
 
-    cfg, data = config_for(profile, rehearsal, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
+    cfg, data = config_for(profile, profile_size, backbone=recipe.backbone, objective=recipe.method, **{**overrides, **recipe.config})
     cfg = dataclasses.replace(cfg, seed=seed)
     if recipe.corpus:  # only then: the keys of models trained on the notebooks' corpus stay as they were
         data = {**data, "corpus": recipe.corpus}
     return cfg, data, recipe_key(recipe, cfg, data)
 
 
-def is_trained(recipe: Recipe, seed: int, profile: str = "cpu", rehearsal: bool = False,
+def is_trained(recipe: Recipe, seed: int, profile: str = "cpu", profile_size: str = "full",
                root: str | Path | None = None, **overrides) -> bool:
     """Whether :func:`train_models` would reuse ``recipe``'s folder for ``seed`` under ``root`` (its
     ``pearl.json`` holds this recipe's key), so a caller can score what another process has finished training."""
-    return _reusable(recipe.folder(seed, root), _keyed(recipe, seed, profile, overrides, rehearsal)[2])
+    return _reusable(recipe.folder(seed, root), _keyed(recipe, seed, profile, overrides, profile_size)[2])
 
 
-def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str = "cpu",
+def train_models(recipes: Sequence[Recipe], seeds: Sequence[int] | Mapping[str, Sequence[int]], profile: str = "cpu",
                  log: Callable[[str], None] = print, progress: bool = False, workers: int = 1,
-                 guard: Guard = OPEN, rehearsal: bool = False, root: str | Path | None = None,
+                 guard: Guard = OPEN, profile_size: str = "full", root: str | Path | None = None,
                  **overrides) -> dict[str, list[Path]]:
     """Train (or reuse) every recipe x seed under ``models/`` of ``root`` (default
-    :func:`pearl.paths.output_root`); ``{recipe name: [folder per seed]}``.
+    :func:`pearl.paths.output_root`); ``{recipe name: [folder per seed]}``. ``seeds`` is one list for
+    every recipe, or each recipe's own (``{recipe name: seeds}``, :func:`arm_seeds`).
 
     ``overrides`` apply to every recipe's TrainConfig (e.g. ``device``); :func:`run_summary`
     reads what each folder's training did. ``workers`` > 1 trains the missing ones in that
-    many one-thread processes (see the module's docstring; they get ``guard``, ``rehearsal`` and
+    many one-thread processes (see the module's docstring; they get ``guard``, ``profile_size`` and
     ``root`` among their arguments), then reuses them here. Every folder to be trained goes to
     ``guard.check`` before any is trained, and the training data to ``guard.check_input``;
-    ``rehearsal``: the ``gpu`` profile at its rehearsal sizes (:func:`pearl.training.profiles.config_for`).
+    ``profile_size``: ``"small"`` trains the ``gpu`` profile at its small sizes (:func:`pearl.training.profiles.config_for`).
     """
     from ..training.methods import inputs_for
     from ..training.profiles import load_training_data, train_and_export
 
     root = paths.output_root() if root is None else Path(root)
-    plan = [(r, s, *_keyed(r, s, profile, overrides, rehearsal)) for r in recipes for s in seeds]
-    pending = [(r, s, profile, overrides, guard, rehearsal, root)
+    seeds_of = (lambda r: seeds[r.name]) if isinstance(seeds, Mapping) else (lambda r: seeds)
+    plan = [(r, s, *_keyed(r, s, profile, overrides, profile_size)) for r in recipes for s in seeds_of(r)]
+    pending = [(r, s, profile, overrides, guard, profile_size, root)
                for r, s, _, _, key in plan if not _reusable(r.folder(s, root), key)]
     guard.check([recipe.folder(seed, root) for recipe, seed, *_ in pending])  # every folder before any is trained
     if workers_.usable(workers) > 1 and len(pending) > 1:  # then the loop below finds them trained
@@ -288,7 +324,7 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int], profile: str =
         log(f"train {folder.name} ({profile} profile)")
         # replace: a folder here holds another recipe's model (or a cut one), which this run supersedes
         train_and_export(cfg_s, rows, negs, augmenter, folder, run_dir=run_dir, progress=progress,
-                         extra={"recipe": key, "profile": profile, "rehearsal": rehearsal}, guard=guard, replace=True)
+                         extra={"recipe": key, "profile": profile, "profile_size": profile_size}, guard=guard, replace=True)
     return out
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from .runner import Recipe, run_log, run_summary
 
 
-#: the columns of :func:`seed_summaries` (notebook 03's table and its ``results/03_training.json``)
+#: the columns of :func:`seed_summaries` (a per-seed table of trainings)
 SUMMARY_COLUMNS = ["seed", "folder", "steps", "train_s", "phrases_per_s", "first_loss", "last_loss"]
 
 

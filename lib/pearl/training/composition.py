@@ -35,10 +35,6 @@ import numpy as np
 #: the mean resultant length of the unit phrase vectors above which the phrase part is centred
 CENTRE_ABOVE = 2 ** -0.5
 
-#: the commit that made this rule the recipe (centre only an anisotropic backbone, cap the character
-#: part's share of the variance at ``max_char_share`` = 0.01, the development splits' choice): a model
-#: trained before it was trained on a join this module no longer gives, whatever its settings say
-RECIPE_SINCE = "3d12d40"
 
 
 def unit(x: np.ndarray) -> np.ndarray:

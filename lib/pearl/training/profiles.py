@@ -22,8 +22,9 @@ Profiles (``PROFILES``), all on the same code path (:func:`pearl.training.train.
   lent H100 on WikiText-2 (seed 0; ``scripts/device``; its timing in ``results/gpu``). What still differs from the paper: ``results/gpu_profile_deviations.md``
   (``scripts/gpu_profile_deviations.py``).
 
-A rehearsal (``make rehearse``: :func:`config_for` with ``rehearsal``) runs the ``gpu`` profile's code
-paths at the sizes of :data:`REHEARSAL` (a few steps on a few hundred phrases).
+A profile comes in two sizes (:data:`PROFILE_SIZES`): ``"full"``, the profile as it is, and
+``"small"``, which runs the ``gpu`` profile's code paths at the sizes of :data:`SMALL` (a few steps
+on a few hundred phrases: a check of the path on a CPU, :func:`config_for` with ``profile_size``).
 
 >>> PROFILES["gpu"]["batch_size"], PROFILES["gpu"]["lr"]
 (512, 3e-05)
@@ -63,12 +64,14 @@ PROFILES = {
                 checkpoint_every=1000, feed="arrays", log_every=50),
 }
 
-#: what a rehearsal (``config_for(..., rehearsal=True)``) changes in the ``gpu`` profile: 2 epochs over
+#: the sizes a profile comes in (:func:`config_for`'s ``profile_size``): the profile as it is, or small
+PROFILE_SIZES = ("full", "small")
+#: what the small size (``config_for(..., profile_size="small")``) changes in the ``gpu`` profile: 2 epochs over
 #: 160 phrases at batch 40 (8 steps; Table 4's 30 % of them still give the character encoder's
 #: distillation its 64 words), a checkpoint every 4 steps (a killed run resumes: the resume test
 #: kills one mid-training), a small distillation; DataLoader workers, the epochs-based schedule
 #: and every phrase's hard negatives stay
-REHEARSAL = dict(batch_size=40, max_phrases=160, num_workers=2, checkpoint_every=4, char_distill_steps=5,
+SMALL = dict(batch_size=40, max_phrases=160, num_workers=2, checkpoint_every=4, char_distill_steps=5,
                  char_distill_vocab=128)
 
 #: the PEARL seeds Table 1 scores in full (notebook 04). The gpu profile scores the three seeds
@@ -108,29 +111,32 @@ def data_summary(corpus: list, hard_negatives: dict | None, cfg: TrainConfig) ->
             "steps per seed": cfg.steps, "batch size": cfg.batch_size, "lr": cfg.lr}
 
 
-def config_for(profile: str, rehearsal: bool = False, **overrides) -> tuple[TrainConfig, dict]:
+def config_for(profile: str, profile_size: str = "full", **overrides) -> tuple[TrainConfig, dict]:
     """(TrainConfig, data options for :func:`load_training_data`) of a profile, with overrides
     (``None`` values are ignored). With an ``objective`` override, that objective's ``defaults``
     (:data:`pearl.training.objectives.OBJECTIVES`, e.g. SimCSE's τ = 0.05) come between the
     profile and the other overrides; the overrides may name the objective's own settings
-    (``label_share=0.05`` for PAUSE). With ``rehearsal`` the ``gpu`` profile takes :data:`REHEARSAL`'s sizes.
+    (``label_share=0.05`` for PAUSE). At ``profile_size`` ``"small"`` the ``gpu`` profile takes
+    :data:`SMALL`'s sizes (the other profiles are small already and stay as they are).
 
     >>> cfg, _ = config_for("cpu", objective="simcse"); cfg.temperature, cfg.use_char
     (0.05, False)
     """
     if profile not in PROFILES:
         raise ValueError(f"unknown profile {profile!r}; choose from {', '.join(PROFILES)}")
+    if profile_size not in PROFILE_SIZES:
+        raise ValueError(f"unknown profile size {profile_size!r}; choose from {', '.join(PROFILE_SIZES)}")
     overrides = {k: v for k, v in overrides.items() if v is not None}
     objective = overrides.pop("objective", "pearl")
-    rehearsed = REHEARSAL if rehearsal and profile == "gpu" else {}
-    values = {**PROFILES[profile], **rehearsed, **objectives.get(objective).defaults, **overrides}
+    small = SMALL if profile_size == "small" and profile == "gpu" else {}
+    values = {**PROFILES[profile], **small, **objectives.get(objective).defaults, **overrides}
     data = {k: values.pop(k) for k in ("max_phrases", "anchors_only") if k in values}
     return TrainConfig.of(objective, **values), data
 
 
 #: what makes usable training data, said when a guard refuses the data it finds
-FULL_DATA_FIX = ("run notebooks/01_data_building.ipynb and 02_augmentation.ipynb at full size into "
-                 "this output root (make reproduce does), or point $PEARL_OUTPUT at the root holding full-size data")
+FULL_DATA_FIX = ("build the phrase corpus and its tables at full size into this output root (pearl.corpus.build, "
+                 "pearl.corpus.training_tables), or point $PEARL_OUTPUT at the root holding full-size data")
 
 
 def check_training_data(where: dict, guard: Guard = OPEN) -> None:
@@ -239,12 +245,13 @@ def main(argv=None) -> None:
     ap.add_argument("--max-phrases", type=int)
     ap.add_argument("--objective", choices=list(objectives.OBJECTIVES))
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
-    ap.add_argument("--rehearsal", action="store_true", help="the gpu profile at REHEARSAL's sizes (a minute's check of the path)")
+    ap.add_argument("--profile-size", choices=PROFILE_SIZES, default="full",
+                    help="small: the gpu profile at SMALL's sizes (a minute's check of the path)")
     ap.add_argument("--batch-composition", choices=COMPOSITIONS,
                     help="hard negatives as extra candidates (default) or as rows of their own (the authors' loader)")
     ap.add_argument("--replace", action="store_true", help="replace the model folder when one is there already")
     args = ap.parse_args(argv)
-    cfg, data = config_for(args.profile, args.rehearsal, backbone=args.backbone, seed=args.seed, steps=args.steps,
+    cfg, data = config_for(args.profile, args.profile_size, backbone=args.backbone, seed=args.seed, steps=args.steps,
                            batch_size=args.batch_size, lr=args.lr, max_phrases=args.max_phrases,
                            objective=args.objective, label_share=args.label_share,
                            batch_composition=args.batch_composition)
@@ -265,7 +272,7 @@ def main(argv=None) -> None:
     if rank == 0:  # under $PEARL_OUTPUT, or the repository (pearl.paths.output_root)
         export(result.model, result.tokenizer, models_dir(name), labels=list(LABELS), max_length=cfg.max_length,
                extra={"train_config": cfg.record(), "train_seconds": round(result.seconds, 1),
-                      "profile": args.profile, "rehearsal": args.rehearsal}, replace=args.replace)
+                      "profile": args.profile, "profile_size": args.profile_size}, replace=args.replace)
         checkpoint.discard(models_dir("runs", name))
         print("exported", models_dir(name))
 

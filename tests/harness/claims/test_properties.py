@@ -16,7 +16,8 @@ from dataclasses import replace
 import numpy as np
 import pytest
 
-from pearl.claims import ledger, ours, report, rule
+from harness.claims import ledger, ours, report
+from pearl.claims import rule
 
 POSITIVE_REPRODUCED = ("reproduced", "reproduced, barely moved")
 NOISY = ("effect", "no difference", "direction", "all")

@@ -1,6 +1,6 @@
 """The ledger's lines of reasons, one per claim."""
 import pandas as pd
-from pearl.claims import report
+from harness.claims import report
 
 
 def test_reasons_give_one_line_per_claim():
@@ -26,7 +26,7 @@ def test_claims_json_keeps_the_file_commit_and_scale_of_every_source(tmp_path, m
     import json
 
     from harness.scale import FULL
-    from pearl.claims import ours
+    from harness.claims import ours
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     results = ours.Results(guard=FULL.guard)
@@ -49,7 +49,7 @@ def test_claim_labels_wrap_at_word_boundaries_and_keep_every_word():
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    csv = Path(__file__).resolve().parents[2] / "results" / "claims.csv"
+    csv = Path(__file__).resolve().parents[3] / "results" / "claims.csv"
     ledger = pd.read_csv(csv)
     fig = report.redraw(csv)
     shown = ledger[ledger["verdict"] != "not testable here"].iloc[::-1]

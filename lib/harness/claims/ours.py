@@ -1,5 +1,5 @@
 """Our number for each claim, computed from the committed results files (per-seed scores where
-the notebooks kept them): each function returns :mod:`.rule`'s statistics of one difference.
+the notebooks kept them): each function returns :mod:`pearl.claims.rule`'s statistics of one difference.
 
 - ``results/08_ablations.json``: per-seed group scores of the full recipe and the six ablations;
 - ``results/09_backbones.json``: per-seed scores on each backbone and the untrained encoders, and
@@ -19,7 +19,7 @@ classifier seeds (:func:`pearl.claims.rule.measured_reference`, ``std / sqrt(10)
 untrained backbone on the sweep suite, scored once with seeded probes, and a silhouette in the
 embedding space, both deterministic, as exact numbers (:func:`pearl.claims.rule.one_sample`).
 
-What it leaves out: the claims (:mod:`.ledger`) and the verdicts (:mod:`.rule`).
+What it leaves out: the claims (:mod:`.ledger`) and the verdicts (:mod:`pearl.claims.rule`).
 """
 from __future__ import annotations
 
@@ -27,11 +27,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paths
-from ..guard import OPEN, Guard
-from ..provenance import read_record
-from ..benchmark.tasks import GROUPS, SHORT_TEXT_SEEDS
-from . import rule
+from pearl import paths
+from pearl.guard import OPEN, Guard
+from pearl.provenance import read_record
+from harness.record import writer as record_writer
+from pearl.benchmark.tasks import GROUPS, SHORT_TEXT_SEEDS
+from pearl.claims import rule
 
 FULL = ""  # the full recipe's name in notebook 08's and 14's records
 SHORT_TEXT_ARMS = "14_short_text_arms"  # the notebook scoring more models on Table 2's short texts
@@ -70,7 +71,7 @@ class Results:
         if not path.is_file():
             raise FileNotFoundError(f"{path} is missing: the claims are read from the committed results; run "
                                     f"notebook {notebook} (or check out results/ from the repository)")
-        record = read_record(path)  # a damaged file: an error naming it and the fix
+        record = read_record(path, record_writer(path))  # a damaged file: an error naming it and the fix
         self._evidence(path, _commit(record), path)
         return record["metrics"]
 
@@ -79,7 +80,7 @@ class Results:
 
         path, writer = self.folder / f"{name}.csv", WRITTEN_BY.get(name)
         record = self.folder / f"{writer}.json" if writer else None
-        commit = _commit(read_record(record)) if record is not None and record.is_file() else None
+        commit = _commit(read_record(record, record_writer(record))) if record is not None and record.is_file() else None
         return pd.read_csv(self._evidence(path, commit, record if commit else None))
 
     def text(self, name: str) -> str:
@@ -287,7 +288,7 @@ def hard_negative_cost(res: Results) -> dict:
 
 
 def hyper(res: Results, parameter: str) -> dict:
-    from ..benchmark import paper
+    from pearl.benchmark import paper
 
     m = res.metrics("10_hyperparameters")
     points = [p for p in m["points"] if p["parameter"] == parameter]

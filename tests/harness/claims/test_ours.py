@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from pearl.claims import ours
+from harness.claims import ours
 
 
 def _results(tmp_path, models, originals):
@@ -72,7 +72,7 @@ def test_a_full_size_ledger_refuses_a_smoke_record_naming_it(tmp_path):
     naming the file and the fix; a SMOKE ledger reads it and says its scale."""
     from harness import outputs
     from harness.scale import FULL, SMOKE
-    from pearl.claims import report
+    from harness.claims import report
 
     folder = _copy_results(tmp_path)
     record = json.loads((folder / "08_ablations.json").read_text())

@@ -17,14 +17,14 @@ row, or a measurement under a listed deviation): such a row is shown apart, kept
 tally and out of its sentence's family. :func:`family` names the family a row's verdict is read
 in: one per sentence of the paper (the rows that test it, on every stand-in and metric).
 
-What it leaves out: the numbers themselves (:mod:`.ours`) and the verdicts (:mod:`.rule`).
+What it leaves out: the numbers themselves (:mod:`.ours`) and the verdicts (:mod:`pearl.claims.rule`).
 """
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
 
-from ..benchmark.tasks import GROUPS, TASKS
+from pearl.benchmark.tasks import GROUPS, TASKS
 
 NAN = math.nan
 SMALL, BASE, T1_AVG = "PEARL-small", "PEARL-base", "Avg"

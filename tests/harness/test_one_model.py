@@ -1,4 +1,4 @@
-"""make model (pearl.experiments.one_model, its command line harness.model): notebook 01's settings, a missing data folder named with
+"""make model (harness.one_model, its command line harness.model): notebook 01's settings, a missing data folder named with
 its fix, the explorer's build skipped when a model exists, and at SMOKE size a whole build, then a
 second one that reuses every stage and says so."""
 import json
@@ -8,7 +8,7 @@ import pytest
 from conftest import ROOT, needs_wordnet, notebook_parameters
 from pearl import paths
 from harness import model as make_model
-from pearl.experiments import one_model
+from harness import one_model
 from pearl.models import load_model
 
 

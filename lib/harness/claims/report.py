@@ -1,7 +1,7 @@
 """The claims ledger as a table and a figure: every claim of :mod:`.ledger` with the paper's
 number and its like-for-like value, our number (:mod:`.ours`) with its 95 % interval, its
 p-values against 0 and against the paper's value, its sentence's family and the family interval
-the verdict reads (:mod:`.rule`), the p-values that agree with that interval, a ledger-wide
+the verdict reads (:mod:`pearl.claims.rule`), the p-values that agree with that interval, a ledger-wide
 false-discovery q beside them, the minimum detectable effect, the seeds per arm that the rule's
 own plan says would decide the row (``n_decide``) and the verdict, written to
 ``results/claims.{csv,md,tex,json}`` and ``figures/claims.{png,pdf}``.
@@ -13,11 +13,13 @@ from __future__ import annotations
 import math
 from collections import Counter
 
-from ..guard import OPEN, Guard
-from ..provenance import git_state, write_json
-from ..tabular import Table, cell, render, rows
-from .. import paths
-from . import ledger, ours, rule
+from pearl.guard import OPEN, Guard
+from pearl.provenance import git_state, write_json
+from pearl.tabular import Table, cell, render, rows
+from pearl import paths
+from pearl.claims import rule
+
+from . import ledger, ours
 
 COLUMNS = ["id", "section", "family", "claim", "backbone", "paper", "paper_like_for_like", "ours", "ci_low", "ci_high",
            "std", "n", "p", "p_vs_paper", "p_adj", "mde", "verdict", "reason"]
@@ -36,7 +38,7 @@ NONE = {"ours": math.nan, "std": math.nan, "se": math.nan, "df": 0, "n": 0, "n_r
 def like_for_like(c: ledger.Claim) -> float:
     """The paper's value on the same datasets and averaging as ours (its weighted printed cells), else
     its printed number."""
-    from ..benchmark import paper
+    from pearl.benchmark import paper
 
     if not c.like:
         return c.paper
@@ -99,7 +101,7 @@ def _centre(c: ledger.Claim, s: dict) -> float:
 
 def n_decide(c: ledger.Claim, s: dict) -> float:
     """Seeds per arm with which the rule decides the row at our estimate and spread
-    (:func:`.rule.seeds_to_decide` at the family's level), planned with the test's own standard
+    (:func:`pearl.claims.rule.seeds_to_decide` at the family's level), planned with the test's own standard
     error: seeds on both sides (or a std borrowed from another recipe's seeds), or seeds against
     the reference with its own standard error (0 for an exact number). NaN where there is nothing to
     decide (no noise model, below resolution)."""
@@ -141,7 +143,7 @@ def _tests(c: ledger.Claim, s: dict) -> dict:
 
 def adjust(rows: list) -> None:
     """The family of ``(claim, stats)`` rows (one sentence's), in place: ``family_size`` (its rows
-    with a noise model), the family interval ``ci_*_adj`` at ``level`` (:func:`.rule.family_interval`),
+    with a noise model), the family interval ``ci_*_adj`` at ``level`` (:func:`pearl.claims.rule.family_interval`),
     the reference's noise ``floor``, and the p-values that agree with that interval (``p_adj``,
     ``p_equiv_adj``)."""
     m = max(1, sum(s["se"] == s["se"] and s["se"] > 0 for _, s in rows))
@@ -155,7 +157,7 @@ def adjust(rows: list) -> None:
 
 def build(results: ours.Results | None = None, claims=None):
     """One row per claim of ``claims`` (default :data:`.ledger.CLAIMS`): :data:`COLUMNS` then
-    :data:`EXTRA`; each verdict (:func:`.rule.verdict`) read from its family's interval alone."""
+    :data:`EXTRA`; each verdict (:func:`pearl.claims.rule.verdict`) read from its family's interval alone."""
     import pandas as pd
 
     results = results or ours.Results()
@@ -256,8 +258,8 @@ def markdown(table) -> Table:
             "ledger's one-sided p, shown beside, never read by a verdict; mde: the smallest true difference the "
             "95 % test detects with 80 % power; seeds to decide (inconclusive rows): seeds per arm with which the "
             "rule decides the row with 80 % probability at our estimate and spread (`rule.seeds_to_decide`; > 100: "
-            "more than 100). Margins: `pearl.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
-    margins = "Equivalence margins (`pearl.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
+            "more than 100). Margins: `harness.claims.ledger.MARGINS`. Rule: `pearl.claims.rule`.")
+    margins = "Equivalence margins (`harness.claims.ledger.MARGINS`, by kind of quantity): " + "; ".join(
         f"{key} ±{m:g}, {why}" for key, (m, why) in ledger.MARGINS.items()) + "."
     claims = [f"- **{r.id}** ({r.verdict}; {r.backbone}). “{r.claim}” {r.reason}." + (f" Ours: {r.how}." if r.how else "")
               for r in table.itertuples()]
@@ -291,7 +293,7 @@ def latex(table) -> Table:
 def save(table, guard: Guard = OPEN, sources: list | None = None) -> list:
     """``results/claims.{csv,md,tex}`` (by ``guard.table``) and ``claims.json`` (with ``guard.note``).
     ``sources``: every results file the ledger read, with its commit
-    (:meth:`pearl.claims.ours.Results.sources`), kept in ``claims.json``."""
+    (:meth:`harness.claims.ours.Results.sources`), kept in ``claims.json``."""
     out = guard.table(table, "claims", markdown=markdown(table), latex=latex(table))
     records = [{k: _strict(v) for k, v in r.items()} for r in table.to_dict("records")]
     body = {"counts": counts(table), "by_backbone": by_backbone(table), "families": FAMILY, "claims": records, "provenance": {"git_sha": git_state()["git_sha"]},
@@ -360,7 +362,7 @@ def redraw(csv_path):
 
 
 if __name__ == "__main__":
-    # python -m pearl.claims.report: figures/claims.{png,pdf} drawn again from results/claims.csv
-    from ..provenance import save_figure
+    # python -m harness.claims.report: figures/claims.{png,pdf} drawn again from results/claims.csv
+    from pearl.provenance import save_figure
 
     print("\n".join(str(p) for p in save_figure(redraw(paths.results_dir("claims.csv")), "claims")))
