@@ -118,7 +118,7 @@ def digests(folder: str | os.PathLike) -> dict[str, str]:
 
 def settings_digest(info: dict) -> str:
     """sha256 of a ``pearl.json``'s contents but its own ``"settings_sha256"``, as JSON reads them
-    back (sorted keys), so that an edit to any setting (``char_weight``, ``max_length``, the
+    back (sorted keys), so that an edit to any setting (``char_scale``, ``max_length``, the
     recorded file digests) is seen."""
     import hashlib
 

@@ -77,9 +77,10 @@ class TrainConfig:
     use_char: bool = True
     use_type_head: bool = True
     char_dim: int = 64
-    char_weight: float = 0.5
+    char_weight: float = 0.5  # the asked weight w; the model joins at the applied scale a (PearlModel.char_scale)
     # the share of the embedding's total variance (training vocabulary) the character part may hold:
-    # caps char_weight (pearl.training.composition; chosen in results/composition.md); None: no cap
+    # caps char_weight w into the applied scale a (pearl.training.composition; chosen in
+    # results/composition.md); None: no cap (a = w)
     max_char_share: float | None = 0.01
     # centre the phrase part on the training vocabulary's mean: None lets the rule decide (an
     # anisotropic backbone only, pearl.training.composition); True or False forces it
