@@ -113,7 +113,7 @@ def test_the_command_line_trains_the_gpu_profile_at_its_small_size(monkeypatch, 
 
 
 def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
-    """The reference batch composition labels each hard negative's row with its type; cut to the
+    """The reference batch layout labels each hard negative's row with its type; cut to the
     mined anchors, the training corpus no longer holds "the way", but the hard negatives carry its type."""
     from pearl.corpus import augment, hard_negatives, store
     from pearl.corpus.phrases import LABELS

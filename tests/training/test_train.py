@@ -182,7 +182,7 @@ def test_bf16_only_on_cuda_and_can_be_switched_off():
 
 
 def test_reference_batches_train_with_the_types_the_hard_negatives_carry():
-    """The reference composition on hard negatives that are none of the training phrases: a plain
+    """The reference batch layout on hard negatives that are none of the training phrases: a plain
     dict has no types for them and is refused with the fix; HardNegatives carries them and trains."""
     from pearl.corpus.hard_negatives import HardNegatives
 
