@@ -177,13 +177,13 @@ def _training_files(corpus: str = "") -> dict:
     """Digests of the files a training run reads: the corpus, the hard negatives and each augmentation
     table (a rebuilt corpus, or a changed synonym table, means new models)."""
     from ..corpus import variants
-    from ..corpus.augment import TABLE_FILES
+    from ..corpus.augment import LEXICON_FILES
 
     where = variants.files(corpus) if corpus else {}
     augment = Path(where.get("augment") or paths.derived_dir("augment"))
     files = {"corpus": where.get("corpus", paths.derived_dir("phrases.tsv")),
              "hard_negatives": where.get("hard_negatives", paths.derived_dir("hard_negatives.json")),
-             **{f"augment/{name}": augment / name for name in sorted(TABLE_FILES.values())}}
+             **{f"augment/{name}": augment / name for name in sorted(LEXICON_FILES.values())}}
     return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
 
 

@@ -37,7 +37,7 @@ import numpy as np
 
 from .. import checkpoint, models, paths
 from ..corpus import variants
-from ..corpus.augment import load_tables
+from ..corpus.augment import load_lexicons
 from ..corpus.hard_negatives import HardNegatives, read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
@@ -163,7 +163,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     """
     where = variants.files(corpus) if corpus else {}
     check_training_data(where, guard)
-    tables = load_tables(where.get("augment"))
+    tables = load_lexicons(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
     negs = HardNegatives(negs, corpus)
