@@ -142,9 +142,9 @@ budget: $(STAMP) sysdeps
 	$(PY) scripts/budget_curve.py --backbone $(BACKBONE) --budgets $(BUDGETS) --seeds $(SEEDS)
 	$(PY) scripts/budget_curve.py --summarise
 
-# The PEARL authors' batch composition (each hard negative a row with its own positive and type label)
+# The PEARL authors' batch layout (each hard negative a row with its own positive and type label)
 # against today's: MiniLM at the cpu profile, SEEDS for each arm, scored on the sweep suite
-# (scripts/batch_composition.py; about an hour on 2 cores; resumes from results/batch_composition/runs.jsonl).
+# (scripts/batch_composition.py, named before the term batch layout; about an hour on 2 cores; resumes from results/batch_composition/runs.jsonl).
 batch-composition: $(STAMP) sysdeps
 	$(PY) scripts/batch_composition.py --seeds $(SEEDS)
 

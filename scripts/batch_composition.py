@@ -19,6 +19,11 @@ recipe) and scored on the sweep suite as Tables 3 and 4 score theirs
 ``results/batch_composition/runs.jsonl``; a rerun skips what it has. The summary gives each arm's
 mean ± std over seeds per group and on average, and the difference reference - today with Welch's
 95 % interval (:func:`pearl.experiments.tables.difference`).
+
+Names: each arm is a *batch layout* (:data:`pearl.training.batches.LAYOUTS`). This script, ``make
+batch-composition``, its results files and their lines' ``"composition"`` key, and the setting
+``TrainConfig.batch_composition`` keep their first name: committed results and stored models' recipe
+keys hold it. "Composition" alone names how the two views join (:mod:`pearl.training.composition`).
 """
 from __future__ import annotations
 
@@ -33,7 +38,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seeds", default="0,1,2")
     ap.add_argument("--arms", default=",".join(("extra_negatives", "reference")),
-                    help="the compositions to train and score (a process per arm and seed can score side by side)")
+                    help="the batch layouts to train and score (a process per arm and seed can score side by side)")
     ap.add_argument("--size", choices=("sweep", "smoke"), default="sweep")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0: torch's default)")
     ap.add_argument("--summarise", action="store_true", help="only write the summary from the lines")
@@ -71,10 +76,10 @@ def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = Tr
     """Train and score every (seed, arm) missing from ``lines``, seed by seed (a run cut short
     leaves both arms with the same seeds); with ``train`` false, score only the models already trained."""
     from pearl.benchmark.scoring import run_models
-    from pearl.experiments.runner import composition_recipe, is_trained, train_models
+    from pearl.experiments.runner import is_trained, layout_recipe, train_models
     from pearl.experiments.tables import group_frame
     from pearl.provenance import append_jsonl, stamp
-    from pearl.training.batches import COMPOSITIONS, anchors_per_batch
+    from pearl.training.batches import LAYOUTS, anchors_per_batch
 
     from harness.scale import of_size
 
@@ -82,20 +87,20 @@ def run(lines: Path, seeds: list[int], size: str, threads: int, train: bool = Tr
     profile, size = scale.scaled("cpu"), scale.scaled(size)  # pearl's "tiny" profile and task size at SMOKE
     done = {(r["composition"], r["seed"]) for r in read_lines(lines)}
     for seed in seeds:
-        for composition in arms or COMPOSITIONS:
-            if (composition, seed) in done:
+        for layout in arms or LAYOUTS:
+            if (layout, seed) in done:
                 continue
-            recipe = composition_recipe(composition)
+            recipe = layout_recipe(layout)
             if not train and not is_trained(recipe, seed, profile):
                 print(f"{recipe.folder(seed).name} is not trained yet: left for a later run", flush=True)
                 continue
             folder = train_models([recipe], [seed], profile=profile, guard=scale.guard)[recipe.name][0]
             info = json.loads((folder / "pearl.json").read_text())
             cfg = info["train_config"]
-            groups = group_frame(run_models({composition: [folder]}, size=size, threads=threads)).iloc[0]
-            row = {"composition": composition, "seed": seed, "size": size, "profile": profile, "model": folder.name,
+            groups = group_frame(run_models({layout: [folder]}, size=size, threads=threads)).iloc[0]
+            row = {"composition": layout, "seed": seed, "size": size, "profile": profile, "model": folder.name,
                    "batch_size": cfg["batch_size"], "hard_negatives": cfg["hard_negatives"], "steps": cfg["steps"],
-                   "anchors_per_step": anchors_per_batch(cfg["batch_size"], cfg["hard_negatives"], composition),
+                   "anchors_per_step": anchors_per_batch(cfg["batch_size"], cfg["hard_negatives"], layout),
                    "train_s": info.get("train_seconds"), "centre": cfg.get("centre"), "char_weight": cfg.get("char_weight"),
                    "groups": {k: float(v) for k, v in groups.items() if k not in ("recipe", "model")}, **stamp()}
             append_jsonl(lines, row)
@@ -110,13 +115,13 @@ def summarise(lines: Path, smoke: bool) -> None:
     from pearl.experiments.tables import COLUMNS, difference
     from harness.outputs import save_table
     from pearl.tabular import Table, cell, render
-    from pearl.training.batches import COMPOSITIONS
+    from pearl.training.batches import LAYOUTS
 
     rows = read_lines(lines)
     if not rows:
         raise SystemExit(f"{lines} holds no runs: run scripts/batch_composition.py without --summarise first")
     groups = pd.DataFrame([{"recipe": r["composition"], "seed": r["seed"], "model": r["model"], **r["groups"]} for r in rows])
-    today, reference = COMPOSITIONS
+    today, reference = LAYOUTS
     seeds = sorted(set(groups.loc[groups["recipe"] == today, "seed"]) & set(groups.loc[groups["recipe"] == reference, "seed"]))
     if len(seeds) < 2:
         raise SystemExit(f"{lines}: both arms need at least two common seeds for Welch's interval (have {seeds})")

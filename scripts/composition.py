@@ -104,7 +104,7 @@ def rows_for(moment_parts: dict, vocab: list[str], cfg, moment: str = MOMENTS[0]
                     "centre": old_centre})
     for w in WEIGHTS:
         comp, m = compose(p, c, w, cfg.max_char_share, None)
-        out.append({"recipe": "rule", "rule": True, "weight": w, "scale": comp.char_weight, "centred": comp.centred,
+        out.append({"recipe": "rule", "rule": True, "weight": w, "scale": comp.char_scale, "centred": comp.centred,
                     "centre": m.astype(np.float64) if comp.centred else None, "composition": comp.record()})
     return out
 

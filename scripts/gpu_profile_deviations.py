@@ -72,8 +72,8 @@ def rows() -> list[dict]:
         "as each phrase of a batch brings 2 here (pearl.training.batches); how they enter the batch: the next row")
     row("batch composition", "each anchor's hard negatives are rows of the batch, each with its own augmented positive "
         "and type label; batch 512 counts the texts of both views: 512 // 6 = 85 anchors, 255 rows, 510 texts "
-        "(authors' code, source/loader.py, lines 30-47 and 57)", composition_words(cfg), False,
-        composition_gain(_record("batch_composition.json").get("metrics", {}),
+        "(authors' code, source/loader.py, lines 30-47 and 57)", layout_words(cfg), False,
+        layout_gain(_record("batch_composition.json").get("metrics", {}),
                          len(_record("batch_composition.json").get("parameters", {}).get("seeds", []))))
     row("augmentation draws", "character edits and word swaps drawn at every step; synonyms and paraphrases from tables "
         "built in advance (authors' code, source/augmentation.py)",
@@ -123,8 +123,8 @@ def rows() -> list[dict]:
     return out
 
 
-def composition_words(cfg) -> str:
-    """The gpu profile's batch composition in words (``TrainConfig.batch_composition``)."""
+def layout_words(cfg) -> str:
+    """The gpu profile's batch layout in words (``TrainConfig.batch_composition``)."""
     from pearl.training.batches import anchors_per_batch
 
     k, rows = cfg.hard_negatives, cfg.batch_size
@@ -135,8 +135,8 @@ def composition_words(cfg) -> str:
             "negatives are extra candidates of the contrastive loss only (no positive, no type label)")
 
 
-def composition_gain(measured: dict, seeds: int) -> str:
-    """The measured difference of the reference composition from today's (results/batch_composition.json)."""
+def layout_gain(measured: dict, seeds: int) -> str:
+    """The measured difference of the reference batch layout from today's (results/batch_composition.json)."""
     if not measured:
         return "not measured yet: scripts/batch_composition.py (make batch-composition)"
     return (f"measured at the cpu profile (MiniLM, {seeds} seeds a side, sweep suite): reference - today "

@@ -46,13 +46,13 @@ def trained_weights() -> dict[str, str]:
     sys.path.insert(0, str(ROOT / "tests"))
     from _tiny import CFG, LABELS, tiny_backbone, tiny_corpus, tiny_hard_negatives
 
-    from pearl.corpus.augment import AugmentTables
+    from pearl.corpus.augment import AugmentLexicons
     from pearl.training.methods import inputs_for
     from pearl.training.objectives import OBJECTIVES
     from pearl.training.train import TrainConfig, train
 
     words = "new york times paris city green tree run fast bank river old man small house".split()
-    tables = AugmentTables(wordnet={w: [w[::-1]] for w in words if w not in ("york", "paris")}, paraphrases={})
+    tables = AugmentLexicons(wordnet={w: [w[::-1]] for w in words if w not in ("york", "paris")}, paraphrases={})
     out = {}
     for name in sorted(OBJECTIVES):
         cfg = TrainConfig.of(name, steps=3, average=1.0, **{**CFG, **OBJECTIVES[name].defaults})

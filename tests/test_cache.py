@@ -50,7 +50,7 @@ def test_a_changed_model_never_gets_old_vectors(tmp_path):
 
 
 def test_a_character_weight_set_after_loading_never_gets_or_poisons_old_vectors(tmp_path):
-    """Before: setting ``char_weight`` on a loaded PEARL model returned the old weight's vectors for
+    """Before: setting the applied ``char_scale`` on a loaded PEARL model returned the old weight's vectors for
     phrases already cached, and stored the new weight's under the old key (a clean run then got them).
     Now the applied weight is in the fingerprint: fresh vectors, and the old entries stay right."""
     from _tiny import tiny_exported
@@ -60,10 +60,10 @@ def test_a_character_weight_set_after_loading_never_gets_or_poisons_old_vectors(
     _, _, folder = tiny_exported(tmp_path / "pearl-tiny-seed0")
     loaded = cached(load_model(folder, device="cpu", cache=False), path)
     before = encode(loaded, PHRASES)
-    loaded.extra["inner"].model.char_weight = 0.9  # the model's public setter
+    loaded.extra["inner"].model.char_scale.fill_(0.9)  # the model's applied scale, a buffer
     after = encode(loaded, PHRASES)
     plain = load_model(folder, device="cpu", cache=False)
-    plain.model.char_weight = 0.9
+    plain.model.char_scale.fill_(0.9)
     np.testing.assert_array_equal(after, encode(plain, PHRASES))
     assert not np.allclose(after, before)
     clean = cached(load_model(folder, device="cpu", cache=False), path)  # a later clean run
@@ -289,7 +289,7 @@ def test_the_fingerprint_covers_config_tokenizer_pearl_settings_and_pooling():
     e.tokenizer.init_kwargs["do_lower_case"] = False
     changes.append(e)
     e = tiny_encoder()
-    e.extra["pearl"] = {"char_weight": 0.5}
+    e.extra["pearl"] = {"char_scale": 0.5}
     changes.append(e)
     e = tiny_encoder()
     e.forward = lambda batch, texts: None  # a pooling of its own
@@ -347,7 +347,7 @@ def test_an_edited_pearl_json_changes_the_fingerprint(tmp_path):
     before = fingerprint(load_model(folder, device="cpu", cache=False))
 
     def reweigh(info):
-        info["char_weight"] = 0.9
+        info["char_scale"] = 0.9
         info["settings_sha256"] = weights.settings_digest(info)  # as if exported so
 
     _edit(folder / "pearl.json", reweigh)

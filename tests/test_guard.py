@@ -23,7 +23,7 @@ def test_a_writer_shows_the_guard_every_target_before_its_first_write(tmp_path):
         store.write_corpus([("the war", "NP-OTHER", 2, "wikitext2")], tmp_path / "phrases.tsv", guard=guard)
     assert guard.seen == store.corpus_files(tmp_path / "phrases.tsv") and not list(tmp_path.iterdir())
     with pytest.raises(PermissionError):
-        augment.save_tables(augment.AugmentTables(), tmp_path / "augment", guard=guard)
+        augment.save_lexicons(augment.AugmentLexicons(), tmp_path / "augment", guard=guard)
     assert not (tmp_path / "augment").exists()
 
 

@@ -44,7 +44,7 @@ def _writers(tmp_path):
         ("hard_negatives", lambda: hard_negatives.write_hard_negatives({"a": ["b"]}, tmp_path / "hn.json"),
          tmp_path / "hn.json"),
         ("corpus", lambda: store.write_corpus([("new york", phrases.LABELS[0], 3, "wikitext2")], corpus), corpus),
-        ("augment_tables", lambda: augment.save_tables(augment.AugmentTables(meta={"v": 1}), tables),
+        ("augment_tables", lambda: augment.save_lexicons(augment.AugmentLexicons(meta={"v": 1}), tables),
          tables / "meta.json"),
     ]
 

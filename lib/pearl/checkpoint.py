@@ -206,7 +206,7 @@ def _choice(run_dir: Path, bad: Path) -> str:
 def inputs_digest(corpus, hard_negatives: dict | None, tables=None) -> str:
     """sha256 of what a run trains on: the corpus rows, the hard negatives it uses and the
     augmentation tables its positives come from (any object with ``__dict__``, e.g.
-    :class:`pearl.corpus.augment.AugmentTables`). A resume on other inputs is refused."""
+    :class:`pearl.corpus.augment.AugmentLexicons`). A resume on other inputs is refused."""
     import json
 
     h = hashlib.sha256()

@@ -51,7 +51,7 @@ run = start("11_methods", globals(), __annotations__)
 
 from pearl import models
 from pearl.corpus import diversity as lexical
-from pearl.corpus.augment import load_tables
+from pearl.corpus.augment import load_lexicons
 from pearl.corpus.store import read_corpus
 from harness.outputs import save_figure, save_table
 from pearl.training.methods import positive_kinds, positive_samples
@@ -73,7 +73,7 @@ WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 # %%
 with run.timer("positives"):
     corpus = read_corpus()
-    tables = load_tables()
+    tables = load_lexicons()
     phrases = lexical.sample_phrases(corpus, DIVERSITY_PHRASES, seed=SEED)
     samples = positive_samples(phrases, tables, seed=SEED, methods=positive_kinds(METHODS))
 with run.timer("diversity"):

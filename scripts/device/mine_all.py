@@ -16,14 +16,14 @@ def main(argv=None) -> None:
     ap.add_argument("--max-distance", type=float, default=0.5, help="edit-distance share for candidates")
     args = ap.parse_args(argv)
 
-    from pearl.corpus.augment import load_tables
+    from pearl.corpus.augment import load_lexicons
     from pearl.corpus.hard_negatives import mine, write_hard_negatives
     from pearl.corpus.store import read_rows
     from pearl.models import load_model
 
     phrases = [r["phrase"] for r in read_rows()]
     t0 = time.perf_counter()
-    negs, stats = mine(phrases, load_model("minilm"), k=args.k, tables=load_tables(), max_distance=args.max_distance,
+    negs, stats = mine(phrases, load_model("minilm"), k=args.k, tables=load_lexicons(), max_distance=args.max_distance,
                        anchors=None, progress=False)
     stats["seconds"] = time.perf_counter() - t0
     write_hard_negatives(negs, args.out)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 
 from pearl.models import folder_name
+from pearl.training.composition import applied_scale
 from pearl.atomic import write_atomic
 from pearl.tabular import Table, cell, render, rows as table_rows
 
@@ -146,7 +147,7 @@ def rule_lines(folder: Path, t: pd.DataFrame) -> list[str]:
     comp = json.loads((folder / "rule_seed0_pearl.json").read_text())["composition"]
     fixed = folder_name("pearl", "minilm", 0)
     return ["", f"Trained again under the composition rule (`pearl.training.composition`: centred {comp['centred']}, "
-            f"the asked weight {comp['asked_weight']} capped to {comp['char_weight']:.3f}, the character part's share "
+            f"the asked weight {comp['asked_weight']} capped to {applied_scale(comp):.3f}, the character part's share "
             f"of the variance {comp['char_share']:.2f}), seed 0 scores BC5CDR {scores['bc5cdr']:.2f} and CoNLL "
             f"{scores['conll']:.2f}, against {t.loc[fixed, 'bc5cdr']:.2f} and {t.loc[fixed, 'conll']:.2f} at the fixed "
             f"weight and MiniLM's {t.loc['minilm', 'bc5cdr']:.2f} and {t.loc['minilm', 'conll']:.2f} (one seed; the other "
@@ -181,7 +182,7 @@ def rule_seeds_section(folder: Path, reference: Path) -> list[str]:
         f"Seeds {', '.join(map(str, infos))} trained at the gpu profile ({seconds} "
         f"of training each) under the rule: centred {sorted({c['centred'] for c in comps})}, the asked character weight "
         f"{comps[0]['asked_weight']} capped at {comps[0]['max_char_share']:g} of the variance "
-        f"(scale {min(c['char_weight'] for c in comps):.3f} to {max(c['char_weight'] for c in comps):.3f}). "
+        f"(scale {min(applied_scale(c) for c in comps):.3f} to {max(applied_scale(c) for c in comps):.3f}). "
         f"Code: commit `{prov['code_commit'][:7]}` ({prov['machine']}; {prov['device_seconds']}). MiniLM's row is "
         "the one scored beside the fixed-weight seeds above (the same rounded backbone; the recipe does not change it). "
         "Same stand-ins as above. The interval is the one-sample t over the three seeds against MiniLM's exact "

@@ -116,7 +116,7 @@ def main() -> None:
     for avg, cw in grid:
         model.backbone.load_state_dict(tuned)  # each grid point averages from the fine-tuned weights
         average_and_centre(model, result.tokenizer, original, [p for p, _ in corpus], cfg, avg)  # as training ends
-        model.char_weight = cw
+        model.char_scale.fill_(cw)
         t0 = time.perf_counter()
         scores = dev_scores(model.as_encoder(result.tokenizer, cfg.max_length, name="dev"), inputs)
         record({"tag": args.tag, "set": args.set, "seed": args.seed, "average": avg, "char_weight": cw,

@@ -67,7 +67,7 @@ def test_a_new_backbone_is_one_entry_and_trains_scores_and_stands_in_table4(tiny
     """The calls of notebook 09 at SMOKE size (tiny profile and benchmark, seed 0), with
     ``BACKBONES=["tinybert"]``: nothing but the entry names the backbone."""
     import pearl.training.profiles as profiles
-    from pearl.corpus.augment import AugmentTables
+    from pearl.corpus.augment import AugmentLexicons
     from pearl.benchmark.scoring import run_model_sets
     from pearl.experiments import backbones as table4, paper_beside, runs, tables
     from pearl.experiments.runner import train_models
@@ -77,7 +77,7 @@ def test_a_new_backbone_is_one_entry_and_trains_scores_and_stands_in_table4(tiny
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path / "output"))
     corpus = [(p, t if t != "VP" else "VP-DATE") for p, t in tiny_corpus(48)]  # the corpus' own types
     words = "new york times paris city green tree run fast bank river old man small house".split()
-    augment = AugmentTables(wordnet={w: [w[::-1]] for w in words}, paraphrases={})
+    augment = AugmentLexicons(wordnet={w: [w[::-1]] for w in words}, paraphrases={})
     monkeypatch.setattr(profiles, "load_training_data", lambda **_: (corpus, tiny_hard_negatives(corpus), augment))
     paths.derived_dir().mkdir(parents=True, exist_ok=True)  # the files whose digests key a recipe
     (paths.derived_dir() / "phrases.tsv").write_text("phrase\tlabel\n")

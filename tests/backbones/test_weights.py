@@ -50,11 +50,11 @@ def _edit_json(path, **changes):
     path.write_text(json.dumps(data))
 
 
-@pytest.mark.parametrize("file, changes", [("pearl.json", {"char_weight": 0.9}), ("pearl.json", {"max_length": 8}),
+@pytest.mark.parametrize("file, changes", [("pearl.json", {"char_scale": 0.9}), ("pearl.json", {"max_length": 8}),
                                            ("config.json", {"hidden_act": "relu"}),
                                            ("config.json", {"layer_norm_eps": 1e-3}),
                                            ("tokenizer_config.json", {"do_lower_case": False}),
-                                           ("2_CharConcat/config.json", {"char_weight": 0.9})])
+                                           ("2_CharConcat/config.json", {"char_scale": 0.9})])
 def test_an_edited_settings_file_is_refused_naming_it(copy, file, changes):
     """pearl.json is covered by its own settings digest, every other file by its sha256."""
     _edit_json(copy / file, **changes)
@@ -206,12 +206,15 @@ def test_a_manifest_folder_is_verified(tmp_path):
 
 
 @pytest.mark.parametrize("weight", [1e308, 0.0, 1.5, None])
-def test_an_out_of_range_char_weight_in_pearl_json_is_refused(copy, weight):
-    """Before: a pearl.json whose char_weight was edited out of (0, 1), its settings digest written
+@pytest.mark.parametrize("key", ["char_scale", "char_weight"])  # char_weight: folders exported before the two names
+def test_an_out_of_range_char_scale_in_pearl_json_is_refused(copy, weight, key):
+    """Before: a pearl.json whose applied scale was edited out of (0, 1), its settings digest written
     again to match, loaded; 1e308 gave NaN vectors. Now the load names the setting and its range."""
     info = json.loads((copy / "pearl.json").read_text())
-    info["char_weight"] = weight
+    info[key] = weight
+    if key == "char_weight":
+        del info["char_scale"]
     info["settings_sha256"] = weights.settings_digest(info)
     (copy / "pearl.json").write_text(json.dumps(info))
-    with pytest.raises(weights.WeightsError, match=r"pearl.json: char_weight .* is not a weight in \(0, 1\).*export it again"):
+    with pytest.raises(weights.WeightsError, match=rf"pearl.json: {key} .* is not a weight in \(0, 1\).*export it again"):
         load_model(copy, device="cpu", cache=False)

@@ -15,7 +15,7 @@ from pearl.corpus.synonyms import _is_inflection
 
 PHRASES = ["The New York Times", "big dog", "in 2008", "lobster", "a", "x y", "between 1500 and 2000 ft",
            "café au lait", "東京 tower"]
-TABLES = au.AugmentTables(wordnet={"big": ["large"], "dog": ["domestic_dog", "hound"]},
+TABLES = au.AugmentLexicons(wordnet={"big": ["large"], "dog": ["domestic_dog", "hound"]},
                           glove={"big": ["huge"], "lobster": ["crab"]},
                           paraphrases={"The New York Times": ["NYT", "NYTimes"]})
 SEEDS = range(25)
@@ -86,7 +86,7 @@ def test_token_synonym_replaces_one_lowercase_token_from_its_table(op, table):
         assert len(a) == len(b) and len(diff) == 1 and diff[0][1] in table[diff[0][0]]
         seen += 1
     assert seen > 0
-    assert op("The New York Times", np.random.default_rng(0), au.AugmentTables(wordnet={"new": ["young"]},
+    assert op("The New York Times", np.random.default_rng(0), au.AugmentLexicons(wordnet={"new": ["young"]},
                                                                                glove={"new": ["young"]})) is None
 
 
@@ -134,11 +134,11 @@ def test_variants_give_one_example_per_operation():
 
 
 def test_tables_round_trip_and_missing(tmp_path):
-    au.save_tables(TABLES, tmp_path)
-    back = au.load_tables(tmp_path)
+    au.save_lexicons(TABLES, tmp_path)
+    back = au.load_lexicons(tmp_path)
     assert back.wordnet == TABLES.wordnet and back.paraphrases == TABLES.paraphrases
     with pytest.raises(FileNotFoundError, match=r"is missing: build them with pearl\.corpus\.training_tables\.build_training_tables"):
-        au.load_tables(tmp_path / "none")
+        au.load_lexicons(tmp_path / "none")
 
 
 def test_coverage_shares():
@@ -198,13 +198,13 @@ def test_augment_many_draws_as_one_by_one_and_the_summary_counts_ops():
 
 def test_a_cut_table_or_meta_json_names_the_file_and_the_fix(tmp_path):
     """Before: a truncated augment/meta.json (or table) failed with a bare JSONDecodeError."""
-    from pearl.corpus.augment import AugmentTables, load_tables, save_tables
+    from pearl.corpus.augment import AugmentLexicons, load_lexicons, save_lexicons
 
-    folder = save_tables(AugmentTables(wordnet={"war": ["battle"]}, meta={"phrases": 1}), tmp_path / "augment")
+    folder = save_lexicons(AugmentLexicons(wordnet={"war": ["battle"]}, meta={"phrases": 1}), tmp_path / "augment")
     for name in ("meta.json", "wordnet_synonyms.json"):
         good = (folder / name).read_text()
         (folder / name).write_text(good[: len(good) // 2])
         with pytest.raises(ValueError, match=rf"{name} is damaged: not JSON .*Build the tables again .*build_training_tables"):
-            load_tables(folder)
+            load_lexicons(folder)
         (folder / name).write_text(good)
-    assert load_tables(folder).wordnet == {"war": ["battle"]}
+    assert load_lexicons(folder).wordnet == {"war": ["battle"]}

@@ -2,7 +2,7 @@
 synonym positives Phrase-BERT and PAUSE train on."""
 import numpy as np
 import pytest
-from pearl.corpus.augment import AugmentTables
+from pearl.corpus.augment import AugmentLexicons
 from pearl.corpus.diversity import lexical_diversity, pair_measures
 from pearl.corpus.positives import has_positive, paraphrase_augmenter, paraphrase_positives
 
@@ -44,7 +44,7 @@ def test_empty_inputs_are_refused():
         pair_measures("big house", " ")
 
 
-TABLES = AugmentTables(wordnet={"big": ["large", "bad"], "house": ["home"], "new": ["novel"]},
+TABLES = AugmentLexicons(wordnet={"big": ["large", "bad"], "house": ["home"], "new": ["novel"]},
                        glove={"big": ["huge"]},
                        paraphrases={"The New York Times": ["NYT", "NYTimes"], "big house": ["mansion", "large house"]})
 

@@ -2,12 +2,12 @@
 import numpy as np
 import pytest
 from pearl.corpus import hard_negatives as hn
-from pearl.corpus.augment import AugmentTables
+from pearl.corpus.augment import AugmentLexicons
 from pearl.encode import encode
 
 PHRASES = ["the war", "The War", "the wars", "war the", "the warfare", "the conflict", "the way", "the bar",
            "the car", "the ware", "the star", "the wax", "a war", "unrelated lobster pots"]
-TABLES = AugmentTables(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
+TABLES = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
 
 
 def test_blocks_skip_stop_words_and_singletons():

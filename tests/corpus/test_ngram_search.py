@@ -3,12 +3,12 @@ import numpy as np
 import pytest
 from pearl.corpus import hard_negatives as hn
 from pearl.corpus import ngram_search as ns
-from pearl.corpus.augment import AugmentTables
+from pearl.corpus.augment import AugmentLexicons
 
 PHRASES = ["the war", "The War", "the wars", "war the", "the warfare", "the conflict", "the way", "the bar",
            "the car", "the ware", "the star", "the wax", "a war", "unrelated lobster pots", "lobster pot",
            "lobsters pots", "red lobster", "the wax seal", "a car park", "car parks"]
-TABLES = AugmentTables(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
+TABLES = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
 EXHAUSTIVE = ns.AnnSettings(dim=64, nlist=4, nprobe=4, probe=len(PHRASES))
 
 

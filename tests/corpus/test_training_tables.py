@@ -7,7 +7,7 @@ from pathlib import Path
 import pearl.models
 from conftest import ROOT, needs_wordnet, notebook_parameters
 from pearl.corpus import hard_negatives as hn
-from pearl.corpus.augment import load_tables
+from pearl.corpus.augment import load_lexicons
 from pearl.corpus.paraphrase import OfflineParaphraser
 from pearl.corpus.synonyms import glove_neighbours, vocabulary, wordnet_table
 from pearl.corpus.training_tables import DEFAULTS, build_training_tables
@@ -44,7 +44,7 @@ def test_writes_what_the_pieces_make(tmp_path, monkeypatch, minilm):
     assert tables.meta == {"glove_threshold": 0.85, "glove_vocab": 100_000, "paraphraser": "offline", "phrases": 15}
     alone, _ = hn.mine(PHRASES, minilm, k=2, tables=tables, max_distance=0.5, anchors=5)
     assert negatives == alone and stats["anchors"] == 5 and set(negatives) <= set(PHRASES[:5])
-    back = load_tables(tmp_path / "augment")  # what training reads back
+    back = load_lexicons(tmp_path / "augment")  # what training reads back
     assert (back.wordnet, back.glove, back.paraphrases, back.meta) == \
         (tables.wordnet, tables.glove, tables.paraphrases, tables.meta)
     assert hn.read_hard_negatives(tmp_path / "hard_negatives.json") == negatives

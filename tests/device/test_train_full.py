@@ -21,7 +21,7 @@ def train_full(monkeypatch, tmp_path):
     phrases = [f"the {a} {b}" for a in words for b in words if a != b][:170]
     store.write_corpus([(p, LABELS[i % 3], 2, "wikitext2") for i, p in enumerate(phrases)])
     hard_negatives.write_hard_negatives({p: [phrases[(i + 1) % len(phrases)]] for i, p in enumerate(phrases)})
-    augment.save_tables(augment.AugmentTables())
+    augment.save_lexicons(augment.AugmentLexicons())
     script = runpy.run_path(str(ROOT / "scripts" / "device" / "train_full.py"), run_name="train_full")
     return script["main"], tmp_path
 

@@ -16,7 +16,7 @@ def _table1_rows(model, score):
 def test_model_cards_get_their_table1_row(tmp_path):
     folder = tmp_path / "pearl-minilm-seed0"
     folder.mkdir()
-    (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_weight": 0.25, "train_config": {"seed": 0}}))
+    (folder / "pearl.json").write_text(json.dumps({"dim": 448, "char_scale": 0.25, "train_config": {"seed": 0}}))
     update_cards(_table1_rows("pearl-minilm-seed0", 61.25), [folder])
     card = (folder / "README.md").read_text()
     assert "## Table 1" in card and "| PPDB |" in card and "61.2" in card

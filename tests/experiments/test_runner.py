@@ -206,7 +206,7 @@ def test_run_summary_reads_steps_seconds_batch_and_views(tmp_path, monkeypatch):
 
 def test_is_trained_says_whether_train_models_would_reuse_the_folder(fake_training):
     """What scripts/batch_composition.py --no-train scores: only folders of this very recipe."""
-    reference = runner.composition_recipe("reference")
+    reference = runner.layout_recipe("reference")
     assert not runner.is_trained(reference, 0)
     train_models([reference], [0], profile="cpu", log=lambda _: None)
     assert runner.is_trained(reference, 0) and not runner.is_trained(reference, 1)

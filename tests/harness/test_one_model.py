@@ -158,7 +158,7 @@ def test_a_full_size_build_over_smoke_data_refuses_before_writing(tmp_path, monk
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     store.write_corpus([("the war", "NP-OTHER", 2, "wikitext2")], guard=SMOKE.guard)
-    augment.save_tables(augment.AugmentTables(meta={"phrases": 1}), guard=SMOKE.guard)
+    augment.save_lexicons(augment.AugmentLexicons(meta={"phrases": 1}), guard=SMOKE.guard)
     hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=SMOKE.guard)
     before = {p: p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
     for stage in ("build_corpus", "build_tables", "train_model"):

@@ -66,7 +66,7 @@ def _smoke_writes():
     build_dir = lambda: build.Settings(SAMPLE, CHUNKS, TOKENS, MODEL).folder()  # noqa: E731
     return {
         "corpus": (lambda: store.write_corpus(ROWS[:1], guard=SMOKE.guard), "data/derived/phrases.tsv"),
-        "augment": (lambda: augment.save_tables(augment.AugmentTables(), guard=SMOKE.guard),
+        "augment": (lambda: augment.save_lexicons(augment.AugmentLexicons(), guard=SMOKE.guard),
                     "data/derived/augment/wordnet_synonyms.json"),
         "hard_negatives": (lambda: hard_negatives.write_hard_negatives({}, guard=SMOKE.guard),
                            "data/derived/hard_negatives.json"),

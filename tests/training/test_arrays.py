@@ -1,5 +1,5 @@
 """pearl.training.arrays: batches drawn once into arrays and gathered by index are the Collator's batches,
-tensor for tensor (a hash over every step, every composition, with and without PAUSE's flags and data
+tensor for tensor (a hash over every step, every batch layout, with and without PAUSE's flags and data
 parallel shards); the folder is saved whole, keyed and checksummed; a run fed from them trains to the
 same weights as one fed by the Collator, and resumes."""
 import hashlib
@@ -25,13 +25,13 @@ def batch_hash(batch: dict) -> str:
     return h.hexdigest()
 
 
-def _collator(rank=0, world=1, use_char=True, labelled=None, composition="extra_negatives", rows=None, k=2):
+def _collator(rank=0, world=1, use_char=True, labelled=None, layout="extra_negatives", rows=None, k=2):
     corpus = tiny_corpus(40)
     _, tok = tiny_backbone()
     phrases = [p for p, _ in corpus]
     return Collator(tok, phrases, [LABELS.index(t) for _, t in corpus], tiny_hard_negatives(corpus), swap_augmenter,
                     k=k, use_char=use_char, seed=3, rank=rank, world=world, labelled=labelled,
-                    composition=composition, rows=rows, types={}), corpus
+                    layout=layout, rows=rows, types={}), corpus
 
 
 @pytest.mark.parametrize("case", ["default", "no_char", "pause_flags", "two_ranks", "reference", "no_negatives"])
@@ -39,7 +39,7 @@ def test_gathered_batches_hash_as_the_collators(case):
     """Every step of two epochs: the same hash from the arrays as from the Collator (the same texts,
     tokens, byte ids, labels and flags), in every setting the trainer uses."""
     kw = {"default": {}, "no_char": {"use_char": False}, "pause_flags": {"labelled": [i % 3 == 0 for i in range(40)]},
-          "two_ranks": {"world": 2}, "reference": {"composition": "reference", "rows": 8},
+          "two_ranks": {"world": 2}, "reference": {"layout": "reference", "rows": 8},
           "no_negatives": {"k": 0}}[case]
     ranks = range(kw.get("world", 1))
     plan = BatchPlan(40, 8 if case != "reference" else 3, seed=3, epochs=2)

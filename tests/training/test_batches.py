@@ -1,5 +1,5 @@
 """pearl.training.batches: how many steps a run takes (BatchPlan, and the warning when a budget is cut), the
-reference composition's rows (each hard negative a row with its own copy and type), and the default's batches unchanged."""
+reference layout's rows (each hard negative a row with its own copy and type), and the default's batches unchanged."""
 import warnings
 
 import pytest
@@ -18,7 +18,7 @@ def test_steps_are_capped_at_the_epochs_with_a_warning():
         assert plan.steps(10) == 6
 
 
-# ------------------------------------------------------------------ the reference composition
+# ------------------------------------------------------------------ the reference layout
 
 
 def upper_augmenter(rng):
@@ -26,7 +26,7 @@ def upper_augmenter(rng):
     return str.upper
 
 
-def _collator(composition="reference", rows=5, k=2, hard_negatives=None, types=None, augmenter=upper_augmenter,
+def _collator(layout="reference", rows=5, k=2, hard_negatives=None, types=None, augmenter=upper_augmenter,
               seed=0, corpus=None):
     from _tiny import tiny_backbone
 
@@ -37,7 +37,7 @@ def _collator(composition="reference", rows=5, k=2, hard_negatives=None, types=N
         "new york": ["new yolk", "few york"], "old man": ["bold man", "old men"], "run fast": ["ran fast", "run east"]}
     _, tok = tiny_backbone()
     return Collator(tok, [p for p, _ in corpus], [LABELS.index(t) for _, t in corpus], negatives, augmenter, k=k,
-                    use_char=False, seed=seed, composition=composition, rows=rows, types=types)
+                    use_char=False, seed=seed, layout=layout, rows=rows, types=types)
 
 
 #: the type label index of each hard negative (none of them is a training phrase)
@@ -73,9 +73,9 @@ def test_a_reference_batch_refuses_hard_negatives_without_a_type():
         _collator(types=None)
 
 
-def test_an_unknown_composition_names_the_choices():
+def test_an_unknown_layout_names_the_choices():
     with pytest.raises(ValueError, match=r"'paper' is unknown: choose one of 'extra_negatives', 'reference'"):
-        _collator(composition="paper")
+        _collator(layout="paper")
 
 
 def test_the_plan_draws_a_batch_of_anchors_that_fill_the_rows():
@@ -108,7 +108,7 @@ DEFAULT_BATCHES = "a393f0445f21c78cef2a62d61b747206daf0d6c9faceed6812a9552612058
 
 def test_the_default_batches_are_the_ones_before_the_option():
     """Same seed, same batches, byte for byte (texts, token and byte ids, labels), as before the
-    reference composition was added: the default composition changed nothing."""
+    reference layout was added: the default layout changed nothing."""
     from _tiny import swap_augmenter, tiny_backbone, tiny_corpus, tiny_hard_negatives
 
     from pearl.training.batches import Collator

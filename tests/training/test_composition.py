@@ -23,16 +23,16 @@ def test_an_anisotropic_backbone_is_centred_and_its_statistics_are_the_hand_comp
     # centred: (0, 1) and (0, -1), unit already, variance 1 each; the character part's 0.5
     assert comp.var_phrase == pytest.approx(1.0) and comp.var_char == pytest.approx(0.5)
     # w = 0.5 is under the cap sqrt(0.2 / 0.8 * 1 / 0.5) = sqrt(0.5): kept, share 0.125 / 1.125
-    assert comp.char_weight == 0.5 and comp.char_share == pytest.approx(0.125 / 1.125)
+    assert comp.char_scale == 0.5 and comp.char_share == pytest.approx(0.125 / 1.125)
 
 
 def test_a_weight_above_the_cap_is_cut_to_the_chosen_share():
     comp, _ = compose(ANISOTROPIC, CHARS, char_weight=0.9, max_char_share=0.2)
-    assert comp.char_weight == pytest.approx(math.sqrt(0.5)) and comp.asked_weight == 0.9
+    assert comp.char_scale == pytest.approx(math.sqrt(0.5)) and comp.asked_weight == 0.9
     assert comp.char_share == pytest.approx(0.2)  # 0.5 * 0.5 / (1 + 0.25)
     assert cap_weight(1.0, 0.5, 0.2) == pytest.approx(math.sqrt(0.5))
     uncapped, _ = compose(ANISOTROPIC, CHARS, char_weight=0.9, max_char_share=None)
-    assert uncapped.char_weight == 0.9  # no cap: the fixed weight of the recipes before the rule
+    assert uncapped.char_scale == 0.9  # no cap: the fixed weight of the recipes before the rule
 
 
 def test_an_isotropic_backbone_is_left_uncentred():
@@ -68,8 +68,8 @@ def test_centre_takes_the_rule_or_a_switch():
 def test_training_applies_the_rule_and_a_resumed_run_keeps_its_scale(tmp_path):
     full = tiny_train(tmp_path / "full", max_char_share=0.001)
     comp = full.model.composition
-    assert comp is not None and comp.char_weight < 0.5 == comp.asked_weight  # the cap engaged
-    assert comp.char_share == pytest.approx(0.001) and full.model.char_weight == comp.char_weight
+    assert comp is not None and comp.char_scale < 0.5 == comp.asked_weight  # the cap engaged
+    assert comp.char_share == pytest.approx(0.001) and float(full.model.char_scale) == comp.char_scale
     tiny_train(tmp_path / "killed", max_char_share=0.001, stop_at=2)
     resumed = tiny_train(tmp_path / "killed", max_char_share=0.001)
     assert resumed.steps == 2
@@ -82,10 +82,10 @@ def test_training_applies_the_rule_and_a_resumed_run_keeps_its_scale(tmp_path):
 def test_a_checkpoint_without_the_scale_keeps_the_models_own():
     from pearl.training.model import build_model
 
-    model = build_model(tiny_backbone()[0], char_dim=16, char_weight=0.3)
+    model = build_model(tiny_backbone()[0], char_dim=16, char_scale=0.3)
     state = {k: v for k, v in model.state_dict().items() if k != "char_scale"}  # written before the buffer
     model.load_state_dict(state)
-    assert model.char_weight == pytest.approx(0.3)
+    assert float(model.char_scale) == pytest.approx(0.3)
 
 
 def test_export_records_the_rule_and_loads_the_vector_training_joins(tmp_path):
@@ -98,8 +98,9 @@ def test_export_records_the_rule_and_loads_the_vector_training_joins(tmp_path):
     model, tok = result.model, result.tokenizer
     path = export(model, tok, tmp_path / "pearl-tiny-rule", labels=LABELS)
     info = json.loads((path / "pearl.json").read_text())
-    assert info["char_weight"] == pytest.approx(model.char_weight) and info["char_weight"] < 0.5
-    assert info["composition"]["char_weight"] == info["char_weight"]
+    assert info["char_scale"] == pytest.approx(float(model.char_scale)) and info["char_scale"] < 0.5
+    assert info["composition"]["char_scale"] == info["char_scale"] and "char_weight" not in info
+    assert info["composition"]["asked_weight"] == 0.5  # the asked w, TrainConfig.char_weight
     assert info["composition"]["max_char_share"] == 0.001 and "resultant_length" in info["composition"]
     phrases = ["The New York Times", "NYTimes", "in 2008", "café au lait"]
     want = torch.nn.functional.normalize(model.embed(tok, phrases), dim=-1).numpy()  # training's join_parts
@@ -109,17 +110,51 @@ def test_export_records_the_rule_and_loads_the_vector_training_joins(tmp_path):
 
 
 def test_a_folder_exported_before_the_rule_loads_as_it_was(tmp_path):
-    """No ``composition`` key: the vector reads only char_weight and phrase_centre, as before."""
+    """No ``composition`` key: the vector reads only char_scale and phrase_centre, as before."""
     from _tiny import tiny_exported
     from pearl.encode import encode
     from pearl.models import load_model
 
     model, tok, path = tiny_exported(tmp_path / "pearl-tiny-old")
     info = json.loads((path / "pearl.json").read_text())
-    assert "composition" not in info and info["char_weight"] == 0.5
+    assert "composition" not in info and info["char_scale"] == 0.5
     phrases = ["green tree", "Paris"]
     want = torch.nn.functional.normalize(model.embed(tok, phrases), dim=-1).numpy()
     np.testing.assert_allclose(encode(load_model(path, device="cpu"), phrases), want, atol=1e-5)
+
+
+def test_a_folder_exported_before_the_applied_scale_had_its_name_loads_as_it_was(tmp_path):
+    """Folders exported before the asked weight and the applied scale had a name each hold the scale
+    under ``char_weight``, in ``pearl.json``, its ``composition`` and ``2_CharConcat/config.json``: they
+    load (pearl and sentence-transformers) with the same vectors and their records read the same scale."""
+    from _tiny import tiny_exported
+    from pearl.backbones import weights
+    from pearl.encode import encode
+    from pearl.models import load_model
+    from pearl.training.composition import applied_scale
+    from pearl.training.export import export
+    from sentence_transformers import SentenceTransformer
+
+    model, tok, _ = tiny_exported(tmp_path / "pearl-tiny")
+    model.char_scale.fill_(0.3)
+    path = export(model, tok, tmp_path / "pearl-tiny-old", labels=LABELS)
+    phrases = ["green tree", "Paris", "NYTimes"]
+    want = encode(load_model(path, device="cpu", cache=False), phrases)
+    config = json.loads((path / "2_CharConcat" / "config.json").read_text())
+    config["char_weight"] = config.pop("char_scale")
+    (path / "2_CharConcat" / "config.json").write_text(json.dumps(config))
+    info = json.loads((path / "pearl.json").read_text())
+    info["char_weight"] = info.pop("char_scale")
+    info["embedding"] = info["embedding"].replace("char_scale", "char_weight")
+    info["sha256"] = weights.digests(path)
+    info["settings_sha256"] = weights.settings_digest(info)
+    (path / "pearl.json").write_text(json.dumps(info))
+    assert applied_scale(info) == pytest.approx(0.3) and applied_scale({"char_weight": 0.1, "asked_weight": 0.25}) == 0.1
+    loaded = load_model(path, device="cpu", cache=False)
+    np.testing.assert_array_equal(encode(loaded, phrases), want)
+    assert float(loaded.model.char_scale) == pytest.approx(0.3)
+    st = SentenceTransformer(str(path), device="cpu", trust_remote_code=True)
+    np.testing.assert_allclose(st.encode(phrases), want, atol=1e-5)
 
 
 def _composition_script():

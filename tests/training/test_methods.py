@@ -1,7 +1,7 @@
 """What each method trains on: its positives (the sample the lexical-diversity table reads), its
 corpus and its default settings."""
 import pytest
-from pearl.corpus.augment import AugmentTables
+from pearl.corpus.augment import AugmentLexicons
 from pearl.corpus.positives import paraphrase_positives
 from pearl.training.methods import (
     augmenter_for,
@@ -13,7 +13,7 @@ from pearl.training.objectives import OBJECTIVES
 from pearl.training.profiles import config_for
 from rapidfuzz.distance import OSA
 
-TABLES = AugmentTables(wordnet={"big": ["large"], "city": ["town", "metropolis"], "old": ["aged"]},
+TABLES = AugmentLexicons(wordnet={"big": ["large"], "city": ["town", "metropolis"], "old": ["aged"]},
                        paraphrases={"The New York Times": ["NYT", "NYTimes"], "big city": ["metropolis"]})
 PHRASES = ["The New York Times", "big city", "old man", "Paris", "New York"]
 
@@ -52,7 +52,7 @@ def test_corpus_and_augmenter_need_the_tables_for_paraphrase_methods():
     assert [p for p, _ in corpus_for("pause", rows, TABLES)] == ["The New York Times", "big city", "old man"]
     with pytest.raises(ValueError, match="tables"):
         corpus_for("phrase_bert", rows)
-    with pytest.raises(ValueError, match="load_tables"):
+    with pytest.raises(ValueError, match="load_lexicons"):
         augmenter_for("pause")
     with pytest.raises(ValueError, match="no phrase of the corpus"):
         corpus_for("pause", [("Paris", "NP")], TABLES)

@@ -22,7 +22,7 @@ def test_type_head_shape_and_label_index():
 
 def test_embedding_is_the_documented_concatenation():
     backbone, tok = tiny_backbone()
-    model = build_model(backbone, char_dim=16, char_weight=0.5).eval()
+    model = build_model(backbone, char_dim=16, char_scale=0.5).eval()
     emb = model(**model.inputs(tok, ["green tree"])).embedding[0]
     assert float(emb[:32].norm()) == pytest.approx(1.0, abs=1e-5)
     assert float(emb[32:].norm()) == pytest.approx(0.5, abs=1e-5)

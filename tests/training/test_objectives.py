@@ -281,11 +281,11 @@ WORDS = ["new", "york", "times", "paris", "city", "green", "tree", "run", "fast"
 
 
 def _tables():
-    from pearl.corpus.augment import AugmentTables
+    from pearl.corpus.augment import AugmentLexicons
 
     # a synonym for every lower-case word of the tiny corpus except "york" and "paris"
     syn = {w: [w[::-1]] for w in WORDS if w not in ("york", "paris")}
-    return AugmentTables(wordnet=syn, paraphrases={})
+    return AugmentLexicons(wordnet=syn, paraphrases={})
 
 
 @pytest.mark.parametrize("method, extra", [("pearl", {}), ("simcse", {}), ("phrase_bert", {}),

@@ -77,7 +77,7 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], guard=ScaleGuard(smoke_part == "corpus"))
-    augment.save_tables(augment.AugmentTables(), guard=ScaleGuard(smoke_part == "augment"))
+    augment.save_lexicons(augment.AugmentLexicons(), guard=ScaleGuard(smoke_part == "augment"))
     hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=ScaleGuard(smoke_part == "hard_negatives"))
     named = {"corpus": "phrases.tsv", "augment": "augment/meta.json", "hard_negatives": "hard_negatives.json"}[smoke_part]
     with pytest.raises(outputs.SmokeInput, match=rf"{paths.derived_dir(named)} holds a SMOKE output.*full-size run.*"
@@ -113,7 +113,7 @@ def test_the_command_line_trains_the_gpu_profile_at_its_small_size(monkeypatch, 
 
 
 def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
-    """The reference batch composition labels each hard negative's row with its type; cut to the
+    """The reference batch layout labels each hard negative's row with its type; cut to the
     mined anchors, the training corpus no longer holds "the way", but the hard negatives carry its type."""
     from pearl.corpus import augment, hard_negatives, store
     from pearl.corpus.phrases import LABELS
@@ -121,7 +121,7 @@ def test_the_hard_negatives_carry_the_whole_corpus_types(tmp_path, monkeypatch):
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     store.write_corpus([("the war", LABELS[0], 2, "wikitext2"), ("the way", LABELS[1], 2, "wikitext2")])
-    augment.save_tables(augment.AugmentTables())
+    augment.save_lexicons(augment.AugmentLexicons())
     hard_negatives.write_hard_negatives({"the war": ["the way"]})
     corpus, negs, _ = load_training_data(anchors_only=True)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}
@@ -189,7 +189,7 @@ def test_the_command_line_refuses_smoke_data_at_a_full_profile(tmp_path, monkeyp
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     store.write_corpus([("the war", LABELS[0], 2, "wikitext2")], guard=SMOKE.guard)
-    augment.save_tables(augment.AugmentTables())
+    augment.save_lexicons(augment.AugmentLexicons())
     trained = _stop_training(monkeypatch)
     with pytest.raises(SystemExit, match=r"corpus\.json carries a note.*'cpu' profile.*--profile tiny"):
         profiles.main(["--profile", "cpu", "--steps", "2"])

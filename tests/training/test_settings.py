@@ -20,7 +20,7 @@ def test_a_batch_composition_outside_its_choices_names_the_setting_and_the_choic
     assert TrainConfig().batch_composition == "extra_negatives"  # today's batches stay the default
 
 
-def test_the_reference_composition_is_refused_for_another_objective():
+def test_the_reference_batch_layout_is_refused_for_another_objective():
     """SimCSE, Phrase-BERT and PAUSE use their negatives their own way (PAUSE's labels are per phrase)."""
     with pytest.raises(ValueError, match=r"batch_composition = 'reference' is the PEARL authors' batches; objective "
                                          r"'phrase_bert'.*use 'extra_negatives'"):

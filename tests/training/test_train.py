@@ -56,7 +56,7 @@ def test_a_backbone_built_on_first_use_leaves_the_run_as_it_was(monkeypatch):
 def test_resume_on_another_corpus_or_tables_is_refused(tmp_path):
     """The checkpoint keeps the digest of what the run trains on; resuming on other phrases, or
     with other augmentation tables, stops with the fix instead of training on silently."""
-    from pearl.corpus.augment import AugmentTables
+    from pearl.corpus.augment import AugmentLexicons
     from pearl.training.methods import augmenter_factory
 
     corpus = tiny_corpus(32)
@@ -66,12 +66,12 @@ def test_resume_on_another_corpus_or_tables_is_refused(tmp_path):
         return train(cfg, rows, tiny_hard_negatives(rows), augmenter_factory(tables=tables), labels=LABELS,
                      run_dir=tmp_path, stop_at=stop_at, progress=False, backbone=tiny_backbone())
 
-    tables = AugmentTables(wordnet={"green": ["verdant"]})
+    tables = AugmentLexicons(wordnet={"green": ["verdant"]})
     run(corpus, tables, stop_at=2)
     with pytest.raises(ValueError, match=r"trained on another corpus, hard negatives or augmentation tables: delete"):
         run(corpus[:-1] + [("something else", corpus[-1][1])], tables)
     with pytest.raises(ValueError, match="augmentation tables"):
-        run(corpus, AugmentTables(wordnet={"green": ["emerald"]}))
+        run(corpus, AugmentLexicons(wordnet={"green": ["emerald"]}))
     assert run(corpus, tables).steps == 4  # the same inputs resume
 
 
@@ -182,7 +182,7 @@ def test_bf16_only_on_cuda_and_can_be_switched_off():
 
 
 def test_reference_batches_train_with_the_types_the_hard_negatives_carry():
-    """The reference composition on hard negatives that are none of the training phrases: a plain
+    """The reference batch layout on hard negatives that are none of the training phrases: a plain
     dict has no types for them and is refused with the fix; HardNegatives carries them and trains."""
     from pearl.corpus.hard_negatives import HardNegatives
 

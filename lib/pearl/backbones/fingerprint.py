@@ -49,12 +49,12 @@ def fingerprint(encoder: Encoder) -> str:
 
 def _live(encoder: Encoder) -> str | None:
     """What a caller can change on a loaded model, without new weights, that changes its vectors: a
-    PEARL model's applied character weight (``PearlModel.char_weight``); "" for any other model, None
+    PEARL model's applied character scale (``PearlModel.char_scale``); "" for any other model, None
     for an encoder without a model."""
     if encoder.model is None:
         return None
-    weight = getattr(encoder.model, "char_weight", None)
-    return "" if weight is None else repr(float(weight))
+    scale = getattr(encoder.model, "char_scale", None)
+    return "" if scale is None else repr(float(scale))
 
 
 #: keys that name where a model or tokenizer was loaded from, or which library wrote it: they

@@ -209,7 +209,7 @@ def meta(target: str | Path | None = None) -> dict:
     """The converted folder's ``me5.json`` (empty when there is none); a damaged one raises
     :class:`pearl.backbones.weights.WeightsError` naming it and the fix."""
     target = Path(target or paths.derived_dir(NAME))
-    return weights.read_record(target / "me5.json", f"delete {target} and convert it again (pearl.backbones.me5.convert, or "
+    return weights.read_folder_record(target / "me5.json", f"delete {target} and convert it again (pearl.backbones.me5.convert, or "
                                                     "pearl.models.load_model('me5-small') for the default folder)") or {}
 
 

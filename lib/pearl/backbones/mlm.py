@@ -126,7 +126,7 @@ def meta(target: str | Path | None = None) -> dict:
     from . import weights
 
     target = Path(target or paths.derived_dir(NAME))
-    return weights.read_record(target / "mlm.json", f"delete {target} and pretrain it again (pearl.backbones.mlm.build, or "
+    return weights.read_folder_record(target / "mlm.json", f"delete {target} and pretrain it again (pearl.backbones.mlm.build, or "
                                                     "pearl.models.load_model('mlm-wiki') for the default folder)") or {}
 
 

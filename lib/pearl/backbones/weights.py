@@ -118,7 +118,7 @@ def digests(folder: str | os.PathLike) -> dict[str, str]:
 
 def settings_digest(info: dict) -> str:
     """sha256 of a ``pearl.json``'s contents but its own ``"settings_sha256"``, as JSON reads them
-    back (sorted keys), so that an edit to any setting (``char_weight``, ``max_length``, the
+    back (sorted keys), so that an edit to any setting (``char_scale``, ``max_length``, the
     recorded file digests) is seen."""
     import hashlib
 
@@ -129,14 +129,15 @@ def settings_digest(info: dict) -> str:
 def read_info(folder: str | os.PathLike) -> dict | None:
     """The folder's ``pearl.json`` as a dict, None when there is none; a file that is not a JSON
     object raises :class:`WeightsError` naming it and the fix."""
-    return read_record(Path(folder) / INFO, f"delete {Path(folder)} and export it again (notebook 03 or "
+    return read_folder_record(Path(folder) / INFO, f"delete {Path(folder)} and export it again (notebook 03 or "
                                             "pearl.training.profiles retrains it)")
 
 
-def read_record(path: str | os.PathLike, fix: str) -> dict | None:
+def read_folder_record(path: str | os.PathLike, fix: str) -> dict | None:
     """The JSON object a model folder's writer left in ``path`` (``pearl.json``, ``mlm.json``,
     ``me5.json``), None when there is none; a damaged file, or one holding no JSON object, raises
-    :class:`WeightsError` naming it, what is wrong and ``fix``."""
+    :class:`WeightsError` naming it, what is wrong and ``fix``. (A notebook's results record is read
+    by :func:`pearl.provenance.read_record`, which raises ``ValueError`` and whose file must exist.)"""
     path = Path(path)
     if not path.is_file():
         return None

@@ -1,4 +1,4 @@
-"""Three-level phrase augmentation (paper §3.1, Figure 3) and its cached tables.
+"""Three-level phrase augmentation (paper §3.1, Figure 3) and its cached lexicons.
 
 Sub-operations, each a function ``(phrase, rng, tables) -> str | None`` (None: does not apply):
 
@@ -21,9 +21,11 @@ chosen level cannot change the phrase it falls back to the other levels of nonze
 and returns the phrase unchanged only if none can. Everything random comes from one numpy
 ``Generator``: the same seed gives the same augmentations.
 
-Tables (synonyms, paraphrases) are built once by the augmentation notebook and cached as
-JSON under ``derived_dir("augment")`` (:func:`save_tables`, :func:`load_tables`). Without
-tables the token synonym operations are skipped (WordNet on the fly is available with
+The augmentation lexicons (:class:`AugmentLexicons`: synonyms, paraphrases; named apart from the result
+tables of :mod:`pearl.tabular`, although the operations' parameter keeps the name ``tables``) are built
+once by the augmentation notebook and cached as JSON under ``derived_dir("augment")``
+(:func:`save_lexicons`, :func:`load_lexicons`; the files keep their names). Without
+lexicons the token synonym operations are skipped (WordNet on the fly is available with
 ``live_wordnet=True``; it costs a few seconds to load WordNet).
 """
 from __future__ import annotations
@@ -48,13 +50,13 @@ LEVELS = {
     "token": ("token_swap", "token_wordnet", "token_glove"),
     "phrase": ("phrase_paraphrase",),
 }
-#: how missing or damaged augmentation tables are made again, said in the error
-TABLES_FIX = "build them with pearl.corpus.training_tables.build_training_tables"
-TABLE_FILES = {"wordnet": "wordnet_synonyms.json", "glove": "glove_synonyms.json", "paraphrases": "paraphrases.json"}
+#: how missing or damaged augmentation lexicons are made again, said in the error
+LEXICONS_FIX = "build them with pearl.corpus.training_tables.build_training_tables"
+LEXICON_FILES = {"wordnet": "wordnet_synonyms.json", "glove": "glove_synonyms.json", "paraphrases": "paraphrases.json"}
 
 
 @dataclass
-class AugmentTables:
+class AugmentLexicons:
     """``{word: synonyms}`` from WordNet and GloVe, ``{phrase: paraphrases}``, and metadata."""
 
     wordnet: dict[str, list[str]] = field(default_factory=dict)
@@ -63,39 +65,39 @@ class AugmentTables:
     meta: dict = field(default_factory=dict)
 
 
-def table_files(folder: Path | None = None) -> list[Path]:
-    """The files :func:`save_tables` writes in ``folder`` (default ``data/derived/augment/``): the three
-    tables and ``meta.json``, whose note (:attr:`pearl.guard.Guard.note`) speaks for all four."""
+def lexicon_files(folder: Path | None = None) -> list[Path]:
+    """The files :func:`save_lexicons` writes in ``folder`` (default ``data/derived/augment/``): the three
+    lexicons and ``meta.json``, whose note (:attr:`pearl.guard.Guard.note`) speaks for all four."""
     folder = Path(folder) if folder else paths.derived_dir("augment")
-    return [folder / name for name in TABLE_FILES.values()] + [folder / "meta.json"]
+    return [folder / name for name in LEXICON_FILES.values()] + [folder / "meta.json"]
 
 
-def save_tables(tables: AugmentTables, folder: Path | None = None, guard: Guard = OPEN) -> Path:
-    """Write the tables to ``folder`` with their ``meta.json`` (with the caller's ``guard.note``), each
+def save_lexicons(tables: AugmentLexicons, folder: Path | None = None, guard: Guard = OPEN) -> Path:
+    """Write the lexicons to ``folder`` with their ``meta.json`` (with the caller's ``guard.note``), each
     atomically; ``guard.check`` sees every file before any is written."""
-    files = table_files(folder)
+    files = lexicon_files(folder)
     guard.check(files)
     folder = files[0].parent
     folder.mkdir(parents=True, exist_ok=True)
-    for attr, name in TABLE_FILES.items():
+    for attr, name in LEXICON_FILES.items():
         write_json(folder / name, getattr(tables, attr), indent=None, ensure_ascii=False, sort_keys=True)
     write_json(folder / "meta.json", {**tables.meta, **guard.note}, indent=1, sort_keys=True)  # last: it marks a complete set
     return folder
 
 
-def load_tables(folder: Path | None = None) -> AugmentTables:
-    """The cached tables written by the augmentation notebook (clear error when missing)."""
+def load_lexicons(folder: Path | None = None) -> AugmentLexicons:
+    """The cached lexicons written by the augmentation notebook (clear error when missing)."""
     folder = Path(folder) if folder else paths.derived_dir("augment")
-    missing = [n for n in TABLE_FILES.values() if not (folder / n).is_file()]
+    missing = [n for n in LEXICON_FILES.values() if not (folder / n).is_file()]
     if missing:
-        raise FileNotFoundError(f"{folder}/{missing[0]} is missing: {TABLES_FIX}")
-    data = {attr: _read(folder / name) for attr, name in TABLE_FILES.items()}
+        raise FileNotFoundError(f"{folder}/{missing[0]} is missing: {LEXICONS_FIX}")
+    data = {attr: _read(folder / name) for attr, name in LEXICON_FILES.items()}
     meta = _read(folder / "meta.json") if (folder / "meta.json").is_file() else {}
-    return AugmentTables(**data, meta=meta)
+    return AugmentLexicons(**data, meta=meta)
 
 
 def _read(path: Path) -> dict:
-    """One table or ``meta.json``: a JSON object, or a ``ValueError`` naming the file and the fix (a cut one)."""
+    """One lexicon or ``meta.json``: a JSON object, or a ``ValueError`` naming the file and the fix (a cut one)."""
     try:
         out = json.loads(path.read_text(encoding="utf8"))
     except (ValueError, UnicodeDecodeError) as err:
@@ -104,7 +106,7 @@ def _read(path: Path) -> dict:
         why = f"a {type(out).__name__}, not a JSON object"
     if not isinstance(out, dict):
         raise ValueError(f"{path} is damaged: {why}. Build the tables again (delete {path.parent} and "
-                         f"{TABLES_FIX})")
+                         f"{LEXICONS_FIX})")
     return out
 
 
@@ -228,14 +230,14 @@ class Augmenter:
     """
 
     def __init__(self, char: float = 1.0, token: float = 1.0, phrase: float = 1.0, seed_or_rng=0,
-                 tables: AugmentTables | None = None, live_wordnet: bool = False):
+                 tables: AugmentLexicons | None = None, live_wordnet: bool = False):
         weights = {"char": char, "token": token, "phrase": phrase}
         if any(not np.isfinite(w) or w < 0 for w in weights.values()):
             raise ValueError(f"level probabilities must be finite and >= 0, got {weights}")
         self.weights = {k: float(w) for k, w in weights.items() if w > 0}
         self.rng = seed_or_rng if isinstance(seed_or_rng, np.random.Generator) else np.random.default_rng(seed_or_rng)
         if tables is None and live_wordnet:
-            tables = AugmentTables(wordnet=_LiveWordNet())
+            tables = AugmentLexicons(wordnet=_LiveWordNet())
         self.tables = tables
 
     def _try_level(self, level: str, phrase: str) -> tuple[str, str] | None:
@@ -286,7 +288,7 @@ def op_summary(pairs: list[tuple[str, str]], phrases: list[str]) -> tuple[Counte
     return Counter(op for op, _ in pairs), changed
 
 
-def coverage(phrases: list[str], tables: AugmentTables | None) -> dict[str, float]:
+def coverage(phrases: list[str], tables: AugmentLexicons | None) -> dict[str, float]:
     """Share of ``phrases`` each sub-operation (and each level) can change."""
     rng = np.random.default_rng(0)
     hits = {name: 0 for name in OPS}

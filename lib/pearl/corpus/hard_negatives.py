@@ -269,7 +269,7 @@ def write_hard_negatives(negatives: dict[str, list[str]], path: Path | None = No
 
 class HardNegatives(dict):
     """``{phrase: [hard negative, ...]}`` with ``types``: the type label of every phrase of the corpus
-    they were mined from. The reference batch composition (:mod:`pearl.training.batches`) gives a
+    they were mined from. The reference batch layout (:mod:`pearl.training.batches`) gives a
     hard negative a row with its type label, and a training corpus cut to the mined anchors (or a
     share of them) no longer holds most negatives' labels; a plain dict has no ``types``.
 

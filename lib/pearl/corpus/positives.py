@@ -2,7 +2,7 @@
 
 Phrase-BERT (Wang et al. 2021) pairs each phrase with a lexically diverse paraphrase; PAUSE
 (Cao et al. 2021) learns from labelled positive pairs. Here a phrase's positives are, from the
-cached augmentation tables (:func:`pearl.corpus.augment.load_tables`):
+cached augmentation tables (:func:`pearl.corpus.augment.load_lexicons`):
 
 - its **paraphrases** from the phrase table (:mod:`pearl.corpus.paraphrase`: acronyms,
   abbreviations, numbers, determiner drop, WordNet phrase synonyms), and
@@ -13,8 +13,8 @@ GloVe neighbours are left out by default (``sources``): they are related words, 
 ("lobster" -> "crab"), and PAUSE treats its positives as true labels. Left out as well: a
 paraphrase model at training time (the tables are built once, by notebook 02).
 
->>> from pearl.corpus.augment import AugmentTables
->>> tables = AugmentTables(wordnet={"big": ["large"]}, paraphrases={"big city": ["metropolis"]})
+>>> from pearl.corpus.augment import AugmentLexicons
+>>> tables = AugmentLexicons(wordnet={"big": ["large"]}, paraphrases={"big city": ["metropolis"]})
 >>> paraphrase_positives("big city", tables)
 ['metropolis', 'large city']
 >>> paraphrase_positives("New York", tables)

@@ -4,7 +4,7 @@ Notebook 02 builds them for the data notebooks' corpus and :func:`pearl.corpus.v
 for each named corpus of the discrepancy study; both call :func:`build_training_tables`, so the
 two kinds of folder hold the same files made the same way:
 
-- ``augment/`` (:func:`pearl.corpus.augment.save_tables`): WordNet synonyms and GloVe neighbours
+- ``augment/`` (:func:`pearl.corpus.augment.save_lexicons`): WordNet synonyms and GloVe neighbours
   of the corpus vocabulary, paraphrases of every phrase;
 - ``hard_negatives.json`` (:func:`pearl.corpus.hard_negatives.mine`): lexically close phrases of
   lowest backbone cosine for the most frequent phrases, never their own augmentations.
@@ -48,7 +48,7 @@ def _untimed(_name: str):
 def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None):
     """The augmentation tables of ``phrases``: WordNet synonyms and GloVe neighbours of their
     vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`)."""
-    from .augment import AugmentTables
+    from .augment import AugmentLexicons
     from .rewrite import paraphraser
     from .synonyms import glove_neighbours, vocabulary, wordnet_table
 
@@ -60,7 +60,7 @@ def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=N
         glove = glove_neighbours(words, threshold=settings.glove_threshold, vocab_size=settings.glove_vocab)
     with timer("paraphrases"):
         paraphrases = paraphraser(settings.paraphraser).paraphrase_many(phrases)
-    return AugmentTables(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
+    return AugmentLexicons(wordnet=wordnet, glove=glove, paraphrases=paraphrases,
                          meta={"glove_threshold": settings.glove_threshold, "glove_vocab": settings.glove_vocab,
                                "paraphraser": settings.paraphraser, "phrases": len(phrases)})
 
@@ -69,10 +69,10 @@ def targets(out_dir: str | Path | None = None) -> list[Path]:
     """Every file :func:`build_training_tables` writes under ``out_dir`` (``data/derived/`` by
     default): the augmentation tables and their ``meta.json``, then ``hard_negatives.json``."""
     from .. import paths
-    from .augment import table_files
+    from .augment import lexicon_files
 
     out = Path(out_dir) if out_dir else paths.derived_dir()
-    return table_files(out / "augment") + [out / "hard_negatives.json"]
+    return lexicon_files(out / "augment") + [out / "hard_negatives.json"]
 
 
 def build_training_tables(phrases: list[str], out_dir: str | Path | None = None, settings: TableSettings = DEFAULTS,
@@ -88,14 +88,14 @@ def build_training_tables(phrases: list[str], out_dir: str | Path | None = None,
     stats)``.
     """
     from ..models import load_model
-    from .augment import save_tables
+    from .augment import save_lexicons
     from .hard_negatives import mine, write_hard_negatives
 
     files = targets(out_dir)
     guard.check(files)
     timer = timer or _untimed
     tables = build_tables(phrases, settings, timer)
-    save_tables(tables, files[0].parent, guard)
+    save_lexicons(tables, files[0].parent, guard)
     model = load_model(settings.model)
     with timer("hard_negatives"):
         negatives, stats = mine(phrases, model, k=settings.k, tables=tables, max_distance=settings.max_distance,

@@ -13,7 +13,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from ..corpus.augment import Augmenter, load_tables
+from ..corpus.augment import Augmenter, load_lexicons
 from ..data import autofj_names, read_autofj
 from ..encode import Encoder, encode, torch_threads
 
@@ -198,7 +198,7 @@ class QueryVariants:
 
         if tables is None:
             try:
-                tables = load_tables()
+                tables = load_lexicons()
             except FileNotFoundError:
                 tables = None  # 02_augmentation has not run: char, swap and rule-based ops only
         self.seed, self.tables = seed, tables

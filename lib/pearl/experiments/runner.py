@@ -142,17 +142,18 @@ def hyperparameter_recipe(lr: float, hard_negatives: int) -> Recipe:
     return Recipe(name=tag, config={"lr": lr, "hard_negatives": hard_negatives})
 
 
-def composition_recipe(composition: str) -> Recipe:
-    """The full recipe on the batches of ``composition`` (:data:`pearl.training.batches.COMPOSITIONS`);
+def layout_recipe(layout: str) -> Recipe:
+    """The full recipe on the batches of the batch layout ``layout`` (:data:`pearl.training.batches.LAYOUTS`;
+    the config field keeps its first name, ``batch_composition``, which the stored models' keys hold);
     the default's is the full recipe itself, so its models are notebook 03's.
 
-    >>> composition_recipe("reference").folder(0).name, composition_recipe("extra_negatives") == ablation("")
+    >>> layout_recipe("reference").folder(0).name, layout_recipe("extra_negatives") == ablation("")
     ('pearl-minilm-reference-batches-seed0', True)
     """
-    from ..training.batches import composition_variant
+    from ..training.batches import layout_variant
 
-    variant = composition_variant(composition)
-    return Recipe(name=variant, config={"batch_composition": composition}) if variant else ablation("")
+    variant = layout_variant(layout)
+    return Recipe(name=variant, config={"batch_composition": layout}) if variant else ablation("")
 
 
 def method_recipe(method: str, label_share: float = 1.0, backbone: str = "minilm") -> Recipe:
@@ -176,13 +177,13 @@ def _training_files(corpus: str = "") -> dict:
     """Digests of the files a training run reads: the corpus, the hard negatives and each augmentation
     table (a rebuilt corpus, or a changed synonym table, means new models)."""
     from ..corpus import variants
-    from ..corpus.augment import TABLE_FILES
+    from ..corpus.augment import LEXICON_FILES
 
     where = variants.files(corpus) if corpus else {}
     augment = Path(where.get("augment") or paths.derived_dir("augment"))
     files = {"corpus": where.get("corpus", paths.derived_dir("phrases.tsv")),
              "hard_negatives": where.get("hard_negatives", paths.derived_dir("hard_negatives.json")),
-             **{f"augment/{name}": augment / name for name in sorted(TABLE_FILES.values())}}
+             **{f"augment/{name}": augment / name for name in sorted(LEXICON_FILES.values())}}
     return {k: sha256(p) if p.is_file() else None for k, p in files.items()}
 
 

@@ -8,7 +8,7 @@ and whether each difference exceeds the seed noise.
 - :func:`compare`: per recipe and column, mean ± std over seeds, the difference against the
   reference recipe, Welch's t over seeds (:func:`pearl.claims.rule.two_sample`, the ledger's own
   test, so a star here and a claim's p agree) and an arrow (↑ / ↓) that is starred when p < 0.05;
-- :func:`difference`: one recipe against another per column, with Welch's 95 % interval (the batch composition's measurement);
+- :func:`difference`: one recipe against another per column, with Welch's 95 % interval (the batch layouts' measurement);
 - :func:`wide_markdown`: the paper's layout, one row per recipe (with the paper's rows: :mod:`pearl.experiments.paper_beside`).
 
 What it leaves out: training (:mod:`pearl.experiments.runner`) and scoring (:func:`pearl.benchmark.scoring.run_models`).

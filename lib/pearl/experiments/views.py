@@ -25,11 +25,11 @@ from typing import Sequence
 
 import numpy as np
 
-from ..training.composition import total_variance, unit  # noqa: F401 (re-exported: the views' measures)
+from ..training.composition import char_share, total_variance, unit  # noqa: F401 (re-exported: the views' measures)
 
 
-def join(phrase: np.ndarray, chars: np.ndarray | None, char_weight: float, centre: np.ndarray | None = None) -> np.ndarray:
-    """The PEARL embedding of already computed parts, in float64: ``[(p-m)/|p-m| ; w c/|c|]``, by
+def join(phrase: np.ndarray, chars: np.ndarray | None, char_scale: float, centre: np.ndarray | None = None) -> np.ndarray:
+    """The PEARL embedding of already computed parts, in float64: ``[(p-m)/|p-m| ; a c/|c|]``, by
     the model's own :func:`pearl.training.model.join_parts` (``centre`` None: m = 0)."""
     import torch
 
@@ -38,7 +38,7 @@ def join(phrase: np.ndarray, chars: np.ndarray | None, char_weight: float, centr
     p = torch.from_numpy(np.asarray(phrase, np.float64))
     c = torch.from_numpy(np.asarray(chars, np.float64)) if chars is not None else None
     m = torch.from_numpy(np.asarray(centre, np.float64)) if centre is not None else None
-    return join_parts(p, c, char_weight, m).numpy()
+    return join_parts(p, c, char_scale, m).numpy()
 
 
 def nmi(vectors: np.ndarray, labels: Sequence[str], seed: int = 0, n_init: int = 10) -> tuple[float, np.ndarray]:
@@ -51,7 +51,7 @@ def nmi(vectors: np.ndarray, labels: Sequence[str], seed: int = 0, n_init: int =
     return 100 * float(normalized_mutual_info_score(list(labels), clusters)), clusters
 
 
-def view_report(phrase: np.ndarray, chars: np.ndarray | None, char_weight: float, labels: Sequence[str],
+def view_report(phrase: np.ndarray, chars: np.ndarray | None, char_scale: float, labels: Sequence[str],
                 centre: np.ndarray | None = None) -> dict:
     """Variance and clustering of each view and of the joined embedding (see the module docstring).
 
@@ -62,9 +62,9 @@ def view_report(phrase: np.ndarray, chars: np.ndarray | None, char_weight: float
     out = {"var_phrase": total_variance(p), "nmi_phrase": nmi(p, labels)[0]}
     if chars is None:
         return {**out, "var_char": None, "char_share": 0.0, "nmi_char": None, "nmi_embedding": out["nmi_phrase"]}
-    c = char_weight * unit(chars)
+    c = char_scale * unit(chars)
     var_c = total_variance(c)
-    return {**out, "var_char": var_c, "char_share": var_c / (out["var_phrase"] + var_c),
+    return {**out, "var_char": var_c, "char_share": char_share(out["var_phrase"], var_c),
             "nmi_char": nmi(c, labels)[0], "nmi_embedding": nmi(np.hstack([p, c]), labels)[0]}
 
 

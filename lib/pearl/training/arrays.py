@@ -294,7 +294,7 @@ class StepArrays:
         self.texts_per_step = arrays["rows"].shape[1] if self.steps else 0
         if self.b % world:
             raise ValueError(f"batch of {self.b} does not split over {world} processes")
-        # the reference composition's rows carry their copies and no extra negatives
+        # the reference batch layout's rows carry their copies and no extra negatives
         self.negatives = self.texts_per_step - 2 * self.b
 
     def _width(self, w: int) -> int:

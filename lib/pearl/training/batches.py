@@ -18,7 +18,7 @@ no tokenising) and keeps the contiguous shard ``rank`` of ``world``.
 PAUSE: with ``labelled`` (a flag per corpus phrase) the batch also holds ``"labelled"``, the
 flags of the **global** batch's phrases (the loss sees the gathered global batch).
 
-Two compositions (:data:`COMPOSITIONS`, ``TrainConfig.batch_composition``):
+Two batch layouts (:data:`LAYOUTS`, ``TrainConfig.batch_composition``):
 
 - ``"extra_negatives"`` (the default, the layout above): ``batch_size`` phrases, each with its
   augmented copy and type label; their ``k`` hard negatives are extra candidates of the
@@ -33,8 +33,8 @@ Two compositions (:data:`COMPOSITIONS`, ``TrainConfig.batch_composition``):
 
   What the reference does that this does not, and why: its ``batch_size`` (512) counts the
   *texts* of both views, so 512 // (2 x 3) = 85 anchors make 255 rows and 510 texts (loader.py
-  line 57); here ``batch_size`` counts rows, as it counts phrases in the default composition,
-  so both compositions train on the same number of (phrase, positive, label) rows per step.
+  line 57); here ``batch_size`` counts rows, as it counts phrases in the default layout,
+  so both layouts train on the same number of (phrase, positive, label) rows per step.
   Per step this encodes ``2 x batch_size`` texts against the default's ``(2 + k) x batch_size``
   (the default's negatives are encoded too, without a copy). The reference floors 512 / 6 and
   leaves 2 of 512 places empty; flooring here would leave 2 of the cpu profile's 32 and make a
@@ -56,12 +56,12 @@ from .char_encoder import char_ids
 #: (rng) -> a function phrase -> augmented phrase
 AugmenterFactory = Callable[[np.random.Generator], Callable[[str], str]]
 
-#: the batch compositions (see the module docstring); the first is the default
-COMPOSITIONS = ("extra_negatives", "reference")
+#: the batch layouts (see the module docstring); the first is the default
+LAYOUTS = ("extra_negatives", "reference")
 
 
-def anchors_per_batch(batch_size: int, k: int, composition: str = "extra_negatives") -> int:
-    """The corpus phrases a step draws: ``batch_size``, or in the ``"reference"`` composition
+def anchors_per_batch(batch_size: int, k: int, layout: str = "extra_negatives") -> int:
+    """The corpus phrases a step draws: ``batch_size``, or in the ``"reference"`` layout
     the fewest anchors whose rows (each anchor and its ``k`` negatives) fill ``batch_size`` rows.
 
     >>> anchors_per_batch(32, 2), anchors_per_batch(32, 2, "reference"), anchors_per_batch(512, 2, "reference")
@@ -69,24 +69,24 @@ def anchors_per_batch(batch_size: int, k: int, composition: str = "extra_negativ
     >>> anchors_per_batch(32, 0, "reference")  # no negatives: the default's batch
     32
     """
-    return batch_size if known_composition(composition) == "extra_negatives" else -(-batch_size // (k + 1))
+    return batch_size if known_layout(layout) == "extra_negatives" else -(-batch_size // (k + 1))
 
 
-def composition_variant(composition: str) -> str | None:
-    """The folder-name variant of a model trained on ``composition``'s batches (None: the default's).
+def layout_variant(layout: str) -> str | None:
+    """The folder-name variant of a model trained on ``layout``'s batches (None: the default's).
 
-    >>> composition_variant("extra_negatives"), composition_variant("reference")
+    >>> layout_variant("extra_negatives"), layout_variant("reference")
     (None, 'reference-batches')
     """
-    return None if known_composition(composition) == COMPOSITIONS[0] else f"{composition}-batches"
+    return None if known_layout(layout) == LAYOUTS[0] else f"{layout}-batches"
 
 
-def known_composition(composition: str) -> str:
-    """``composition`` when it is one of :data:`COMPOSITIONS`, else a ``ValueError`` naming them."""
-    if composition not in COMPOSITIONS:
-        raise ValueError(f"batch composition {composition!r} is unknown: choose one of "
-                         f"{', '.join(map(repr, COMPOSITIONS))} (TrainConfig.batch_composition)")
-    return composition
+def known_layout(layout: str) -> str:
+    """``layout`` when it is one of :data:`LAYOUTS`, else a ``ValueError`` naming them."""
+    if layout not in LAYOUTS:
+        raise ValueError(f"batch layout {layout!r} is unknown: choose one of "
+                         f"{', '.join(map(repr, LAYOUTS))} (TrainConfig.batch_composition)")
+    return layout
 
 
 def identity_augmenter(rng: np.random.Generator) -> Callable[[str], str]:
@@ -147,9 +147,9 @@ class Collator:
                  hard_negatives: dict[str, list[str]] | None, augmenter: AugmenterFactory,
                  k: int = 2, max_length: int = 32, use_char: bool = True, seed: int = 0,
                  rank: int = 0, world: int = 1, labelled: Sequence[bool] | None = None,
-                 composition: str = "extra_negatives", rows: int | None = None,
+                 layout: str = "extra_negatives", rows: int | None = None,
                  types: Mapping[str, int] | None = None):
-        """``composition="reference"`` needs ``rows`` (the batch size in rows) and the type label
+        """``layout="reference"`` needs ``rows`` (the batch size in rows) and the type label
         index of every hard negative outside ``phrases`` (``types``: phrase -> index)."""
         self.tokenizer, self.phrases, self.labels = tokenizer, list(phrases), list(labels)
         # the one place that decides whether a run uses hard negatives: the count k (0 = off, the
@@ -159,10 +159,10 @@ class Collator:
         self.augmenter, self.k, self.max_length = augmenter, k, max_length
         self.use_char, self.seed, self.rank, self.world = use_char, seed, rank, world
         self.labelled = labelled
-        self.composition, self.rows, self.types = known_composition(composition), rows, None
-        if composition == "reference":
+        self.layout, self.rows, self.types = known_layout(layout), rows, None
+        if layout == "reference":
             if rows is None or labelled is not None:
-                raise ValueError("the reference composition needs rows= (the batch size) and no labelled flags "
+                raise ValueError("the reference layout needs rows= (the batch size) and no labelled flags "
                                  "(PAUSE's labels are per phrase, not per row): use batch_composition='extra_negatives'")
             self.types = {**(types or {}), **dict(zip(self.phrases, self.labels))}
             untyped = sorted({n for p in self.phrases for n in self.hard_negatives.get(p, ()) if n not in self.types})
@@ -174,7 +174,7 @@ class Collator:
 
     def texts(self, step: int, indices: Sequence[int]) -> tuple[list[str], list[str], list[str], list[int]]:
         """Global batch: (originals, augmented copies, hard negatives grouped by phrase, labels);
-        in the reference composition (rows with their copies, [], the rows' labels)."""
+        in the reference layout (rows with their copies, [], the rows' labels)."""
         rng = np.random.default_rng([self.seed, step])
         augment = self.augmenter(rng)
         originals = [self.phrases[i] for i in indices]
@@ -187,7 +187,7 @@ class Collator:
                 take.append(self.phrases[int(rng.integers(len(self.phrases)))])
             negatives.extend(take)
         labels = [self.labels[i] for i in indices]
-        if self.composition == "reference":
+        if self.layout == "reference":
             return self._rows(originals, augmented, negatives, labels, augment)
         return originals, augmented, negatives, labels
 

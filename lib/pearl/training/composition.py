@@ -11,7 +11,8 @@ The embedding is ``[(p - m)/|p - m| ; a c/|c|]`` (:func:`pearl.training.model.jo
   a character part of any size takes over what varies. Otherwise the phrase part is left as the
   backbone gives it (m = 0): centring an isotropic backbone changes its geometry for nothing (on
   MiniLM it cost the gain: ``results/views_mechanism.md``).
-- **The character part's scale** (a): the setting ``char_weight`` w, capped so that the character
+- **The character part's scale** (a, ``char_scale``: the applied one): the setting ``char_weight`` w (the asked
+  one), capped so that the character
   part holds at most ``max_char_share`` s of the embedding's total variance on the training
   vocabulary: ``a = min(w, sqrt(s / (1 - s) * V_p / V_c))``, with V_p the total variance of the
   phrase part as it is joined (unit vectors, centred or not) and V_c that of the unit character
@@ -73,13 +74,34 @@ def cap_weight(var_phrase: float, var_char: float, share: float) -> float:
     return float(np.sqrt(share / (1 - share) * var_phrase / var_char))
 
 
+def char_share(var_phrase: float, var_char: float) -> float:
+    """The character part's share of the embedding's total variance, ``var_char`` being that of the
+    character part as joined (scaled), ``var_phrase`` that of the phrase part.
+
+    >>> char_share(3.0, 1.0)
+    0.25
+    """
+    return var_char / (var_phrase + var_char)
+
+
+def applied_scale(record: dict) -> float | None:
+    """The applied character scale a recorded in ``record`` (a ``pearl.json`` or its ``composition``):
+    its ``char_scale``, or ``char_weight``, the key of the records written before the asked weight
+    and the applied scale had a name each; None when it holds neither.
+
+    >>> applied_scale({"char_weight": 0.25}), applied_scale({"char_scale": 0.1, "char_weight": 0.25})
+    (0.25, 0.1)
+    """
+    return record.get("char_scale", record.get("char_weight"))
+
+
 @dataclass(frozen=True)
 class Composition:
     """What the rule decided for one model, and the statistics it read (``pearl.json``'s ``composition``)."""
 
     centred: bool
-    char_weight: float  # the scale a the character part is joined with
-    asked_weight: float  # the setting char_weight w
+    char_scale: float  # the scale a the character part is joined with (the applied one)
+    asked_weight: float  # the setting TrainConfig.char_weight w (the asked one)
     max_char_share: float | None
     resultant_length: float  # of the unit phrase vectors, uncentred
     var_phrase: float  # total variance of the phrase part as joined
@@ -89,8 +111,7 @@ class Composition:
     @property
     def char_share(self) -> float:
         """The character part's share of the total variance on the training vocabulary."""
-        v = self.char_weight ** 2 * self.var_char
-        return v / (self.var_phrase + v)
+        return char_share(self.var_phrase, self.char_scale ** 2 * self.var_char)
 
     def record(self) -> dict:
         return {**asdict(self), "char_share": self.char_share, "centre_above": CENTRE_ABOVE}

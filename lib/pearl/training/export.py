@@ -29,6 +29,7 @@ from ..atomic import staging_folder, swap_folder, write_atomic
 from ..guard import OPEN, Guard
 from ..provenance import write_json
 from .char_encoder import CharEncoder
+from .composition import applied_scale
 from .model import PearlModel
 from .objectives import card_sentence
 from .settings import RANGES
@@ -73,7 +74,7 @@ def _write_folder(model: PearlModel, tokenizer, path: Path, name: str, labels, m
     tokenizer.save_pretrained(path)
     if model.char_encoder is not None:
         modules = [PearlTransformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"),
-                   CharConcat.from_encoder(model.char_encoder, model.char_weight, model.phrase_centre.cpu().tolist()), Normalize()]
+                   CharConcat.from_encoder(model.char_encoder, float(model.char_scale), model.phrase_centre.cpu().tolist()), Normalize()]
     else:
         modules = [Transformer(str(path), max_seq_length=max_length), Pooling(model.phrase_dim, "mean"), Normalize()]
     SentenceTransformer(modules=modules, device="cpu").save(str(path))
@@ -84,12 +85,12 @@ def _write_folder(model: PearlModel, tokenizer, path: Path, name: str, labels, m
         "dim": model.dim,
         "phrase_dim": model.phrase_dim,
         "char_dim": model.char_dim,
-        "char_weight": model.char_weight,
+        "char_scale": float(model.char_scale),  # the applied scale a (pearl.training.composition.applied_scale reads older folders' char_weight)
         "max_length": max_length,
-        "embedding": "concat(normalize(mean_pool(phrase_encoder) - phrase_centre), char_weight * normalize(char_encoder))",
+        "embedding": "concat(normalize(mean_pool(phrase_encoder) - phrase_centre), char_scale * normalize(char_encoder))",
         # the phrase part's centre (pearl.training.model); float32 values, which JSON keeps exactly
         "phrase_centre": model.phrase_centre.cpu().tolist() if model.char_encoder is not None else None,
-        # what the rule read and decided (pearl.training.composition); the vector needs only char_weight
+        # what the rule read and decided (pearl.training.composition); the vector needs only char_scale
         # and phrase_centre above, so a folder exported before the rule loads as it did
         **({"composition": model.composition.record()} if model.composition is not None else {}),
         "char_encoder": None,
@@ -167,7 +168,7 @@ def write_card(path: str | os.PathLike, scores: dict | None = None, name: str | 
     note = [f"**{info['note']}.**", ""] if info.get("note") else []
     lines = [card_header(name, backbone), f"# {name}", "", *note, what,
              "It embeds a phrase as the concatenation of a fine-tuned Transformer's mean-pooled vector and a",
-             f"character encoder's vector (weight {info.get('char_weight')}), {info.get('dim')} dimensions, L2-normalised.", "",
+             f"character encoder's vector (scale {applied_scale(info)}), {info.get('dim')} dimensions, L2-normalised.", "",
              "```python", "from sentence_transformers import SentenceTransformer   # with the companion's `pearl` installed",
              f"model = SentenceTransformer(\"{name}\", trust_remote_code=True)  # this folder; the character part is pearl code",
              "model.encode([\"The New York Times\", \"NYTimes\"])", "```", "",
@@ -218,8 +219,9 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
         raise ValueError(f"{info_file}: format {info.get('format')!r}, expected {FORMAT!r}; re-export the model")
     weights.verify(path)
     ok, allowed = RANGES["char_weight"]
-    if info.get("char_encoder") and not ok(info.get("char_weight")):  # 1e308 gave NaN vectors; 0 or 1 another model
-        raise weights.WeightsError(f"{info_file}: char_weight {info.get('char_weight')!r} is not {allowed}: the file "
+    scale_key = "char_scale" if "char_scale" in info else "char_weight"  # char_weight: folders exported before the two names
+    if info.get("char_encoder") and not ok(info.get(scale_key)):  # 1e308 gave NaN vectors; 0 or 1 another model
+        raise weights.WeightsError(f"{info_file}: {scale_key} {info.get(scale_key)!r} is not {allowed}: the file "
                                    f"was edited or written by a broken export; delete {path} and export it again")
     char = None
     if info["char_encoder"]:
@@ -227,7 +229,7 @@ def load_pearl(path: str | os.PathLike, device: str = "cpu") -> tuple[PearlModel
         char = CharEncoder(**cfg)
         _load_part(char, path / info["char_encoder"]["file"])
     num_labels = info["type_head"]["num_labels"] if info["type_head"] else 0
-    model = PearlModel(load_hf_model(path), char, num_labels, info["char_weight"])
+    model = PearlModel(load_hf_model(path), char, num_labels, applied_scale(info))
     if info.get("phrase_centre") is not None:  # folders exported before centring have none: m = 0
         model.phrase_centre.copy_(torch.tensor(info["phrase_centre"], dtype=torch.float32))
     if num_labels:

@@ -55,7 +55,7 @@ def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0
 def _paraphrases(name: str, tables, sources: Sequence[str], **_) -> Callable:
     if tables is None:
         raise ValueError(f"objective {name!r} takes its positives from the augmentation tables: "
-                         "pass tables=pearl.corpus.augment.load_tables()")
+                         "pass tables=pearl.corpus.augment.load_lexicons()")
     return paraphrase_augmenter(tables, sources)
 
 

@@ -3,12 +3,13 @@
 - **Phrase encoder**: any Hugging Face encoder with mask-aware mean pooling
   (all-MiniLM-L6-v2 by default: 384-d; e5-small-v2 384-d, e5-base-v2 768-d).
 - **Character encoder**: :class:`pearl.training.char_encoder.CharEncoder`, 64-d by default.
-- **Phrase embedding**: the concatenation ``[(p - m) / |p - m| ; w * c / |c|]`` of the two, e.g.
+- **Phrase embedding**: the concatenation ``[(p - m) / |p - m| ; a * c / |c|]`` of the two, e.g.
   384 + 64 = 448 dimensions for MiniLM. Each part is L2-normalised before concatenating
-  and the character part is scaled by ``char_weight`` w, so the cosine of two phrase
-  embeddings is ``(cos_phrase + w^2 cos_char) / (1 + w^2)`` (the reference code concatenates
-  raw vectors, whose norms drift during training).
-- **Composition** (m and w, not in the paper): chosen per backbone by a rule read on the
+  and the character part is scaled by the applied scale ``char_scale`` a, so the cosine of two phrase
+  embeddings is ``(cos_phrase + a^2 cos_char) / (1 + a^2)`` (the reference code concatenates
+  raw vectors, whose norms drift during training). a is the asked weight
+  (``TrainConfig.char_weight`` w) as the rule below caps it.
+- **Composition** (m and a, not in the paper): chosen per backbone by a rule read on the
   training vocabulary (:mod:`pearl.training.composition`). Why: a fixed share of the *cosine* is
   not a fixed share of the *variance*, and KMeans follows variance. An anisotropic backbone
   (E5-family vectors share one dominant direction, so their unit vectors vary little) left the
@@ -50,9 +51,9 @@ class PearlOutput:
     type_logits: torch.Tensor | None  # (batch, num_labels) or None without the head
 
 
-def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: float,
+def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_scale: float,
                centre: torch.Tensor | None = None) -> torch.Tensor:
-    """The PEARL embedding ``[(p-m)/|p-m| ; w c/|c|]`` (the phrase part alone without a character part;
+    """The PEARL embedding ``[(p-m)/|p-m| ; a c/|c|]`` (``char_scale``: the applied scale a) (the phrase part alone without a character part;
     ``centre`` m: None or zeros for none); :class:`pearl.training.st_modules.CharConcat` builds the
     same vector in sentence-transformers."""
     phrase = phrase if phrase.dtype == torch.float64 else phrase.float()  # float64 kept: views.join's numpy vectors
@@ -60,7 +61,7 @@ def join_parts(phrase: torch.Tensor, chars: torch.Tensor | None, char_weight: fl
         phrase = phrase - centre.to(phrase.device, phrase.dtype)
     parts = [F.normalize(phrase, dim=-1)]
     if chars is not None:
-        parts.append(char_weight * F.normalize(chars.to(phrase.dtype), dim=-1))
+        parts.append(char_scale * F.normalize(chars.to(phrase.dtype), dim=-1))
     return torch.cat(parts, dim=-1)
 
 
@@ -68,7 +69,7 @@ class PearlModel(nn.Module):
     """Backbone + optional character encoder + optional phrase-type head."""
 
     def __init__(self, backbone: nn.Module, char_encoder: CharEncoder | None = None,
-                 num_labels: int = 95, char_weight: float = 0.5):
+                 num_labels: int = 95, char_scale: float = 0.5):
         super().__init__()
         self.backbone = backbone
         self.char_encoder = char_encoder
@@ -79,19 +80,11 @@ class PearlModel(nn.Module):
         # a buffer, not a parameter: estimated from data (estimate_centre), never trained, and
         # saved with the model's state so a resumed run centres as the killed one did
         self.register_buffer("phrase_centre", torch.zeros(self.phrase_dim))
-        # the character scale the rule set (pearl.training.composition), a buffer for the same reason
-        self.register_buffer("char_scale", torch.tensor(float(char_weight)))
+        # the applied character scale a (the rule's, pearl.training.composition; the asked weight w is
+        # TrainConfig.char_weight), a buffer for the same reason; a float: float(model.char_scale)
+        self.register_buffer("char_scale", torch.tensor(float(char_scale)))
         self.composition = None  # the rule's last reading (compose), recorded in pearl.json
         self._register_load_state_dict_pre_hook(_keep_char_scale, with_module=True)
-
-    @property
-    def char_weight(self) -> float:
-        """The scale the character part is joined with (:func:`join_parts`)."""
-        return float(self.char_scale)
-
-    @char_weight.setter
-    def char_weight(self, value: float) -> None:
-        self.char_scale.fill_(float(value))
 
     @property
     def num_labels(self) -> int:
@@ -113,7 +106,7 @@ class PearlModel(nn.Module):
             if char_ids is None:
                 raise ValueError("this PEARL model has a character encoder: pass char_ids (pearl.training.char_encoder.char_ids)")
             chars = self.char_encoder(char_ids)
-        embedding = join_parts(pooled, chars, self.char_weight, self.phrase_centre if chars is not None else None)
+        embedding = join_parts(pooled, chars, float(self.char_scale), self.phrase_centre if chars is not None else None)
         logits = self.type_head(embedding) if self.type_head is not None else None
         return PearlOutput(embedding, logits)
 
@@ -177,8 +170,8 @@ class PearlModel(nn.Module):
     @torch.no_grad()
     def compose(self, tokenizer, vocab: list[str], char_weight: float, max_char_share: float | None,
                 centre: bool | None = None, max_length: int = 32, vectors: np.ndarray | None = None):
-        """Set the centre and the character scale by the rule (:func:`pearl.training.composition.compose`)
-        read on the training vocabulary ``vocab`` (``vectors``: its :meth:`phrase_vectors`, when
+        """Set the centre and the applied character scale by the rule (:func:`pearl.training.composition.compose`)
+        from the asked weight ``char_weight``, read on the training vocabulary ``vocab`` (``vectors``: its :meth:`phrase_vectors`, when
         already computed) and return the :class:`pearl.training.composition.Composition`."""
         from .composition import compose
 
@@ -186,9 +179,9 @@ class PearlModel(nn.Module):
             vectors = self.phrase_vectors(tokenizer, vocab, max_length)
         comp, centre_vector = compose(vectors, self.char_vectors(vocab), char_weight, max_char_share, centre)
         self.phrase_centre.copy_(torch.from_numpy(centre_vector))
-        self.char_weight = comp.char_weight
-        # the record holds the scale as the float32 buffer keeps it: pearl.json's char_weight, exactly
-        self.composition = dataclasses.replace(comp, char_weight=self.char_weight)
+        self.char_scale.fill_(comp.char_scale)
+        # the record holds the scale as the float32 buffer keeps it: pearl.json's char_scale, exactly
+        self.composition = dataclasses.replace(comp, char_scale=float(self.char_scale))
         return self.composition
 
     def inputs(self, tokenizer, phrases: list[str], max_length: int = 32) -> dict:
@@ -223,15 +216,16 @@ class PearlModel(nn.Module):
 
 def _keep_char_scale(module: "PearlModel", state_dict: dict, prefix: str, *args) -> None:
     """A checkpoint written before the character scale was a buffer has none: the model keeps the
-    scale it was built with (its config's ``char_weight``, which that run used)."""
+    scale it was built with (its config's asked ``char_weight``, which that run applied)."""
     state_dict.setdefault(prefix + "char_scale", module.char_scale.clone())
 
 
 def build_model(backbone: nn.Module, use_char: bool = True, use_type_head: bool = True,
-                char_dim: int = 64, num_labels: int = 95, char_weight: float = 0.5) -> PearlModel:
-    """A :class:`PearlModel` with the components the switches keep."""
+                char_dim: int = 64, num_labels: int = 95, char_scale: float = 0.5) -> PearlModel:
+    """A :class:`PearlModel` with the components the switches keep (``char_scale``: the applied
+    scale until the rule sets it, :meth:`PearlModel.compose`)."""
     char = CharEncoder(out_dim=char_dim) if use_char else None
-    return PearlModel(backbone, char, num_labels if use_type_head else 0, char_weight)
+    return PearlModel(backbone, char, num_labels if use_type_head else 0, char_scale)
 
 
 def training_vocab(phrases: list[str], size: int) -> list[str]:

@@ -37,14 +37,14 @@ import numpy as np
 
 from .. import checkpoint, models, paths
 from ..corpus import variants
-from ..corpus.augment import load_tables
+from ..corpus.augment import load_lexicons
 from ..corpus.hard_negatives import HardNegatives, read_hard_negatives
 from ..corpus.phrases import LABELS
 from ..corpus.store import read_corpus
 from ..guard import OPEN, Guard
 from ..paths import models_dir
 from . import objectives
-from .batches import COMPOSITIONS, composition_variant
+from .batches import LAYOUTS, layout_variant
 from .export import export
 from .methods import inputs_for, variant_for
 from .train import TrainConfig, TrainResult, train
@@ -155,7 +155,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
     Each file goes to ``guard.check_input`` first (:func:`check_training_data`).
     The hard negatives carry the whole corpus' type labels (:class:`pearl.corpus.hard_negatives.HardNegatives`:
-    the reference batch composition labels each negative's row, and a negative need not be a training phrase).
+    the reference batch layout labels each negative's row, and a negative need not be a training phrase).
 
     ``anchors_only`` keeps the phrases that have mined hard negatives (on a CPU the mining
     covers the most frequent phrases only); ``max_phrases`` then keeps a random subset of
@@ -163,7 +163,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     """
     where = variants.files(corpus) if corpus else {}
     check_training_data(where, guard)
-    tables = load_tables(where.get("augment"))
+    tables = load_lexicons(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
     negs = HardNegatives(negs, corpus)
@@ -247,8 +247,9 @@ def main(argv=None) -> None:
     ap.add_argument("--label-share", type=float, help="PAUSE: share of positive pairs labelled, in (0, 1]")
     ap.add_argument("--profile-size", choices=PROFILE_SIZES, default="full",
                     help="small: the gpu profile at SMALL's sizes (a minute's check of the path)")
-    ap.add_argument("--batch-composition", choices=COMPOSITIONS,
-                    help="hard negatives as extra candidates (default) or as rows of their own (the authors' loader)")
+    ap.add_argument("--batch-layout", "--batch-composition", dest="batch_composition", choices=LAYOUTS,
+                    help="the batch layout: hard negatives as extra candidates (default) or as rows of their own "
+                         "(the authors' loader); --batch-composition is its older spelling")
     ap.add_argument("--replace", action="store_true", help="replace the model folder when one is there already")
     args = ap.parse_args(argv)
     cfg, data = config_for(args.profile, args.profile_size, backbone=args.backbone, seed=args.seed, steps=args.steps,
@@ -263,7 +264,7 @@ def main(argv=None) -> None:
         dist.init_process_group("nccl" if torch.cuda.is_available() else "gloo")
         rank = dist.get_rank()
     name = models.folder_name(cfg.objective, args.backbone, args.seed,
-                              variant_for(cfg) or composition_variant(cfg.batch_composition))
+                              variant_for(cfg) or layout_variant(cfg.batch_composition))
     refuse_cli_run(models_dir(name), args.profile, args.replace)  # before any training: no hour spent on a refusal
     corpus, negs, tables = load_training_data(**data)
     corpus, augmenter = inputs_for(cfg, corpus, tables)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from ..ranges import bad, check_fields, integer, real, switch  # noqa: F401 (re-exported)
-from .batches import COMPOSITIONS
+from .batches import LAYOUTS
 
 
 #: how batches reach the model (TrainConfig.feed): built in the step, or drawn once into arrays
@@ -29,7 +29,7 @@ RANGES = {
     "decay_every": (lambda v: integer(v) and v >= 1, "an integer >= 1 (steps between decays)"),
     "seed": (lambda v: integer(v) and 0 <= v < 2 ** 32, "an integer in [0, 2**32 - 1] (numpy's seed range)"),
     "hard_negatives": (lambda v: integer(v) and v >= 0, "an integer >= 0 (0 switches them off)"),
-    "batch_composition": (lambda v: v in COMPOSITIONS, " or ".join(map(repr, COMPOSITIONS)) + " (a phrase's hard negatives "
+    "batch_composition": (lambda v: v in LAYOUTS, " or ".join(map(repr, LAYOUTS)) + " (a phrase's hard negatives "
                           "as extra candidates of the loss, or as rows with their own positive and type label as the "
                           "authors' loader builds them: pearl.training.batches)"),
     "char_dim": (lambda v: integer(v) and v >= 1, "an integer >= 1"),

@@ -50,25 +50,27 @@ class PearlTransformer(Transformer):
 class CharConcat(Module):
     """Character encoder + concatenation with the pooled phrase vector."""
 
-    config_keys = ["char_config", "char_weight", "phrase_centre"]
+    config_keys = ["char_config", "char_scale", "phrase_centre"]
 
-    def __init__(self, char_config: dict, char_weight: float, phrase_centre: list[float] | None = None):
+    def __init__(self, char_config: dict, char_scale: float | None = None, phrase_centre: list[float] | None = None,
+                 char_weight: float | None = None):
         super().__init__()
-        self.char_config, self.char_weight = dict(char_config), float(char_weight)
+        # char_weight: the config key of the folders exported before the applied scale had its own name
+        self.char_config, self.char_scale = dict(char_config), float(char_scale if char_scale is not None else char_weight)
         self.phrase_centre = list(phrase_centre) if phrase_centre is not None else None  # the config's copy
         self._centre = torch.tensor(self.phrase_centre) if phrase_centre is not None else None  # made once, not per batch
         self.char_encoder = CharEncoder(**self.char_config)
 
     @classmethod
-    def from_encoder(cls, encoder: CharEncoder, char_weight: float, phrase_centre=None) -> "CharConcat":
+    def from_encoder(cls, encoder: CharEncoder, char_scale: float, phrase_centre=None) -> "CharConcat":
         centre = [float(x) for x in phrase_centre] if phrase_centre is not None else None
-        module = cls(encoder.config, char_weight, centre)
+        module = cls(encoder.config, char_scale, centre)
         module.char_encoder.load_state_dict(encoder.state_dict())
         return module
 
     def forward(self, features: dict[str, Any], **kwargs) -> dict[str, Any]:
         features["sentence_embedding"] = join_parts(features["sentence_embedding"],
-                                                    self.char_encoder(features["char_ids"]), self.char_weight, self._centre)
+                                                    self.char_encoder(features["char_ids"]), self.char_scale, self._centre)
         return features
 
     def get_sentence_embedding_dimension(self) -> int:

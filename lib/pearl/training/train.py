@@ -14,7 +14,7 @@ What a run does:
    (``embedding_update="rows"``, :mod:`pearl.training.optim`: dense Adam's weights up to float
    rounding, without a dense gradient of the whole vocabulary per length bucket); batches from :mod:`pearl.training.batches` (tokenised in the
    collate, optionally in DataLoader workers, or with ``feed="arrays"`` drawn once before the loop and
-   gathered by index, the same batches: :mod:`pearl.training.arrays`; ``batch_composition``: a phrase's hard negatives as extra
+   gathered by index, the same batches: :mod:`pearl.training.arrays`; ``batch_composition``, the batch layout: a phrase's hard negatives as extra
    candidates of the loss, or as rows of their own with a positive and a type label, as the authors' loader); bf16 autocast and optional ``torch.compile``
    on CUDA, fp32 on CPU; a tqdm bar and a loss log (``result.log``, also ``log.csv``), the loss read
    back from the device every ``log_every`` steps;
@@ -71,15 +71,18 @@ class TrainConfig:
     decay_every: int = 2000
     seed: int = 0
     hard_negatives: int = 2  # per phrase; 0 = switched off
-    # "extra_negatives": a phrase's hard negatives are extra candidates of the loss; "reference": rows of
-    # the batch with their own positive and type label, as the authors' loader (pearl.training.batches)
+    # the batch layout (pearl.training.batches.LAYOUTS; the field keeps its first name, which the stored
+    # models' recipe keys and train_config hold): "extra_negatives": a phrase's hard negatives are extra
+    # candidates of the loss; "reference": rows of the batch with their own positive and type label, as
+    # the authors' loader
     batch_composition: str = "extra_negatives"
     use_char: bool = True
     use_type_head: bool = True
     char_dim: int = 64
-    char_weight: float = 0.5
+    char_weight: float = 0.5  # the asked weight w; the model joins at the applied scale a (PearlModel.char_scale)
     # the share of the embedding's total variance (training vocabulary) the character part may hold:
-    # caps char_weight (pearl.training.composition; chosen in results/composition.md); None: no cap
+    # caps char_weight w into the applied scale a (pearl.training.composition; chosen in
+    # results/composition.md); None: no cap (a = w)
     max_char_share: float | None = 0.01
     # centre the phrase part on the training vocabulary's mean: None lets the rule decide (an
     # anisotropic backbone only, pearl.training.composition); True or False forces it
@@ -189,13 +192,13 @@ def make_optimizer(model: PearlModel, cfg: TrainConfig) -> torch.optim.Adam:
 
 
 def reference_rows(cfg: TrainConfig, hard_negatives: dict | None, index: dict[str, int]) -> dict:
-    """The :class:`pearl.training.batches.Collator` arguments of ``cfg.batch_composition``: none for
+    """The :class:`pearl.training.batches.Collator` arguments of the batch layout ``cfg.batch_composition``: none for
     the default; for ``"reference"`` the rows a batch holds and the type label index of every phrase
     the hard negatives carry (:class:`pearl.corpus.hard_negatives.HardNegatives`; ``index``: label -> index)."""
     if cfg.batch_composition == "extra_negatives":
         return {}
     types = getattr(hard_negatives, "types", {})
-    return {"composition": cfg.batch_composition, "rows": cfg.batch_size,
+    return {"layout": cfg.batch_composition, "rows": cfg.batch_size,
             "types": {p: index[t] for p, t in types.items() if t in index}}
 
 
