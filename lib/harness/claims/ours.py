@@ -267,18 +267,30 @@ def figure1(res: Results, case: str = "figure1") -> dict:
     return {**rule.deterministic(float(np.mean(counts)), len(counts)), "against": f"per seed: {counts}"}
 
 
+def trained_jobs(text: str):
+    """The jobs of ``results/perf/experiment_models.txt`` (its text) that trained their model
+    (``train_s`` > 0; a reused model took none): elapsed_s, folder, scoring, train_s, job_s.
+
+    >>> trained_jobs("header\\nelapsed_s folder scoring train_s job_s\\n 9 a sweep 0 9\\n 20 b sweep 5 11\\n")["job_s"].tolist()
+    [11.0]
+    """
+    import pandas as pd
+
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.split()[:2] == ["elapsed_s", "folder"])
+    head = lines[start].split()
+    body = [f for f in (line.split() for line in lines[start + 1:]) if len(f) == len(head) and f[0].isdigit()]
+    rows = pd.DataFrame(body, columns=head).astype({"train_s": float, "job_s": float})
+    return rows[rows["train_s"] > 0]
+
+
 def hard_negative_cost(res: Results) -> dict:
     """Training seconds of the arms with hard negatives that share the full recipe's model and batch
     (− token and − character augmentation) against − hard negatives, as % of the latter (notebook
     08's run, two jobs at a time; a reused model, which took no training time, is left out)."""
     import pandas as pd
 
-    text = res.text("perf/experiment_models.txt").splitlines()
-    start = next(i for i, line in enumerate(text) if line.split()[:2] == ["elapsed_s", "folder"])
-    head = text[start].split()
-    body = [f for f in (line.split() for line in text[start + 1:]) if len(f) == len(head) and f[0].isdigit()]
-    rows = pd.DataFrame(body, columns=head).astype({"train_s": float})
-    rows = rows[rows["train_s"] > 0]
+    rows = trained_jobs(res.text("perf/experiment_models.txt"))
     arm = rows["folder"].str.replace(r"-seed\d+$", "", regex=True)
     without = rows.loc[arm == "pearl-minilm-no-hard-negatives", "train_s"].to_numpy(float)
     with_ = rows.loc[arm.isin(["pearl-minilm-no-token-aug", "pearl-minilm-no-char-aug"]), "train_s"].to_numpy(float)
