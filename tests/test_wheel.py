@@ -143,7 +143,10 @@ def test_the_science_wheel_installs_alone_and_trains_in_its_working_folder(tmp_p
     shutil.copytree(ROOT / "lib" / "pearl", src / "lib" / "pearl", ignore=shutil.ignore_patterns("__pycache__"))
     for name in ("pyproject.toml", "README.md"):
         shutil.copy2(ROOT / name, src / name)
-    pip_env = {**os.environ, "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    # no PYTHONPATH (conftest puts the checkout's lib/ on it): pip would find the editable install's
+    # lib/pearl_companion.egg-info there, call the wheel installed already and install nothing
+    pip_env = {**{k: v for k, v in os.environ.items() if k != "PYTHONPATH"},
+               "PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     run(sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "--no-build-isolation", "--no-cache-dir",
         "-w", tmp_path / "wheels", src, env=pip_env)
     (wheel,) = (tmp_path / "wheels").glob("pearl_companion-*.whl")
