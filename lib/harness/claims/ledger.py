@@ -225,8 +225,8 @@ CLAIMS = (
     Claim("C26", "PAUSE §4.1", "Observing the average results of each PAUSE-NLI-base variant, the model trained on "
           "merely 10% of the labels results in a performance about 2% lower than the one relying on all labels.",
           "PAUSE at 10 % labels − all labels, average", -2, ("label_share", 0.1),
-          "results/11_methods.json: one seed at 10 % labels against the three fully labelled seeds (their std, 2 "
-          "dof); sweep-suite average, not STS", source="pause"),
+          "results/11_methods.json: PAUSE's seeds at 10 % labels against its fully labelled seeds, Welch's t over "
+          "seeds (one seed at 10 %: against the fully labelled seeds' std); sweep-suite average, not STS", source="pause"),
     Claim("C27", "Phrase-BERT §1", "To combat these issues, we automatically generate a dataset of lexically-diverse "
           "phrasal paraphrase pairs, and we additionally extract a large-scale dataset of 300 million phrases in "
           "context from the Books3 dataset from the Pile (Gao et al., 2020).",

@@ -327,6 +327,8 @@ def label_share(res: Results, share: float) -> dict:
     runs = res.seeds("11_methods", "label_efficiency")
     part = runs.loc[np.isclose(runs["share"], share), "average"].to_numpy(float)
     full = runs.loc[runs["share"] == 1.0, "average"].to_numpy(float)
+    if len(part) > 1:  # seeds at this share: their own spread
+        return rule.two_sample(part, full)
     return rule.single_vs_noise(part.mean(), full.mean(), full.std(ddof=1), len(full) - 1, len(part), len(full))
 
 

@@ -49,6 +49,29 @@ def test_a_character_arm_on_short_texts_is_its_seeds_less_the_full_recipes(tmp_p
         ours.short_ablation(res, "no-char-aug")
 
 
+def _labels(tmp_path, part):
+    curve = [{"share": 0.1, "model": f"p{i}", "average": a} for i, a in enumerate(part)]
+    curve += [{"share": 1.0, "model": f"f{i}", "average": a} for i, a in enumerate((50.0, 52.0, 54.0))]
+    (tmp_path / "11_methods.json").write_text(json.dumps({"metrics": {"label_efficiency": curve}}))
+    return ours.Results(tmp_path)
+
+
+def test_a_label_share_with_one_seed_reads_the_fully_labelled_seeds_spread(tmp_path):
+    """One seed at 10 % (49) against 50, 52, 54 (mean 52, std 2, 2 dof): −3, se 2·√(1 + 1/3)."""
+    out = ours.label_share(_labels(tmp_path, [49.0]), 0.1)
+    assert out["ours"] == pytest.approx(-3.0) and out["df"] == 2 and out["n"] == 1
+    assert out["se"] == pytest.approx(2 * (1 + 1 / 3) ** 0.5)
+
+
+def test_a_label_share_with_seeds_is_welchs_t_over_both_sides(tmp_path):
+    """48, 49, 50 (var 1) against 50, 52, 54 (var 4): −3, se √(1/3 + 4/3), Welch's dof
+    (5/3)² / ((1/3)²/2 + (4/3)²/2) = 2.94."""
+    out = ours.label_share(_labels(tmp_path, [48.0, 49.0, 50.0]), 0.1)
+    assert out["ours"] == pytest.approx(-3.0) and out["n"] == 3 and out["n_ref"] == 3
+    assert out["se"] == pytest.approx((5 / 3) ** 0.5)
+    assert out["df"] == pytest.approx((5 / 3) ** 2 / ((1 / 3) ** 2 / 2 + (4 / 3) ** 2 / 2))
+
+
 def test_a_damaged_results_file_names_itself_and_the_fix(tmp_path):
     """A record cut short (a copy that failed, a bad merge) used to raise a bare JSONDecodeError."""
     (tmp_path / "08_ablations.json").write_text('{"metrics": {"table": [')
