@@ -3,7 +3,7 @@
 Usage: PYTHONPATH=lib .venv/bin/python perf/batch_builder.py [--batch-size 512] [--steps 4] [--gathers 400]
 
 On notebook 03's training data when it is there (``data/derived``: the corpus, every phrase's mined hard
-negatives, the augmentation tables, the pearl augmenter), else on the stand-in inputs of
+negatives, the augmentation lexicons, the pearl augmenter), else on the stand-in inputs of
 ``perf/train_throughput.py`` (PPDB phrases, stride negatives, an augmenter without tables; said in
 the record). Batch 512, 2 hard negatives, character ids, one torch thread, in this process's CPU
 time (:data:`CLOCK`; the load average is recorded at the start and the end):

@@ -19,7 +19,7 @@ total, on a box with one H100 80 GB (16 CPU cores, the lent machine's) and one w
   the H100's rate (host-bound) with the peak ratio as its worst case;
 - CPU-bound stages at the rates measured on this repository's 2-core machine: the whole-corpus
   build (``results/wikipedia_whole_corpus.json``: tokens per second per spaCy process; it runs one
-  process per core), the augmentation tables and the exact hard-negative mining
+  process per core), the augmentation lexicons and the exact hard-negative mining
   (``results/perf/hard_negatives_scale.json``, single-process: not scaled by cores), scoring
   (``results/04_benchmark.json`` ... ``13_discrepancy.json``: Table 1's scoring took 109 s a model on
   the H100 box and 107 s on 2 CPU cores at today's code, so scoring is projected at the CPU times).

@@ -8,8 +8,8 @@ the Levenshtein kernel's floor and the faiss n-gram search; then a million ancho
 The pool is the training corpus at the paper's scale: every phrase of the whole offline Wikipedia
 copy seen at least twice (``--corpus whole``: the gpu profile's sample, 1.9 million phrases, built
 once by ``scripts/whole_corpus.py``), or of a named corpus of :mod:`pearl.corpus.variants`.
-Its augmentation tables, which decide what may not be a hard negative, are built in the run by
-notebook 02's function (:func:`pearl.corpus.training_tables.build_tables`, timed). In one run:
+Its augmentation lexicons, which decide what may not be a hard negative, are built in the run by
+notebook 02's function (:func:`pearl.corpus.training_inputs.build_tables`, timed). In one run:
 
 1. **Sample.** ``--sample`` anchors drawn at random (seed 0) get their candidates three ways:
    the per-anchor loop (each anchor against the union of its blocks, ``process.extract``: the
@@ -157,7 +157,7 @@ def main() -> None:
 
     from pearl.corpus import hard_negatives as hn
     from pearl.corpus.ngram_search import AnnSettings, NgramIndex
-    from pearl.corpus.training_tables import build_tables
+    from pearl.corpus.training_inputs import build_tables
     from pearl.encode import encode
     from pearl.models import load_model
     from pearl.provenance import git_state, hardware

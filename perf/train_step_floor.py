@@ -35,7 +35,7 @@ both backbones' step / floor of the row update on one line.
 Then, beside the times, the check of what the row update changes (``perf/train_update_check.py``,
 skipped with ``--check-steps 0``): per backbone, the first ``--check-steps`` steps of the cpu
 profile's recipe on notebook 03's training data (``data/derived``: its corpus, hard negatives and
-augmentation tables) trained dense and row-wise, their largest weight and phrase-embedding
+augmentation lexicons) trained dense and row-wise, their largest weight and phrase-embedding
 differences beside what one float32 spacing of the word embeddings does to the same run. The
 record holds the load average at the start and the end of the timing and after the check, and the
 script's CPU and wall seconds. Writes ``results/perf/train_step_floor.json``.

@@ -3,7 +3,7 @@ beside what float32 rounding alone does to the same run: the check ``perf/train_
 records beside its step times (issue #68).
 
 For one backbone it trains the first ``steps`` steps of the cpu profile's recipe (notebook 03's
-config, its phrases with mined hard negatives and its augmentation tables, from ``data/derived``;
+config, its phrases with mined hard negatives and its augmentation lexicons, from ``data/derived``;
 one seed, so the same batches, augmentations and dropout masks) three times, from the same
 pre-trained weights:
 

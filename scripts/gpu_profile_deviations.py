@@ -7,7 +7,7 @@ Usage::
 Writes ``results/gpu_profile_deviations.md`` (a table the README or the report can include) and
 ``.json`` (the same rows). The profile's values are read from the code that runs
 (:data:`pearl.training.profiles.PROFILES`, :class:`pearl.training.train.TrainConfig`,
-:data:`pearl.corpus.training_tables.DEFAULTS`, the notebooks' seeds) and the measured counts
+:data:`pearl.corpus.training_inputs.DEFAULTS`, the notebooks' seeds) and the measured counts
 from the committed records (``results/wikipedia_whole_corpus.json``,
 ``results/perf/hard_negatives_scale.json``, ``results/batch_composition.json``); the paper's values are quoted from its §3-§4
 (``shared/papers/pearl_eacl2024_arxiv.txt``). A row is "same" only when the two agree.
@@ -31,7 +31,7 @@ def rows() -> list[dict]:
     """(setting, paper, gpu profile, same?, note) rows."""
     from pearl.corpus.build import PROFILE_SAMPLES
     from pearl.corpus.summary import PROFILE_CORPUS
-    from pearl.corpus.training_tables import DEFAULTS
+    from pearl.corpus.training_inputs import DEFAULTS
     from pearl.experiments.backbones import phrase_share
     from harness.params import notebook_defaults
     from pearl.training.profiles import FIGURE5_SEEDS, PROFILES, TABLE1_SEEDS, config_for

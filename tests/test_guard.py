@@ -35,3 +35,22 @@ def test_the_default_guard_asks_nothing_and_notes_nothing(tmp_path):
     with pytest.raises(TypeError):
         OPEN.note["smoke"] = True  # read-only: no caller changes what every other caller records
     assert OPEN.write({tmp_path / "a.txt": "a"}) == [tmp_path / "a.txt"] and (tmp_path / "a.txt").read_text() == "a"
+
+
+def test_noted_reads_the_note_in_the_metadata_pearl_wrote_beside_an_output(tmp_path):
+    """A corpus written under a caller's note is noted, a clean one is not, and metadata that cannot
+    be read counts as noted (never as clean); a path with no metadata is not noted."""
+    from pearl.guard import metadata_of, noted
+
+    class Notes(Guard):
+        note = {"note": "a caller's run"}
+
+    rows = [("the war", "NP-OTHER", 2, "wikitext2")]
+    clean, marked = tmp_path / "clean" / "phrases.tsv", tmp_path / "marked" / "phrases.tsv"
+    store.write_corpus(rows, clean)
+    store.write_corpus(rows, marked, guard=Notes())
+    assert metadata_of(clean) == clean.parent / "corpus.json"
+    assert not noted(clean) and noted(marked)
+    (clean.parent / "corpus.json").write_text("{cut")
+    assert noted(clean)
+    assert not noted(tmp_path / "nothing here")

@@ -6,15 +6,15 @@ Three stages, each the call its notebook makes, each with a progress bar:
 1. ``data``: WikiText-2 parsed and typed, plus WordNet's multi-word phrases, written as
    ``data/derived/phrases.tsv`` (notebook 01 on the cpu profile, whose training corpus is
    WikiText-2: its Wikipedia build is left out, as the cpu profile does not train on it);
-2. ``tables``: the augmentation tables and hard negatives of that corpus
-   (:func:`pearl.corpus.training_tables.build_training_tables` with notebook 02's defaults);
+2. ``tables``: the augmentation lexicons and hard negatives of that corpus
+   (:func:`pearl.corpus.training_inputs.build_training_inputs` with notebook 02's defaults);
 3. ``model``: seed 0 of notebook 03's full recipe (:func:`pearl.experiments.runner.train_models`),
    exported to ``models/pearl-minilm-seed0``; notebooks 03-08 reuse it as their own.
 
 A stage is reused, and says so, only when its files are the ones it wrote from the same inputs: each
 stage's stamp (:data:`STAMP`) keeps the sha256 of what it read (the corpus, for the tables) and of
 every file it wrote, and its settings; the model when its recipe key (which digests the corpus, the
-hard negatives and the augmentation tables) matches and its folder verifies (the runner's rule).
+hard negatives and the augmentation lexicons) matches and its folder verifies (the runner's rule).
 Training data of another scale than the caller's guard allows is refused before anything is written. The build's stage times, load average and commit go to ``make_model.json``
 beside the model's ``pearl.json`` (with that file's digest, so a later retraining leaves it
 visibly stale), and to ``--record PATH`` too (``make model RECORD=1``:
@@ -95,7 +95,7 @@ def stage(n: int, name: str, what: str, times: dict, log=print):
 
 
 def step_bar(steps: list[str], desc: str):
-    """A ``timer(name)`` for :func:`pearl.corpus.training_tables.build_training_tables` that moves a
+    """A ``timer(name)`` for :func:`pearl.corpus.training_inputs.build_training_inputs` that moves a
     progress bar of ``steps`` on as each named step ends (its steps show no bar of their own)."""
     from tqdm.auto import tqdm
 
@@ -121,7 +121,7 @@ def stage_key(name: str, size: str, inputs=()) -> dict:
     """What decides a stage's files: its settings at ``size`` and the sha256 of every input file."""
     from dataclasses import asdict
 
-    from pearl.corpus.training_tables import DEFAULTS
+    from pearl.corpus.training_inputs import DEFAULTS
 
     settings = {"data": {**NOTEBOOK_01, "lines": TINY_LINES if _tiny(size) else 0},
                 "tables": {**asdict(DEFAULTS), "phrases": TINY_PHRASES if _tiny(size) else 0}}[name]
@@ -193,7 +193,7 @@ def tables_exist(size: str = "full") -> bool:
     """Whether every file notebook 02 writes (tables, their metadata, the hard negatives) is there as this
     build's tables stage wrote it from the corpus now there, byte for byte (:func:`stage_reusable`: a
     changed corpus row, or a changed table, builds them again)."""
-    from pearl.corpus.training_tables import targets
+    from pearl.corpus.training_inputs import targets
 
     corpus = paths.derived_dir("phrases.tsv")
     return corpus.is_file() and stage_reusable("tables", stage_key("tables", size, [corpus]), targets())
@@ -204,13 +204,13 @@ def build_tables(size: str = "full", guard: Guard = OPEN) -> None:
     first 300 phrases and anchors), one progress bar over the four steps (mining shows its own too)."""
     from pearl.corpus.hard_negatives import profile_anchors
     from pearl.corpus.store import read_phrases
-    from pearl.corpus.training_tables import DEFAULTS, build_training_tables
+    from pearl.corpus.training_inputs import DEFAULTS, build_training_inputs
 
     tiny = _tiny(size)
     settings = replace(DEFAULTS, anchors=TINY_PHRASES if tiny else profile_anchors("cpu", DEFAULTS.anchors))
     phrases = read_phrases(TINY_PHRASES if tiny else 0)
     timer = step_bar(["wordnet_table", "glove_table", "paraphrases", "hard_negatives"], "tables")
-    build_training_tables(phrases, settings=settings, timer=timer, progress=not tiny, guard=guard)
+    build_training_inputs(phrases, settings=settings, timer=timer, progress=not tiny, guard=guard)
 
 
 def train_model(size: str = "full", guard: Guard = OPEN, log=print) -> Path:
@@ -231,7 +231,7 @@ def build(size: str = "full", guard: Guard = OPEN, log=print) -> dict:
     from pearl.provenance import hardware, stamp, write_json
 
     from pearl.corpus.store import corpus_files
-    from pearl.corpus.training_tables import targets
+    from pearl.corpus.training_inputs import targets
     from pearl.training.profiles import check_training_data
 
     t0, load_start, times, built = time.perf_counter(), list(os.getloadavg()), {}, {}
@@ -244,7 +244,7 @@ def build(size: str = "full", guard: Guard = OPEN, log=print) -> dict:
             stamp_stage("data", stage_key("data", size), corpus_files())
         else:
             log(f"reuse {paths.derived_dir('phrases.tsv')} (delete it to build it again)")
-    with stage(2, "tables", "augmentation tables and hard negatives (notebook 02)", times, log):
+    with stage(2, "tables", "augmentation lexicons and hard negatives (notebook 02)", times, log):
         built["tables"] = built["data"] or not tables_exist(size)
         if built["tables"]:
             build_tables(size, guard)

@@ -3,12 +3,12 @@ run never reads a SMOKE one as evidence or input.
 
 Every table, figure and notebook record is written through :func:`write_output` (by
 :func:`save_table`, :func:`save_figure` and the notebook run's record); the derived data under
-``data/derived/`` (the corpus, the augmentation tables, the hard negatives, the Wikipedia builds)
+``data/derived/`` (the corpus, the augmentation lexicons, the hard negatives, the Wikipedia builds)
 and the model folders are checked by the same :func:`refuse_full` before pearl's writers write:
 they call the :class:`ScaleGuard` the notebook passes them (``guard=run.scale.guard``), pearl's
 hook for a caller's policy (:class:`pearl.guard.Guard`). The scale is read from structured
 data, never from a text prefix (:func:`scale_of`): a record's parameters, the metadata that
-derived data and model folders carry (:func:`said_by`), or a hidden :func:`sidecar` beside a
+derived data and model folders carry (:func:`pearl.guard.metadata_of`), or a hidden :func:`sidecar` beside a
 SMOKE file that has no metadata of its own (a table, a figure, the hard negatives), naming the
 sha256 of the bytes it vouches for. A SMOKE write refuses to replace a full-size file
 (:func:`refuse_full`; a stage checks all its targets first, :func:`refuse_full_all`), naming the
@@ -27,7 +27,7 @@ from pathlib import Path
 
 from pearl import paths
 from pearl.atomic import write_atomic_all
-from pearl.guard import Guard
+from pearl.guard import Guard, metadata_of
 from pearl.provenance import figure_bytes, table_texts
 
 #: where a SMOKE run writes when no scratch ``$PEARL_OUTPUT`` is set (ignored by git; :class:`harness.scale.Scale` sends it)
@@ -42,14 +42,6 @@ SIDECAR = ".{}.smoke"
 BANNER = "SMOKE run: tiny subsets; these numbers are not results."
 #: what a SMOKE run records in the metadata pearl writes (:attr:`ScaleGuard.note`); a file without it is full size
 SMOKE_NOTE = {"smoke": True, "note": "SMOKE run: tiny sizes (a few steps, a slice of the data); not a result"}
-#: the corpus files whose scale ``corpus.json`` beside them says (:mod:`pearl.corpus.store`)
-CORPUS_FILES = ("phrases.tsv", "labels.json", "corpus.json")
-#: the folder of augmentation tables whose scale its ``meta.json`` says (:mod:`pearl.corpus.augment`)
-AUGMENT = ("augment", "meta.json")
-#: the folder of Wikipedia builds; each build's ``settings.json`` says its scale (:mod:`pearl.corpus.build`)
-BUILDS = ("wikipedia_builds", "settings.json")
-#: the file that says a model folder's scale (:mod:`pearl.training.export`)
-MODEL_INFO = "pearl.json"
 #: pearl's training profile of a SMOKE run (:data:`harness.scale.TINY`, which imports this module)
 TINY_PROFILE = "tiny"
 FIX = (f"unset $PEARL_OUTPUT (SMOKE runs then write under {paths.ROOT / SMOKE_ROOT}) or point it at a "
@@ -67,24 +59,6 @@ def sidecar(path: str | Path) -> Path:
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def said_by(path: str | Path) -> Path | None:
-    """The metadata file that says the scale of ``path``, for outputs that carry it in metadata of
-    their own (``"smoke": true``, or a ``"SMOKE"`` key, at SMOKE size): a corpus file's
-    ``corpus.json`` beside it; a file of ``augment/`` (or the folder): its ``meta.json``; a
-    Wikipedia build's folder or any file in it: its ``settings.json``; a model folder: its
-    ``pearl.json``. None for anything else, or when that metadata file is absent."""
-    path = Path(path)
-    if path.name in CORPUS_FILES:
-        found = path.parent / "corpus.json"
-    elif path.name == AUGMENT[0] or path.parent.name == AUGMENT[0]:
-        found = (path if path.name == AUGMENT[0] else path.parent) / AUGMENT[1]
-    elif BUILDS[0] in path.parts[:-1]:
-        found = Path(*path.parts[:path.parts.index(BUILDS[0]) + 2]) / BUILDS[1]
-    else:
-        found = path / MODEL_INFO
-    return found if found.is_file() else None
 
 
 def _json(path: Path):
@@ -119,7 +93,7 @@ def scale_of(path: str | Path) -> str | None:
     folder that says no scale), read from structured data, never from a text prefix:
 
     - anything under the default SMOKE root ``smoke-output/``, which only SMOKE runs write: smoke;
-    - derived data and model folders: what their metadata says (:func:`said_by`);
+    - derived data and model folders: what their metadata says (:func:`pearl.guard.metadata_of`);
     - a notebook record (``results/<name>.json`` holding ``"parameters"``): smoke when it has a
       top-level ``"SMOKE"`` key or ``parameters["SMOKE"]`` is true;
     - a table's CSV with a ``smoke`` column: smoke;
@@ -133,7 +107,7 @@ def scale_of(path: str | Path) -> str | None:
         return None
     if path.resolve().is_relative_to((paths.ROOT / SMOKE_ROOT).resolve()):
         return "smoke"
-    meta = said_by(path)
+    meta = metadata_of(path)
     if meta is not None:
         return "smoke" if _says_smoke(_json(meta)) else "full"
     if not path.is_file():
@@ -156,7 +130,7 @@ def scale_of(path: str | Path) -> str | None:
 
 
 def _how(path: Path) -> str:
-    meta = said_by(path)
+    meta = metadata_of(path)
     return f" ({meta} says its scale)" if meta is not None and meta != path else ""
 
 

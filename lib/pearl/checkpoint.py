@@ -203,14 +203,14 @@ def _choice(run_dir: Path, bad: Path) -> str:
             f"(none in this folder verifies).")
 
 
-def inputs_digest(corpus, hard_negatives: dict | None, tables=None) -> str:
+def inputs_digest(corpus, hard_negatives: dict | None, lexicons=None) -> str:
     """sha256 of what a run trains on: the corpus rows, the hard negatives it uses and the
-    augmentation tables its positives come from (any object with ``__dict__``, e.g.
+    augmentation lexicons its positives come from (any object with ``__dict__``, e.g.
     :class:`pearl.corpus.augment.AugmentLexicons`). A resume on other inputs is refused."""
     import json
 
     h = hashlib.sha256()
-    for part in (corpus, hard_negatives or {}, vars(tables) if tables is not None else None):
+    for part in (corpus, hard_negatives or {}, vars(lexicons) if lexicons is not None else None):
         h.update(json.dumps(part, sort_keys=True, default=list).encode())  # tuples and lists alike
     return h.hexdigest()
 

@@ -15,9 +15,49 @@ full-size run never reads a tiny one).
 """
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from types import MappingProxyType
 from typing import Iterable, Mapping
+
+#: the corpus files whose ``corpus.json`` beside them is their metadata (:mod:`pearl.corpus.store`)
+CORPUS_FILES = ("phrases.tsv", "labels.json", "corpus.json")
+#: the folder of augmentation lexicons and its metadata file (:mod:`pearl.corpus.augment`)
+AUGMENT = ("augment", "meta.json")
+#: the folder of Wikipedia builds; each build's ``settings.json`` is its metadata (:mod:`pearl.corpus.build`)
+BUILDS = ("wikipedia_builds", "settings.json")
+#: a model folder's metadata file (:mod:`pearl.training.export`)
+MODEL_INFO = "pearl.json"
+
+
+def metadata_of(path: str | Path) -> Path | None:
+    """The metadata file pearl wrote for the output at ``path``, where a :attr:`Guard.note` lands: a
+    corpus file's ``corpus.json`` beside it; a file of ``augment/`` (or the folder): its ``meta.json``;
+    a Wikipedia build's folder or any file in it: its ``settings.json``; a model folder: its
+    ``pearl.json``. None for anything else, or when that file is absent."""
+    path = Path(path)
+    if path.name in CORPUS_FILES:
+        found = path.parent / "corpus.json"
+    elif path.name == AUGMENT[0] or path.parent.name == AUGMENT[0]:
+        found = (path if path.name == AUGMENT[0] else path.parent) / AUGMENT[1]
+    elif BUILDS[0] in path.parts[:-1]:
+        found = Path(*path.parts[:path.parts.index(BUILDS[0]) + 2]) / BUILDS[1]
+    else:
+        found = path / MODEL_INFO
+    return found if found.is_file() else None
+
+
+def noted(path: str | Path) -> bool:
+    """Whether the output at ``path`` was written under a caller's note (its :func:`metadata_of`
+    holds a ``"note"``); metadata that cannot be read counts as noted, never as clean."""
+    meta = metadata_of(path)
+    if meta is None:
+        return False
+    try:
+        data = json.loads(meta.read_text(encoding="utf8"))
+    except (ValueError, UnicodeDecodeError):
+        return True
+    return not isinstance(data, dict) or "note" in data
 
 
 class Guard:

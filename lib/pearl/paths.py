@@ -120,7 +120,7 @@ def _root(root: str | Path | None) -> Path:
 
 
 def derived_dir(*parts: str, root: str | Path | None = None) -> Path:
-    """Derived data (phrase corpora, augmentation tables, hard negatives) under ``root``
+    """Derived data (phrase corpora, augmentation lexicons, hard negatives) under ``root``
     (default :func:`output_root`; so for every folder below)."""
     return _made(_root(root) / "data" / "derived", *parts)
 

@@ -18,7 +18,7 @@
 #
 # It reads the corpus of `01_data_building` and writes `data/derived/augment/*.json` and
 # `data/derived/hard_negatives.json`, through the one function that builds them for every training
-# corpus (`pearl.corpus.training_tables.build_training_tables`; the discrepancy study's Wikipedia
+# corpus (`pearl.corpus.training_inputs.build_training_inputs`; the discrepancy study's Wikipedia
 # corpora are made by it too, with this notebook's defaults).
 
 # %% tags=["parameters"]
@@ -52,7 +52,7 @@ from pearl.corpus.augment import Augmenter, coverage, op_summary
 from pearl.corpus.hard_negatives import profile_anchors
 from pearl.corpus.store import read_about, read_phrases
 from pearl.corpus.synonyms import vocabulary
-from pearl.corpus.training_tables import TableSettings, build_training_tables, targets
+from pearl.corpus.training_inputs import InputSettings, build_training_inputs, targets
 from pearl.display.data_figures import plot_figure3
 from pearl.display.data_tables import hard_negative_examples, synonym_examples
 from harness.outputs import refuse_full_stage
@@ -76,12 +76,12 @@ print(f"{len(phrases):,} phrases, {len(words):,} distinct tokens")
 # phrase's own augmentations and synonyms). Each step is timed apart.
 
 # %%
-settings = TableSettings(glove_threshold=GLOVE_THRESHOLD, glove_vocab=GLOVE_VOCAB, paraphraser=PARAPHRASER,
+settings = InputSettings(glove_threshold=GLOVE_THRESHOLD, glove_vocab=GLOVE_VOCAB, paraphraser=PARAPHRASER,
                          model=MODEL, k=K_NEGATIVES, max_distance=MAX_DISTANCE, anchors=HN_ANCHORS)
-tables, negatives, hn_stats = build_training_tables(phrases, settings=settings, timer=run.timer, progress=not SMOKE,
+lexicons, negatives, hn_stats = build_training_inputs(phrases, settings=settings, timer=run.timer, progress=not SMOKE,
                                                    guard=scale.guard)
-wn_table, glove_table, paraphrases = tables.wordnet, tables.glove, tables.paraphrases
-print("tables in", paths.derived_dir("augment"), "and", paths.derived_dir("hard_negatives.json"))
+wn_table, glove_table, paraphrases = lexicons.wordnet, lexicons.glove, lexicons.paraphrases
+print("lexicons in", paths.derived_dir("augment"), "and", paths.derived_dir("hard_negatives.json"))
 pd.DataFrame({"entries": [len(wn_table), len(glove_table), len(paraphrases)]},
              index=["WordNet synonyms (words)", "GloVe neighbours (words)", "paraphrases (phrases)"])
 
@@ -93,14 +93,14 @@ synonym_examples(["film", "army", "war", "city", "famous", "river"], {"WordNet":
 
 # %%
 with run.timer("coverage"):
-    cov = coverage(phrases, tables)
+    cov = coverage(phrases, lexicons)
 pd.Series(cov, name="share of phrases").round(3).to_frame()
 
 # %% [markdown]
 # ## The sampler: one augmented copy per phrase, seeded
 
 # %%
-augmenter = Augmenter(P_CHAR, P_TOKEN, P_PHRASE, SEED, tables)
+augmenter = Augmenter(P_CHAR, P_TOKEN, P_PHRASE, SEED, lexicons)
 with run.timer("augment_all"):
     pairs = augmenter.augment_many(phrases)
 augment_s = run.timings["augment_all"]
@@ -112,9 +112,9 @@ pd.Series(ops, name="count").sort_values(ascending=False).to_frame()
 # ## Figure 3: the augmentation levels applied to one phrase
 
 # %%
-variants = Augmenter(1, 1, 1, SEED, tables).variants(FIGURE_PHRASE)
+variants = Augmenter(1, 1, 1, SEED, lexicons).variants(FIGURE_PHRASE)
 corpus_about = read_about()  # which corpus and sample notebook 01 built the phrases from
-fig = plot_figure3(FIGURE_PHRASE, variants, tables.paraphrases.get(FIGURE_PHRASE),
+fig = plot_figure3(FIGURE_PHRASE, variants, lexicons.paraphrases.get(FIGURE_PHRASE),
                    source=corpus_about.get("description", "not recorded (rerun 01_data_building)"))
 save_figure(fig, "figure3", smoke=scale.smoke)
 variants

@@ -93,7 +93,7 @@ cfg
 
 # %%
 with run.timer("load_data"):
-    corpus, hard_negatives, tables = load_training_data(**data_options, guard=scale.guard)  # full size: never a SMOKE corpus
+    corpus, hard_negatives, lexicons = load_training_data(**data_options, guard=scale.guard)  # full size: never a SMOKE corpus
 pd.Series(data_summary(corpus, hard_negatives, cfg))
 
 # %% [markdown]
@@ -132,7 +132,7 @@ import dataclasses
 
 from pearl.display.figure2 import framework_batch, plot_framework
 
-figure2 = framework_batch(dataclasses.replace(cfg, seed=seeds[0]), corpus, hard_negatives, tables, folders[0],
+figure2 = framework_batch(dataclasses.replace(cfg, seed=seeds[0]), corpus, hard_negatives, lexicons, folders[0],
                           augment=recipe.augment)
 fig = plot_framework(figure2)
 save_figure(fig, "figure2", smoke=scale.smoke)

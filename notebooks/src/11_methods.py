@@ -22,7 +22,7 @@
 # 1. **Lexical diversity of the positives** each method trains on (and each of PEARL's
 #    augmentation levels alone), with Phrase-BERT's three measures: share of new tokens,
 #    longest-common-subsequence ratio, normalised Levenshtein distance
-#    (`pearl.corpus.diversity`). It reads the corpus and augmentation tables of notebooks 01–02.
+#    (`pearl.corpus.diversity`). It reads the corpus and augmentation lexicons of notebooks 01–02.
 # 2. **Training and scoring** each method over seeds, and PAUSE's label efficiency
 #    (1, 5, 10, 30, 100 % of the positive pairs labelled), through the experiment runner
 #    (`pearl.experiments.runner`), scored on the sweep suite.
@@ -73,9 +73,9 @@ WORKERS = run.resolve(WORKERS=scale.workers(WORKERS))
 # %%
 with run.timer("positives"):
     corpus = read_corpus()
-    tables = load_lexicons()
+    lexicons = load_lexicons()
     phrases = lexical.sample_phrases(corpus, DIVERSITY_PHRASES, seed=SEED)
-    samples = positive_samples(phrases, tables, seed=SEED, methods=positive_kinds(METHODS))
+    samples = positive_samples(phrases, lexicons, seed=SEED, methods=positive_kinds(METHODS))
 with run.timer("diversity"):
     diversity = lexical.diversity_table(samples)
 save_table(diversity.round(3).reset_index(), "methods_lexical_diversity", smoke=scale.smoke)

@@ -23,7 +23,7 @@ def main(argv=None) -> None:
 
     phrases = [r["phrase"] for r in read_rows()]
     t0 = time.perf_counter()
-    negs, stats = mine(phrases, load_model("minilm"), k=args.k, tables=load_lexicons(), max_distance=args.max_distance,
+    negs, stats = mine(phrases, load_model("minilm"), k=args.k, lexicons=load_lexicons(), max_distance=args.max_distance,
                        anchors=None, progress=False)
     stats["seconds"] = time.perf_counter() - t0
     write_hard_negatives(negs, args.out)

@@ -33,9 +33,9 @@ def main(argv=None) -> None:
         name, _, sets = spec.partition(":")
         over = {k: json.loads(v) for k, v in (kv.split("=", 1) for kv in sets.split(";") if kv)}
         cfg, data = config_for(args.profile, **{"bf16": False, **over})
-        corpus, negs, tables = load_training_data(seed=cfg.seed, **data)
+        corpus, negs, lexicons = load_training_data(seed=cfg.seed, **data)
         t0 = time.perf_counter()
-        res = train(cfg, corpus, negs, augmenter_factory(tables=tables), labels=list(LABELS), progress=False)
+        res = train(cfg, corpus, negs, augmenter_factory(lexicons=lexicons), labels=list(LABELS), progress=False)
         train_s = time.perf_counter() - t0
         rows = scoring.run_model(name, res.model.as_encoder(res.tokenizer, cfg.max_length, name=name), datasets)
         sc = {r["dataset"]: round(float(r["score"]), 2) for r in rows}

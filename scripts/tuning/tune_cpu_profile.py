@@ -105,8 +105,8 @@ def main() -> None:
     overrides = {k: json.loads(v) for k, v in (s.split("=", 1) for s in args.set)}
     aug = {k: overrides.pop(f"aug_{k}", 1.0) for k in ("char", "token", "phrase")}  # augmentation levels
     cfg, data_opts = config_for("cpu", seed=args.seed, **{**overrides, "average": 1.0})
-    corpus, negs, tables = load_training_data(seed=args.seed, **data_opts)
-    result = train(cfg, corpus, negs, augmenter_factory(**aug, tables=tables), labels=list(LABELS), progress=False)
+    corpus, negs, lexicons = load_training_data(seed=args.seed, **data_opts)
+    result = train(cfg, corpus, negs, augmenter_factory(**aug, lexicons=lexicons), labels=list(LABELS), progress=False)
     model = result.model
     tuned = {k: v.detach().clone() for k, v in model.backbone.state_dict().items()}
     original = load_backbone(cfg.backbone)[0].state_dict()  # the weights training started from

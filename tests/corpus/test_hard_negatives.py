@@ -7,7 +7,7 @@ from pearl.encode import encode
 
 PHRASES = ["the war", "The War", "the wars", "war the", "the warfare", "the conflict", "the way", "the bar",
            "the car", "the ware", "the star", "the wax", "a war", "unrelated lobster pots"]
-TABLES = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
+LEXICONS = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
 
 
 def test_blocks_skip_stop_words_and_singletons():
@@ -54,16 +54,16 @@ def test_is_augmentation_rules():
     assert hn.is_augmentation("the war", "The War")  # case
     assert hn.is_augmentation("the war", "the wars")  # plural
     assert hn.is_augmentation("the war", "war the")  # token swap
-    assert hn.is_augmentation("the war", "the warfare", TABLES)  # WordNet synonym of one token
-    assert hn.is_augmentation("the war", "the conflict", TABLES)  # paraphrase
-    assert hn.is_augmentation("the conflict", "the war", TABLES)  # both directions
+    assert hn.is_augmentation("the war", "the warfare", LEXICONS)  # WordNet synonym of one token
+    assert hn.is_augmentation("the war", "the conflict", LEXICONS)  # paraphrase
+    assert hn.is_augmentation("the conflict", "the war", LEXICONS)  # both directions
     assert not hn.is_augmentation("the war", "the warfare")  # without tables it is not known
     assert not hn.is_augmentation("the war", "the star")
     assert not hn.is_augmentation("the war", "the way")  # a real phrase one letter away is a hard negative
 
 
 def test_mine_excludes_phrase_and_synonyms_and_keeps_lowest_cosine(minilm):
-    negs, stats = hn.mine(PHRASES, minilm, k=3, tables=TABLES)
+    negs, stats = hn.mine(PHRASES, minilm, k=3, lexicons=LEXICONS)
     got = negs["the war"]
     assert len(got) == 3
     assert not {"the war", "The War", "the wars", "war the", "the warfare", "the conflict"} & set(got)
@@ -71,7 +71,7 @@ def test_mine_excludes_phrase_and_synonyms_and_keeps_lowest_cosine(minilm):
     sims = {p: float(vecs[PHRASES.index(p)] @ vecs[0]) for p in PHRASES}
     assert [sims[p] for p in got] == sorted(sims[p] for p in got)
     admissible = [p for p in PHRASES[1:] if p in {PHRASES[j] for j in hn.edit_candidates(PHRASES)[0]}
-                  and not hn.is_augmentation("the war", p, TABLES)]
+                  and not hn.is_augmentation("the war", p, LEXICONS)]
     assert set(got) == set(sorted(admissible, key=sims.get)[:3])
     assert stats["phrases"] == len(PHRASES) and stats["share_excluded_as_augmentation"] > 0
     assert "unrelated lobster pots" not in negs
@@ -81,8 +81,8 @@ def test_mine_is_deterministic_with_given_vectors():
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(len(PHRASES), 8)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    a, _ = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs)
-    b, _ = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs)
+    a, _ = hn.mine(PHRASES, None, k=4, lexicons=LEXICONS, vectors=vecs)
+    b, _ = hn.mine(PHRASES, None, k=4, lexicons=LEXICONS, vectors=vecs)
     assert a == b and all(p not in v for p, v in a.items())
 
 
@@ -102,7 +102,7 @@ def test_select_ignores_noise_in_the_seventh_decimal():
 def test_read_write_and_missing(tmp_path):
     path = hn.write_hard_negatives({"the war": ["the way"]}, tmp_path / "hn.json")
     assert hn.read_hard_negatives(path) == {"the war": ["the way"]}
-    with pytest.raises(FileNotFoundError, match=r"missing\.json is missing: mine hard negatives first .*build_training_tables"):
+    with pytest.raises(FileNotFoundError, match=r"missing\.json is missing: mine hard negatives first .*build_training_inputs"):
         hn.read_hard_negatives(tmp_path / "missing.json")
 
 
@@ -110,7 +110,7 @@ def test_mine_on_anchors_only_encodes_what_it_needs():
     rng = np.random.default_rng(1)
     vecs = rng.normal(size=(len(PHRASES), 8)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    negs, stats = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs, anchors=2)
+    negs, stats = hn.mine(PHRASES, None, k=4, lexicons=LEXICONS, vectors=vecs, anchors=2)
     assert set(negs) <= {"the war", "The War"} and stats["anchors"] == 2
 
 

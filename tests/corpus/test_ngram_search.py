@@ -8,7 +8,7 @@ from pearl.corpus.augment import AugmentLexicons
 PHRASES = ["the war", "The War", "the wars", "war the", "the warfare", "the conflict", "the way", "the bar",
            "the car", "the ware", "the star", "the wax", "a war", "unrelated lobster pots", "lobster pot",
            "lobsters pots", "red lobster", "the wax seal", "a car park", "car parks"]
-TABLES = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
+LEXICONS = AugmentLexicons(wordnet={"war": ["warfare"]}, glove={}, paraphrases={"the war": ["the conflict"]})
 EXHAUSTIVE = ns.AnnSettings(dim=64, nlist=4, nprobe=4, probe=len(PHRASES))
 
 
@@ -24,8 +24,8 @@ def test_exhaustive_ann_mining_equals_exact_mining():
     rng = np.random.default_rng(0)
     vecs = rng.normal(size=(len(PHRASES), 8)).astype(np.float32)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    exact, stats_e = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs)
-    approx, stats_a = hn.mine(PHRASES, None, k=4, tables=TABLES, vectors=vecs, method="ann", ann=EXHAUSTIVE)
+    exact, stats_e = hn.mine(PHRASES, None, k=4, lexicons=LEXICONS, vectors=vecs)
+    approx, stats_a = hn.mine(PHRASES, None, k=4, lexicons=LEXICONS, vectors=vecs, method="ann", ann=EXHAUSTIVE)
     assert approx == exact and exact["the war"]
     assert stats_a["method"] == "ann" and "method" not in stats_e  # the exact path's statistics keep their keys
 

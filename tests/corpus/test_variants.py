@@ -26,7 +26,7 @@ def test_wikitext2_is_the_notebooks_corpus_unless_they_built_wikipedia(own_outpu
     (the gpu profile), WikiText-2 has a folder of its own, like the other corpora."""
     store.write_corpus([("the war", "NP-OTHER", 3, "wikitext2")], about={"corpus": "wikitext2"})
     assert variants.shares_wikitext2() and variants.folder("wikitext2") == paths.derived_dir()
-    with pytest.raises(FileNotFoundError, match="is missing: build the corpus's tables and hard negatives first"):
+    with pytest.raises(FileNotFoundError, match="is missing: build the corpus's lexicons and hard negatives first"):
         variants.prepare("wikitext2")
     store.write_corpus([("the war", "NP-OTHER", 3, "wikipedia")], about={"corpus": "wikipedia"})
     assert not variants.shares_wikitext2() and variants.folder("wikitext2") == paths.derived_dir("corpora", "wikitext2")

@@ -153,7 +153,7 @@ def test_query_variants_come_from_pearl_augment_and_are_stable():
     from pearl.corpus.augment import LEVELS
     from pearl.display.similarity import QueryVariants
 
-    variants = QueryVariants(seed=0, tables=None)
+    variants = QueryVariants(seed=0, lexicons=None)
     a = variants("The New York Times")
     assert a == variants("The New York Times"), "same query, same variants"
     ops = {op for names in LEVELS.values() for op in names}
@@ -177,11 +177,11 @@ def test_torch_threads_restores_the_thread_count():
 
 def test_a_failing_update_is_shown_not_swallowed(minilm):
     def broken(_query):
-        raise RuntimeError("augmentation tables are corrupt")
+        raise RuntimeError("augmentation lexicons are corrupt")
 
     app = Explorer({"minilm": minilm}, "", CANDIDATES, augment=broken, debounce_s=0)  # empty query: no variants
     app.query.value = "painkiller"
-    assert "augmentation tables are corrupt" in app.status.value
+    assert "augmentation lexicons are corrupt" in app.status.value
 
 
 def test_keystrokes_bypass_the_disk_cache(tmp_path):
@@ -209,9 +209,9 @@ def test_views_summary_and_no_latency_study_in_a_live_session(minilm):
 
     app = Explorer({"minilm": minilm}, "The New York Times", CANDIDATES)
     assert "New York Post" in app.view(static=True).data and app.view(static=False) is not None
-    variants = similarity.QueryVariants(tables=None)
+    variants = similarity.QueryVariants(lexicons=None)
     line = explorer.summary_line(["a", "b"], variants)
-    assert line == "Vocabulary: 2 AutoFJ names · augmentation tables: absent (make model builds them)"
+    assert line == "Vocabulary: 2 AutoFJ names · augmentation lexicons: absent (make model builds them)"
 
     class NoRun:
         def save(self, *_):

@@ -84,7 +84,7 @@ def test_tables_are_reused_only_when_their_corpus_and_files_are_the_ones_stamped
     with one row changed kept its old tables. Now the stage's stamp keys them on the corpus' sha256 and
     on each file's; no stamp, a changed row, a changed table: built again."""
     from pearl.corpus.store import write_corpus
-    from pearl.corpus.training_tables import targets
+    from pearl.corpus.training_inputs import targets
 
     monkeypatch.setenv("PEARL_OUTPUT", str(tmp_path))
     rows = [("the war", "NP-OTHER", 3, "wikitext2"), ("in 2008", "PP-DATE", 2, "wikitext2")]
@@ -150,7 +150,7 @@ def test_a_folder_that_fails_verification_is_never_found(tmp_path, monkeypatch, 
 
 
 def test_a_full_size_build_over_smoke_data_refuses_before_writing(tmp_path, monkeypatch):
-    """Before: a full-size make model over SMOKE data rewrote the augmentation tables from the SMOKE
+    """Before: a full-size make model over SMOKE data rewrote the augmentation lexicons from the SMOKE
     corpus, labelled full size, and only then refused at training. Now it stops first, naming the file."""
     from harness.outputs import SmokeInput
     from harness.scale import FULL, SMOKE

@@ -10,7 +10,8 @@ from harness import outputs
 from harness.record import Run
 from harness.scale import FULL, SMOKE
 from pearl import paths
-from pearl.corpus import augment, build, hard_negatives, store, summary, training_tables
+from pearl.guard import metadata_of
+from pearl.corpus import augment, build, hard_negatives, store, summary, training_inputs
 
 
 @pytest.fixture
@@ -32,7 +33,7 @@ def test_derived_data_says_its_scale_in_its_own_metadata(tmp_path, monkeypatch):
     small = [p for p in _tree(tmp_path / "smoke") if not p.name.endswith(".smoke")]
     assert {outputs.scale_of(p) for p in full} == {"full"}
     assert {outputs.scale_of(p) for p in small} == {"smoke"}
-    assert outputs.said_by(paths.derived_dir("phrases.tsv")) == paths.derived_dir("corpus.json")
+    assert metadata_of(paths.derived_dir("phrases.tsv")) == paths.derived_dir("corpus.json")
     assert json.loads(paths.derived_dir("augment", "meta.json").read_text())["smoke"] is True
     assert outputs.sidecar(paths.derived_dir("hard_negatives.json")).is_file()  # no metadata of its own
 
@@ -70,7 +71,7 @@ def _smoke_writes():
                     "data/derived/augment/wordnet_synonyms.json"),
         "hard_negatives": (lambda: hard_negatives.write_hard_negatives({}, guard=SMOKE.guard),
                            "data/derived/hard_negatives.json"),
-        "training_tables": (lambda: training_tables.build_training_tables(["a"], guard=SMOKE.guard),
+        "training_inputs": (lambda: training_inputs.build_training_inputs(["a"], guard=SMOKE.guard),
                             "data/derived/augment/wordnet_synonyms.json"),
         "build": (lambda: build.build(SAMPLE, chunk_articles=CHUNKS, build_dir=build_dir(), guard=SMOKE.guard,
                                       progress=False),
@@ -92,14 +93,14 @@ def test_a_smoke_writer_never_replaces_full_size_derived_data(full_root, writer)
 
 def test_the_data_notebooks_check_every_target_before_writing(full_root):
     """The calls notebooks 01 and 02 make first (harness.outputs.refuse_full_stage with their targets)
-    stop a SMOKE run on the corpus and on the augmentation tables; a full-size run and a SMOKE run into
+    stop a SMOKE run on the corpus and on the augmentation lexicons; a full-size run and a SMOKE run into
     a root holding SMOKE data pass."""
     root, before = full_root
     with pytest.raises(FileExistsError, match=rf"{root}/data/derived/phrases\.tsv holds a full-size output \(.*corpus\.json"):
         outputs.refuse_full_stage(Run("01_data_building", scale=SMOKE), *summary.targets(SAMPLE, CHUNKS, TOKENS, MODEL, SMOKE.guard),
                                   figures=["figureA1"])
     with pytest.raises(FileExistsError, match=rf"{root}/data/derived/augment/wordnet_synonyms\.json holds a full-size .*meta\.json"):
-        outputs.refuse_full_stage(Run("02_augmentation", scale=SMOKE), *training_tables.targets(), figures=["figure3"])
+        outputs.refuse_full_stage(Run("02_augmentation", scale=SMOKE), *training_inputs.targets(), figures=["figure3"])
     outputs.refuse_full_stage(Run("01_data_building", scale=FULL), *summary.targets(SAMPLE, CHUNKS, TOKENS, MODEL))
     assert _tree(root) == before
 

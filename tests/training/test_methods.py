@@ -50,7 +50,7 @@ def test_corpus_and_augmenter_need_the_tables_for_paraphrase_methods():
     rows = [(p, "NP") for p in PHRASES]
     assert corpus_for("pearl", rows) == rows
     assert [p for p, _ in corpus_for("pause", rows, TABLES)] == ["The New York Times", "big city", "old man"]
-    with pytest.raises(ValueError, match="tables"):
+    with pytest.raises(ValueError, match="lexicons"):
         corpus_for("phrase_bert", rows)
     with pytest.raises(ValueError, match="load_lexicons"):
         augmenter_for("pause")

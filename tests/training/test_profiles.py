@@ -81,7 +81,7 @@ def test_full_size_training_refuses_smoke_data(tmp_path, monkeypatch, smoke_part
     hard_negatives.write_hard_negatives({"the war": ["the way"]}, guard=ScaleGuard(smoke_part == "hard_negatives"))
     named = {"corpus": "phrases.tsv", "augment": "augment/meta.json", "hard_negatives": "hard_negatives.json"}[smoke_part]
     with pytest.raises(outputs.SmokeInput, match=rf"{paths.derived_dir(named)} holds a SMOKE output.*full-size run.*"
-                                                 r"build the phrase corpus and its tables at full size"):
+                                                 r"build the phrase corpus and its lexicons at full size"):
         load_training_data(guard=FULL.guard)
     corpus, negs, _ = load_training_data(guard=SMOKE.guard)
     assert corpus == [("the war", LABELS[0])] and negs == {"the war": ["the way"]}

@@ -53,26 +53,26 @@ def test_a_backbone_built_on_first_use_leaves_the_run_as_it_was(monkeypatch):
     assert [r["loss"] for r in built.log] == [r["loss"] for r in kept.log]
 
 
-def test_resume_on_another_corpus_or_tables_is_refused(tmp_path):
+def test_resume_on_another_corpus_or_lexicons_is_refused(tmp_path):
     """The checkpoint keeps the digest of what the run trains on; resuming on other phrases, or
-    with other augmentation tables, stops with the fix instead of training on silently."""
+    with other augmentation lexicons, stops with the fix instead of training on silently."""
     from pearl.corpus.augment import AugmentLexicons
     from pearl.training.methods import augmenter_factory
 
     corpus = tiny_corpus(32)
     cfg = TrainConfig(steps=6, checkpoint_every=2, **CFG)
 
-    def run(rows, tables, stop_at=None):
-        return train(cfg, rows, tiny_hard_negatives(rows), augmenter_factory(tables=tables), labels=LABELS,
+    def run(rows, lexicons, stop_at=None):
+        return train(cfg, rows, tiny_hard_negatives(rows), augmenter_factory(lexicons=lexicons), labels=LABELS,
                      run_dir=tmp_path, stop_at=stop_at, progress=False, backbone=tiny_backbone())
 
-    tables = AugmentLexicons(wordnet={"green": ["verdant"]})
-    run(corpus, tables, stop_at=2)
-    with pytest.raises(ValueError, match=r"trained on another corpus, hard negatives or augmentation tables: delete"):
-        run(corpus[:-1] + [("something else", corpus[-1][1])], tables)
-    with pytest.raises(ValueError, match="augmentation tables"):
+    lexicons = AugmentLexicons(wordnet={"green": ["verdant"]})
+    run(corpus, lexicons, stop_at=2)
+    with pytest.raises(ValueError, match=r"trained on another corpus, hard negatives or augmentation lexicons: delete"):
+        run(corpus[:-1] + [("something else", corpus[-1][1])], lexicons)
+    with pytest.raises(ValueError, match="augmentation lexicons"):
         run(corpus, AugmentLexicons(wordnet={"green": ["emerald"]}))
-    assert run(corpus, tables).steps == 4  # the same inputs resume
+    assert run(corpus, lexicons).steps == 4  # the same inputs resume
 
 
 def test_weight_averaging_is_the_midpoint():

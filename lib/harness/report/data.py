@@ -114,7 +114,7 @@ def hard_negatives_scale() -> dict[str, str]:
     out = {
         "scale.pool": (f"The pool is every phrase seen at least {num(p['min_freq'])} times in {p['corpus']}: "
                        f"{num(p['phrases'], ',')} "
-                       f"phrases, whose augmentation tables (what may not be a hard negative) took "
+                       f"phrases, whose augmentation lexicons (what may not be a hard negative) took "
                        f"{num(p['tables_s'], ',.0f')} s to build"),
         "scale.sample": (f"On {num(s['anchors'], ',')} random anchors, the per-anchor loop took "
                          f"{num(s['per_anchor_loop_s'], ',.1f')} s and "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from pearl.claims.rule import POSITIVE, TABLE, VERDICTS
+from pearl.claims.rule import DECIDED, POSITIVE, TABLE, VERDICTS
 
 from .common import exists, no_result, num, read_json, results, strict
 
@@ -105,18 +105,40 @@ def central(t: pd.DataFrame) -> str:
     return ". ".join([lead, *parts])
 
 
-def reproduced(t: pd.DataFrame) -> str:
-    """The counted rows (:func:`counted`) the rule finds on the paper's side, by verdict and id: what
-    reproduces, for the report's first screen.
+def side(verdict: str) -> str:
+    """Which way a verdict decides a claim: for the paper (:data:`~pearl.claims.rule.POSITIVE`), against
+    it (the other decided verdicts; "not reproduced at this budget" only at this budget, not against the
+    paper's own runs), or nothing (inconclusive, below resolution, not testable here).
 
-    >>> t = pd.DataFrame({"id": ["C22", "C23", "C31"], "apart": ["", "", "a cost"],
-    ...                   "verdict": ["reproduced", "direction only, smaller", "reproduced"]})
-    >>> reproduced(t)
-    'Of 2 counted rows, reproduced: C22; direction only, smaller: C23'
+    >>> side("direction only"), side("reversed"), side("not reproduced at this budget"), side("below resolution")
+    ('for the paper', 'against the paper', 'against the paper at this budget', 'nothing')
     """
+    if verdict == "not reproduced at this budget":
+        return "against the paper at this budget"
+    return "for the paper" if verdict in POSITIVE else "against the paper" if verdict in DECIDED else "nothing"
+
+
+def verdict_table(t: pd.DataFrame) -> str:
+    """The counted rows (:func:`counted`) by verdict, in the rule's order, as a Markdown table: how many
+    rows reach each verdict, which side it decides (:func:`side`), and their ids. The first screen's
+    count of every verdict, one row each instead of one long sentence.
+
+    >>> t = pd.DataFrame({"id": ["C22", "C23", "C31", "C40"], "apart": ["", "", "a cost", ""],
+    ...                   "verdict": ["reproduced", "direction only, smaller", "reproduced", "reversed"]})
+    >>> print(verdict_table(t))
+    | verdict | decides | rows | claims |
+    |---|---|---|---|
+    | reproduced | for the paper | 1 | C22 |
+    | direction only, smaller | for the paper | 1 | C23 |
+    | reversed | against the paper | 1 | C40 |
+    """
+    from pearl.tabular import Table, render
+
     rows = counted(t)
-    said = [f"{v}: " + ", ".join(rows.loc[rows["verdict"] == v, "id"]) for v in POSITIVE if (rows["verdict"] == v).any()]
-    return f"Of {num(len(rows))} counted rows, " + ("; ".join(said) if said else "none is on the paper's side")
+    frame = pd.DataFrame([{"verdict": v, "decides": side(v),
+                           "rows": num(int(hit.sum())), "claims": ", ".join(rows.loc[hit, "id"])}
+                          for v in VERDICTS if (hit := rows["verdict"] == v).any()])
+    return render(Table(frame, plain=True), "md")
 
 
 def _pv(p: float) -> str:
@@ -166,7 +188,7 @@ def sentences() -> dict[str, str]:
     t = ledger()
     rows, apart = counted(t), t[~t.index.isin(counted(t).index)]
     out = {"ledger.counts": tally(t), "ledger.central": central(t),
-           "ledger.verdict_counts": f"Of {num(len(rows))} counted rows: {count(rows)}", "ledger.reproduced": reproduced(t), "ledger.rule": render(RULE, "md"),
+           "ledger.n_counted": num(len(rows)), "ledger.verdicts": verdict_table(t), "ledger.rule": render(RULE, "md"),
            "ledger.by_backbone": "Per backbone: " + " — ".join(f"{b}: {count(rows[rows['backbone'] == b])}"
                                                                for b in dict.fromkeys(rows["backbone"])),
            "ledger.lines": "\n".join(f"- {line_or_note(r)}" for r in rows.itertuples()),

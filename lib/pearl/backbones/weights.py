@@ -129,8 +129,8 @@ def settings_digest(info: dict) -> str:
 def read_info(folder: str | os.PathLike) -> dict | None:
     """The folder's ``pearl.json`` as a dict, None when there is none; a file that is not a JSON
     object raises :class:`WeightsError` naming it and the fix."""
-    return read_folder_record(Path(folder) / INFO, f"delete {Path(folder)} and export it again (notebook 03 or "
-                                            "pearl.training.profiles retrains it)")
+    return read_folder_record(Path(folder) / INFO, f"delete {Path(folder)} and export it again "
+                                            "(pearl.training.profiles.train_and_export retrains it)")
 
 
 def read_folder_record(path: str | os.PathLike, fix: str) -> dict | None:
@@ -195,7 +195,7 @@ def expected(folder: str | os.PathLike) -> tuple[dict[str, str], str, str] | Non
         package, sums = shipped
         return sums, f"the RECORD of the installed package {package}", \
             f"reinstall it: pip install --force-reinstall --no-deps {package}"
-    rewrite = f"delete {folder} and write it again (notebook 03 or pearl.training.profiles retrains it)"
+    rewrite = f"delete {folder} and write it again (pearl.training.profiles.train_and_export retrains it)"
     info = read_info(folder)
     if info is not None:
         sums = info.get("sha256")
@@ -241,7 +241,7 @@ def verify(folder: str | os.PathLike, required: bool | None = None) -> None:
     if info is None and parts:
         raise WeightsError(f"{folder / INFO} is missing, yet {folder} holds a PEARL model's {parts[0]}: an export cut "
                            "short or a damaged copy, which would load as the bare backbone. Delete the folder and export "
-                           "it again (notebook 03 or pearl.training.profiles retrains it)")
+                           "it again (pearl.training.profiles.train_and_export retrains it)")
     recorded = expected(folder)
     opt_out = ("or, for a folder you trust, record its digests with pearl.backbones.weights.write_manifest(folder), or "
                "load it with load_model(..., verified=False)")

@@ -1,6 +1,6 @@
 """Three-level phrase augmentation (paper §3.1, Figure 3) and its cached lexicons.
 
-Sub-operations, each a function ``(phrase, rng, tables) -> str | None`` (None: does not apply):
+Sub-operations, each a function ``(phrase, rng, lexicons) -> str | None`` (None: does not apply):
 
 - character level — ``char_swap`` (two adjacent letters), ``char_delete`` (one letter),
   ``char_insert`` (one lower-case letter), ``char_keyboard`` (one letter replaced by a QWERTY
@@ -22,7 +22,7 @@ and returns the phrase unchanged only if none can. Everything random comes from 
 ``Generator``: the same seed gives the same augmentations.
 
 The augmentation lexicons (:class:`AugmentLexicons`: synonyms, paraphrases; named apart from the result
-tables of :mod:`pearl.tabular`, although the operations' parameter keeps the name ``tables``) are built
+tables of :mod:`pearl.tabular`) are built
 once by the augmentation notebook and cached as JSON under ``derived_dir("augment")``
 (:func:`save_lexicons`, :func:`load_lexicons`; the files keep their names). Without
 lexicons the token synonym operations are skipped (WordNet on the fly is available with
@@ -51,7 +51,7 @@ LEVELS = {
     "phrase": ("phrase_paraphrase",),
 }
 #: how missing or damaged augmentation lexicons are made again, said in the error
-LEXICONS_FIX = "build them with pearl.corpus.training_tables.build_training_tables"
+LEXICONS_FIX = "build them with pearl.corpus.training_inputs.build_training_inputs"
 LEXICON_FILES = {"wordnet": "wordnet_synonyms.json", "glove": "glove_synonyms.json", "paraphrases": "paraphrases.json"}
 
 
@@ -72,7 +72,7 @@ def lexicon_files(folder: Path | None = None) -> list[Path]:
     return [folder / name for name in LEXICON_FILES.values()] + [folder / "meta.json"]
 
 
-def save_lexicons(tables: AugmentLexicons, folder: Path | None = None, guard: Guard = OPEN) -> Path:
+def save_lexicons(lexicons: AugmentLexicons, folder: Path | None = None, guard: Guard = OPEN) -> Path:
     """Write the lexicons to ``folder`` with their ``meta.json`` (with the caller's ``guard.note``), each
     atomically; ``guard.check`` sees every file before any is written."""
     files = lexicon_files(folder)
@@ -80,8 +80,8 @@ def save_lexicons(tables: AugmentLexicons, folder: Path | None = None, guard: Gu
     folder = files[0].parent
     folder.mkdir(parents=True, exist_ok=True)
     for attr, name in LEXICON_FILES.items():
-        write_json(folder / name, getattr(tables, attr), indent=None, ensure_ascii=False, sort_keys=True)
-    write_json(folder / "meta.json", {**tables.meta, **guard.note}, indent=1, sort_keys=True)  # last: it marks a complete set
+        write_json(folder / name, getattr(lexicons, attr), indent=None, ensure_ascii=False, sort_keys=True)
+    write_json(folder / "meta.json", {**lexicons.meta, **guard.note}, indent=1, sort_keys=True)  # last: it marks a complete set
     return folder
 
 
@@ -105,7 +105,7 @@ def _read(path: Path) -> dict:
     else:
         why = f"a {type(out).__name__}, not a JSON object"
     if not isinstance(out, dict):
-        raise ValueError(f"{path} is damaged: {why}. Build the tables again (delete {path.parent} and "
+        raise ValueError(f"{path} is damaged: {why}. Build the lexicons again (delete {path.parent} and "
                          f"{LEXICONS_FIX})")
     return out
 
@@ -130,7 +130,7 @@ def _same_case(new: str, old: str) -> str:
 
 
 # ---------------------------------------------------------------- character level
-def char_swap(phrase, rng, tables=None):
+def char_swap(phrase, rng, lexicons=None):
     spots = [i for i in range(len(phrase) - 1)
              if phrase[i].isalpha() and phrase[i + 1].isalpha() and phrase[i] != phrase[i + 1]]
     if not spots:
@@ -139,7 +139,7 @@ def char_swap(phrase, rng, tables=None):
     return phrase[:i] + phrase[i + 1] + phrase[i] + phrase[i + 2 :]
 
 
-def char_delete(phrase, rng, tables=None):
+def char_delete(phrase, rng, lexicons=None):
     # only letters of words of two or more characters: deleting a one-letter word is a
     # token deletion, and deleting the only character would leave nothing
     spots = [i for i in _letters(phrase)
@@ -150,7 +150,7 @@ def char_delete(phrase, rng, tables=None):
     return phrase[:i] + phrase[i + 1 :]
 
 
-def char_insert(phrase, rng, tables=None):
+def char_insert(phrase, rng, lexicons=None):
     spots = _letters(phrase)
     if not spots:
         return None
@@ -158,7 +158,7 @@ def char_insert(phrase, rng, tables=None):
     return phrase[:i] + string.ascii_lowercase[rng.integers(26)] + phrase[i:]
 
 
-def char_keyboard(phrase, rng, tables=None):
+def char_keyboard(phrase, rng, lexicons=None):
     keys = keyboard_neighbours()
     spots = [i for i, c in enumerate(phrase) if keys.get(c.lower())]
     if not spots:
@@ -169,7 +169,7 @@ def char_keyboard(phrase, rng, tables=None):
 
 
 # ---------------------------------------------------------------- token level
-def token_swap(phrase, rng, tables=None):
+def token_swap(phrase, rng, lexicons=None):
     tokens = phrase.split()
     spots = [i for i in range(len(tokens) - 1) if tokens[i] != tokens[i + 1]]
     if not spots:
@@ -201,17 +201,17 @@ class _LiveWordNet(dict):
         return self[word] or default
 
 
-def token_wordnet(phrase, rng, tables=None):
-    return _replace_token(phrase, rng, tables.wordnet) if tables is not None else None
+def token_wordnet(phrase, rng, lexicons=None):
+    return _replace_token(phrase, rng, lexicons.wordnet) if lexicons is not None else None
 
 
-def token_glove(phrase, rng, tables=None):
-    return _replace_token(phrase, rng, tables.glove) if tables is not None else None
+def token_glove(phrase, rng, lexicons=None):
+    return _replace_token(phrase, rng, lexicons.glove) if lexicons is not None else None
 
 
 # ---------------------------------------------------------------- phrase level
-def phrase_paraphrase(phrase, rng, tables=None):
-    cands = tables.paraphrases.get(phrase) if tables is not None else None
+def phrase_paraphrase(phrase, rng, lexicons=None):
+    cands = lexicons.paraphrases.get(phrase) if lexicons is not None else None
     if cands is None:
 
         cands = OfflineParaphraser(wordnet=False).paraphrase(phrase)
@@ -230,20 +230,20 @@ class Augmenter:
     """
 
     def __init__(self, char: float = 1.0, token: float = 1.0, phrase: float = 1.0, seed_or_rng=0,
-                 tables: AugmentLexicons | None = None, live_wordnet: bool = False):
+                 lexicons: AugmentLexicons | None = None, live_wordnet: bool = False):
         weights = {"char": char, "token": token, "phrase": phrase}
         if any(not np.isfinite(w) or w < 0 for w in weights.values()):
             raise ValueError(f"level probabilities must be finite and >= 0, got {weights}")
         self.weights = {k: float(w) for k, w in weights.items() if w > 0}
         self.rng = seed_or_rng if isinstance(seed_or_rng, np.random.Generator) else np.random.default_rng(seed_or_rng)
-        if tables is None and live_wordnet:
-            tables = AugmentLexicons(wordnet=_LiveWordNet())
-        self.tables = tables
+        if lexicons is None and live_wordnet:
+            lexicons = AugmentLexicons(wordnet=_LiveWordNet())
+        self.lexicons = lexicons
 
     def _try_level(self, level: str, phrase: str) -> tuple[str, str] | None:
         names = list(LEVELS[level])
         for j in self.rng.permutation(len(names)):
-            out = OPS[names[j]](phrase, self.rng, self.tables)
+            out = OPS[names[j]](phrase, self.rng, self.lexicons)
             if out is not None and out != phrase and out.strip():
                 return names[j], out
         return None
@@ -276,7 +276,7 @@ class Augmenter:
         their weights), in the order of :data:`LEVELS`."""
         out = {}
         for name, op in OPS.items():
-            res = op(phrase, self.rng, self.tables) if phrase.strip() else None
+            res = op(phrase, self.rng, self.lexicons) if phrase.strip() else None
             if res is not None and res != phrase:
                 out[name] = res
         return out
@@ -288,13 +288,13 @@ def op_summary(pairs: list[tuple[str, str]], phrases: list[str]) -> tuple[Counte
     return Counter(op for op, _ in pairs), changed
 
 
-def coverage(phrases: list[str], tables: AugmentLexicons | None) -> dict[str, float]:
+def coverage(phrases: list[str], lexicons: AugmentLexicons | None) -> dict[str, float]:
     """Share of ``phrases`` each sub-operation (and each level) can change."""
     rng = np.random.default_rng(0)
     hits = {name: 0 for name in OPS}
     level_hits = {level: 0 for level in LEVELS}
     for phrase in phrases:
-        ok = {name for name, op in OPS.items() if (r := op(phrase, rng, tables)) is not None and r != phrase}
+        ok = {name for name, op in OPS.items() if (r := op(phrase, rng, lexicons)) is not None and r != phrase}
         for name in ok:
             hits[name] += 1
         for level, names in LEVELS.items():

@@ -11,7 +11,7 @@ For each phrase of a corpus:
 2. **Exclusions.** Never the phrase itself, nor anything that is one of its own
    augmentations or synonyms: the same text up to case and punctuation, or up to a plural
    "s" ("the wars"); the same tokens in another order (token swap); one token replaced by
-   a WordNet/GloVe synonym of the tables; a paraphrase of the table, in either direction.
+   a WordNet/GloVe synonym of the lexicons; a paraphrase in the lexicons, in either direction.
    Another *real* phrase one letter away ("the way" for "the war") is kept: it is exactly
    the kind of hard negative the paper wants. (Character-level augmentations are random
    strings made during training and are not phrases of the corpus.)
@@ -144,7 +144,7 @@ def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit
     return [j[a:min(b, a + limit)].tolist() for a, b in zip(start, end)]
 
 
-def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
+def is_augmentation(phrase: str, cand: str, lexicons=None) -> bool:
     """Whether ``cand`` is ``phrase`` itself or one of its augmentations/synonyms.
 
     >>> is_augmentation("New York", "new-york"), is_augmentation("New York", "York New")
@@ -157,15 +157,15 @@ def is_augmentation(phrase: str, cand: str, tables=None) -> bool:
     a, b = phrase.split(), cand.split()
     if sorted(a) == sorted(b):
         return True
-    if tables is None:
+    if lexicons is None:
         return False
-    if cand in tables.paraphrases.get(phrase, ()) or phrase in tables.paraphrases.get(cand, ()):
+    if cand in lexicons.paraphrases.get(phrase, ()) or phrase in lexicons.paraphrases.get(cand, ()):
         return True
     if len(a) == len(b):
         diff = [(x, y) for x, y in zip(a, b) if x != y]
         if len(diff) == 1:
             x, y = diff[0][0].lower(), diff[0][1].lower()
-            for table in (tables.wordnet, tables.glove):
+            for table in (lexicons.wordnet, lexicons.glove):
                 if y in table.get(x, ()) or x in table.get(y, ()):
                     return True
     return False
@@ -177,7 +177,7 @@ def profile_anchors(profile: str, anchors: int) -> int:
     return anchors if profile == "cpu" else 0
 
 
-def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: float = 0.5, limit: int = 32,
+def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: float = 0.5, limit: int = 32,
          max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
          progress: bool = False, method: str = "exact", ann=None):
     """``({phrase: [hard negative, ...]}, stats)`` with up to ``k`` negatives per phrase,
@@ -195,7 +195,7 @@ def mine(phrases: list[str], model, k: int = 12, tables=None, max_distance: floa
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
     ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
     raw = candidate_lists(phrases, ids, method, max_distance, limit, max_block, ann, progress)
-    cands = admissible(phrases, ids, raw, tables)
+    cands = admissible(phrases, ids, raw, lexicons)
     n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
     need = sorted(set(ids) | {j for c in cands for j in c})
     t1 = time.perf_counter()
@@ -238,9 +238,9 @@ def candidate_lists(phrases: list[str], anchors: list[int], method: str = "exact
     return edit_candidates(phrases, max_distance, limit, max_block, progress, anchors=anchors)
 
 
-def admissible(phrases: list[str], anchors: list[int], raw: list[list[int]], tables=None) -> list[list[int]]:
+def admissible(phrases: list[str], anchors: list[int], raw: list[list[int]], lexicons=None) -> list[list[int]]:
     """Step 2: each anchor's candidates less its own augmentations and synonyms."""
-    return [[j for j in c if not is_augmentation(phrases[i], phrases[j], tables)] for i, c in zip(anchors, raw)]
+    return [[j for j in c if not is_augmentation(phrases[i], phrases[j], lexicons)] for i, c in zip(anchors, raw)]
 
 
 def select(phrases: list[str], anchors: list[int], cands: list[list[int]], vectors, k: int = 12):
@@ -288,5 +288,5 @@ def read_hard_negatives(path: Path | None = None) -> dict[str, list[str]]:
     path = Path(path) if path else paths.derived_dir("hard_negatives.json")
     if not path.is_file():
         raise FileNotFoundError(f"{path} is missing: mine hard negatives first "
-                                "(pearl.corpus.training_tables.build_training_tables mines them with the tables)")
+                                "(pearl.corpus.training_inputs.build_training_inputs mines them with the lexicons)")
     return json.loads(path.read_text())

@@ -2,7 +2,7 @@
 
 Phrase-BERT (Wang et al. 2021) pairs each phrase with a lexically diverse paraphrase; PAUSE
 (Cao et al. 2021) learns from labelled positive pairs. Here a phrase's positives are, from the
-cached augmentation tables (:func:`pearl.corpus.augment.load_lexicons`):
+cached augmentation lexicons (:func:`pearl.corpus.augment.load_lexicons`):
 
 - its **paraphrases** from the phrase table (:mod:`pearl.corpus.paraphrase`: acronyms,
   abbreviations, numbers, determiner drop, WordNet phrase synonyms), and
@@ -11,13 +11,13 @@ cached augmentation tables (:func:`pearl.corpus.augment.load_lexicons`):
 
 GloVe neighbours are left out by default (``sources``): they are related words, not synonyms
 ("lobster" -> "crab"), and PAUSE treats its positives as true labels. Left out as well: a
-paraphrase model at training time (the tables are built once, by notebook 02).
+paraphrase model at training time (the lexicons are built once, by notebook 02).
 
 >>> from pearl.corpus.augment import AugmentLexicons
->>> tables = AugmentLexicons(wordnet={"big": ["large"]}, paraphrases={"big city": ["metropolis"]})
->>> paraphrase_positives("big city", tables)
+>>> lexicons = AugmentLexicons(wordnet={"big": ["large"]}, paraphrases={"big city": ["metropolis"]})
+>>> paraphrase_positives("big city", lexicons)
 ['metropolis', 'large city']
->>> paraphrase_positives("New York", tables)
+>>> paraphrase_positives("New York", lexicons)
 []
 """
 from __future__ import annotations
@@ -37,16 +37,16 @@ def _check_sources(sources) -> None:
         raise ValueError(f"positive sources {list(sources)}: choose one or more of {', '.join(_ALL_SOURCES)}")
 
 
-def paraphrase_positives(phrase: str, tables, sources=SOURCES) -> list[str]:
+def paraphrase_positives(phrase: str, lexicons, sources=SOURCES) -> list[str]:
     """Every positive of ``phrase`` (deduplicated, the phrase itself never included): table
     paraphrases first, then one-token substitutions, in token order."""
     _check_sources(sources)
-    out = list(tables.paraphrases.get(phrase, [])) if "paraphrases" in sources else []
+    out = list(lexicons.paraphrases.get(phrase, [])) if "paraphrases" in sources else []
     tokens = phrase.split()
     for name in ("wordnet", "glove"):
         if name not in sources:
             continue
-        table = getattr(tables, name)
+        table = getattr(lexicons, name)
         for i, token in enumerate(tokens):
             if token.islower():
                 out += [" ".join(tokens[:i] + [syn] + tokens[i + 1 :]) for syn in table.get(token) or []]
@@ -54,11 +54,11 @@ def paraphrase_positives(phrase: str, tables, sources=SOURCES) -> list[str]:
     return [p for p in out if not (p in seen or seen.add(p))]
 
 
-def has_positive(phrase: str, tables, sources=SOURCES) -> bool:
-    return bool(paraphrase_positives(phrase, tables, sources))
+def has_positive(phrase: str, lexicons, sources=SOURCES) -> bool:
+    return bool(paraphrase_positives(phrase, lexicons, sources))
 
 
-def paraphrase_augmenter(tables, sources=SOURCES) -> Callable[[np.random.Generator], Callable[[str], str]]:
+def paraphrase_augmenter(lexicons, sources=SOURCES) -> Callable[[np.random.Generator], Callable[[str], str]]:
     """``rng -> (phrase -> one of its positives, drawn uniformly)``, the shape of the trainer's
     augmenter factories; a phrase without positives comes back unchanged (train on phrases that
     have one: :func:`pearl.training.methods.corpus_for`)."""
@@ -66,10 +66,10 @@ def paraphrase_augmenter(tables, sources=SOURCES) -> Callable[[np.random.Generat
 
     def make(rng: np.random.Generator):
         def positive(phrase: str) -> str:
-            cands = paraphrase_positives(phrase, tables, sources)
+            cands = paraphrase_positives(phrase, lexicons, sources)
             return cands[int(rng.integers(len(cands)))] if cands else phrase
 
         return positive
 
-    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
+    make.lexicons = lexicons  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
     return make

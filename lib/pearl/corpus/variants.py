@@ -1,4 +1,4 @@
-"""Named training corpora side by side, each with its own augmentation tables and hard negatives.
+"""Named training corpora side by side, each with its own augmentation lexicons and hard negatives.
 
 The data notebooks (01, 02) build one training corpus in ``data/derived/`` (WikiText-2 by
 default). The discrepancy study (notebook 13) trains on several at once, so each named corpus
@@ -6,7 +6,7 @@ of :data:`CORPORA` other than that one gets a folder ``data/derived/corpora/<nam
 what training reads: ``phrases.tsv`` (:mod:`pearl.corpus.store`), ``augment/``
 (:mod:`pearl.corpus.augment`) and ``hard_negatives.json`` (:mod:`pearl.corpus.hard_negatives`),
 made by notebook 02's own function with its defaults
-(:func:`pearl.corpus.training_tables.build_training_tables`, :data:`pearl.corpus.training_tables.DEFAULTS`).
+(:func:`pearl.corpus.training_inputs.build_training_inputs`, :data:`pearl.corpus.training_inputs.DEFAULTS`).
 
 - ``wikitext2``: the data notebooks' own files (WikiText-2 valid + test, 455K tokens, min
   freq 1, + WordNet lemmas); checked to be WikiText-2, never rebuilt here;
@@ -144,17 +144,17 @@ def prepare(name: str, n_process: int = 2, log=print, size: str = "full", guard:
     ``"tiny"`` it builds from notebook 01's tiny sample, without the lexicon, with 300 hard-negative
     anchors (notebook 02's tiny size). Every file it would write goes to ``guard.check`` first."""
     from .store import corpus_files, read_about, read_rows, write_corpus
-    from .training_tables import DEFAULTS, build_training_tables, targets
+    from .training_inputs import DEFAULTS, build_training_inputs, targets
 
     corpus, out = _check(name), files(name)
     if name == "wikitext2" and shares_wikitext2():
         if read_about(out["corpus"]).get("corpus") != "wikitext2":
             raise ValueError(f"{out['corpus']} is not WikiText-2's corpus: build WikiText-2's phrase corpus there "
-                             "(pearl.corpus.build) and then its tables (pearl.corpus.training_tables)")
+                             "(pearl.corpus.build) and then its lexicons and hard negatives (pearl.corpus.training_inputs)")
         missing = [str(p) for p in out.values() if not p.exists()]
         if missing:
-            raise FileNotFoundError(f"{missing[0]} is missing: build the corpus's tables and hard negatives first "
-                                    "(pearl.corpus.training_tables.build_training_tables)")
+            raise FileNotFoundError(f"{missing[0]} is missing: build the corpus's lexicons and hard negatives first "
+                                    "(pearl.corpus.training_inputs.build_training_inputs)")
         return out
     if out["hard_negatives"].is_file():  # written last: the folder is whole
         return out
@@ -166,9 +166,9 @@ def prepare(name: str, n_process: int = 2, log=print, size: str = "full", guard:
         write_corpus(rows, out["corpus"], about=about, guard=guard)
     phrases = [r["phrase"] for r in read_rows(out["corpus"])]  # most frequent first
     settings = replace(DEFAULTS, anchors=300 if tiny else DEFAULTS.anchors)  # notebook 02's tiny size
-    log(f"{name}: {len(phrases):,} phrases; augmentation tables, hard negatives for the {settings.anchors:,} most "
+    log(f"{name}: {len(phrases):,} phrases; augmentation lexicons, hard negatives for the {settings.anchors:,} most "
         "frequent phrases")
-    build_training_tables(phrases, folder(name), settings, guard=guard)
+    build_training_inputs(phrases, folder(name), settings, guard=guard)
     log(f"{name}: ready in {time.perf_counter() - t0:.0f} s ({read_about(out['corpus']).get('tokens', '?')} tokens)")
     return out
 

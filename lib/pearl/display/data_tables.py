@@ -19,11 +19,11 @@ def filter_table(kept: Mapping[int, Sequence[tuple]]):
                          for mf, rows in kept.items()])
 
 
-def synonym_examples(words: Sequence[str], tables: Mapping[str, Mapping[str, list]], n: int = 4):
+def synonym_examples(words: Sequence[str], lexicons: Mapping[str, Mapping[str, list]], n: int = 4):
     """The first ``n`` synonyms of each of ``words`` in each table (``{"WordNet": table, ...}``), comma-joined."""
     import pandas as pd
 
-    return pd.DataFrame({name: [", ".join(table.get(w, [])[:n]) for w in words] for name, table in tables.items()},
+    return pd.DataFrame({name: [", ".join(table.get(w, [])[:n]) for w in words] for name, table in lexicons.items()},
                         index=list(words))
 
 

@@ -187,9 +187,9 @@ def models_line(names: Sequence[str], preset: str = "minilm") -> str:
 
 
 def summary_line(vocabulary: Sequence[str], variants: QueryVariants) -> str:
-    """One line on the explorer's vocabulary, and whether notebook 02's augmentation tables were found."""
-    tables = "loaded" if variants.tables is not None else "absent (make model builds them)"
-    return f"Vocabulary: {len(vocabulary)} AutoFJ names · augmentation tables: {tables}"
+    """One line on the explorer's vocabulary, and whether notebook 02's augmentation lexicons were found."""
+    lexicons = "loaded" if variants.lexicons is not None else "absent (make model builds them)"
+    return f"Vocabulary: {len(vocabulary)} AutoFJ names · augmentation lexicons: {lexicons}"
 
 
 #: the query "typed" one character pair at a time by :func:`latency_study`

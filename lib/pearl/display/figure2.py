@@ -30,7 +30,7 @@ def pick_phrase(corpus: list[tuple[str, str]], hard_negatives: dict | None, want
     return next((i for i, p in enumerate(phrases) if (hard_negatives or {}).get(p)), 0)
 
 
-def framework_batch(cfg, corpus: list[tuple[str, str]], hard_negatives: dict | None, tables, folder,
+def framework_batch(cfg, corpus: list[tuple[str, str]], hard_negatives: dict | None, lexicons, folder,
                     phrase: str = "The New York Times", others: int = 3, step: int = 0,
                     augment: tuple[float, float, float] = (1.0, 1.0, 1.0)) -> dict:
     """One batch as the trainer builds and scores it, for the trained folder ``folder``.
@@ -60,7 +60,7 @@ def framework_batch(cfg, corpus: list[tuple[str, str]], hard_negatives: dict | N
         return Collator(tokenizer, phrases, [index.get(t, 0) for _, t in corpus], hard_negatives if k else None,
                         augmenter, k, cfg.max_length, model.char_encoder is not None, cfg.seed)
 
-    full = collator(augmenter_factory(*augment, tables=tables))  # what the trainer's batch at this step draws
+    full = collator(augmenter_factory(*augment, lexicons=lexicons))  # what the trainer's batch at this step draws
     originals, augmented, negatives, gold = full.texts(step, rows)
     batch = full(step, rows)
     with torch.no_grad():
@@ -73,7 +73,7 @@ def framework_batch(cfg, corpus: list[tuple[str, str]], hard_negatives: dict | N
 
     levels = {}
     for level in LEVEL_NAMES:
-        text = collator(augmenter_factory(*PEARL_LEVELS[f"pearl:{level}"], tables=tables)).texts(step, rows)[1][0]
+        text = collator(augmenter_factory(*PEARL_LEVELS[f"pearl:{level}"], lexicons=lexicons)).texts(step, rows)[1][0]
         with torch.no_grad():
             vec = model.embed(tokenizer, [text])
         levels[level] = (text, float(torch.nn.functional.normalize(vec.float(), dim=-1)[0] @ emb[0]))

@@ -190,22 +190,22 @@ class QueryVariants:
     """The teaching view's augmentations: one variant per sub-operation of :mod:`pearl.corpus.augment`.
 
     Re-seeded for every query so the same query always shows the same variants. Uses the
-    synonym / paraphrase tables of the augmentation notebook when they exist; without them
-    the token-synonym operations are skipped (``self.tables is None`` says so).
+    synonym and paraphrase lexicons of the augmentation notebook when they exist; without them
+    the token-synonym operations are skipped (``self.lexicons is None`` says so).
     """
 
-    def __init__(self, seed: int = 0, tables=None):
+    def __init__(self, seed: int = 0, lexicons=None):
 
-        if tables is None:
+        if lexicons is None:
             try:
-                tables = load_lexicons()
+                lexicons = load_lexicons()
             except FileNotFoundError:
-                tables = None  # 02_augmentation has not run: char, swap and rule-based ops only
-        self.seed, self.tables = seed, tables
+                lexicons = None  # 02_augmentation has not run: char, swap and rule-based ops only
+        self.seed, self.lexicons = seed, lexicons
 
     def __call__(self, query: str) -> dict[str, str]:
 
-        return Augmenter(seed_or_rng=self.seed, tables=self.tables).variants(query)
+        return Augmenter(seed_or_rng=self.seed, lexicons=self.lexicons).variants(query)
 
 
 def autofj_vocabulary(size: int = 3000, seed: int = 0) -> list[str]:

@@ -319,9 +319,9 @@ def train_models(recipes: Sequence[Recipe], seeds: Sequence[int] | Mapping[str, 
         data_key = json.dumps(data, sort_keys=True)
         if data_key not in loaded:
             loaded[data_key] = load_training_data(**data, guard=guard)
-        corpus, negs, tables = loaded[data_key]
+        corpus, negs, lexicons = loaded[data_key]
         # the method's phrases (Phrase-BERT and PAUSE: those with a paraphrase or synonym) and positives
-        rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), tables, *recipe.augment)
+        rows, augmenter = inputs_for(cfg_s, _subset(corpus, recipe.phrase_share), lexicons, *recipe.augment)
         log(f"train {folder.name} ({profile} profile)")
         # replace: a folder here holds another recipe's model (or a cut one), which this run supersedes
         train_and_export(cfg_s, rows, negs, augmenter, folder, run_dir=run_dir, progress=progress,

@@ -155,8 +155,8 @@ def card_header(name: str, backbone: str) -> str:
 def write_card(path: str | os.PathLike, scores: dict | None = None, name: str | None = None) -> Path:
     """The folder's ``README.md`` model card: a Hugging Face metadata header, what the model is,
     how to load it, backbone, data, profile, seed, intended use, limitations and stand-ins, and its
-    Table-1 row when ``scores`` (column -> score) are given (:func:`pearl.experiments.cards.update_cards`,
-    notebook 04, writes it), else how to get one. Names no path of the machine that wrote it;
+    Table-1 row when ``scores`` (column -> score) are given (:func:`pearl.experiments.cards.update_cards`
+    writes it), else how to get one. Names no path of the machine that wrote it;
     ``name`` is the model's folder name (default ``path``'s: an export writes the card in its staging folder)."""
     path = Path(path)
     name = name or path.name
@@ -184,10 +184,10 @@ def write_card(path: str | os.PathLike, scores: dict | None = None, name: str | 
         cols = list(scores)
         lines += ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols),
                   "| " + " | ".join("n/a" if s != s else f"{s:.1f}" for s in scores.values()) + " |", "",
-                  "Scored by the companion's notebook `04_benchmark` (`pearl.benchmark.table`), which wrote this row.", ""]
+                  "Scored on the companion's Table 1 (`pearl.benchmark.table`), which wrote this row.", ""]
     else:
-        lines += ["Not scored yet. Notebook `04_benchmark` (`make reproduce`, or `pearl.benchmark.scoring`) scores every",
-                  "trained folder on the nine tasks and writes its row here.", ""]
+        lines += ["Not scored yet. `pearl.benchmark.scoring` scores a trained folder on the nine tasks, and",
+                  "`pearl.experiments.cards.update_cards` writes its row here.", ""]
     lines += ["## Intended use", "",
               "Embedding short phrases (entity names, noun phrases, a few words) for phrase similarity, entity",
               "retrieval, clustering and fuzzy joins, to study the PEARL method at a small scale. Not for long",

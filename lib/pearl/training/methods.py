@@ -17,7 +17,7 @@ objective's ``defaults`` (applied by :func:`pearl.training.profiles.config_for`)
 The neighbours train the phrase encoder alone (no character part, no type head): those are
 PEARL's additions. Phrase-BERT and PAUSE train on the phrases that have a positive
 (:func:`corpus_for`: those with a paraphrase or a WordNet synonym substitution, most of the
-corpus with the cpu profile's offline tables).
+corpus with the cpu profile's offline lexicons).
 
 :func:`positive_samples` draws, through the same factories the trainer uses, the pairs each
 method (and each PEARL augmentation level alone) trains on, for the lexical-diversity table
@@ -40,67 +40,68 @@ from .train import TrainConfig
 PEARL_LEVELS = {"pearl:char": (1, 0, 0), "pearl:token": (0, 1, 0), "pearl:phrase": (0, 0, 1), "pearl": (1, 1, 1)}
 
 
-def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, tables=None) -> Callable:
+def augmenter_factory(char: float = 1.0, token: float = 1.0, phrase: float = 1.0, lexicons=None) -> Callable:
     """``rng -> (phrase -> augmented phrase)`` over :class:`pearl.corpus.augment.Augmenter`; weight 0 = level off."""
     if not (char or token or phrase):
         return identity_augmenter
 
     def make(rng: np.random.Generator):
-        return Augmenter(char, token, phrase, rng, tables).augment
+        return Augmenter(char, token, phrase, rng, lexicons).augment
 
-    make.tables = tables  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
+    make.lexicons = lexicons  # what it draws from: a checkpoint records their digest (pearl.checkpoint)
     return make
 
 
-def _paraphrases(name: str, tables, sources: Sequence[str], **_) -> Callable:
-    if tables is None:
-        raise ValueError(f"objective {name!r} takes its positives from the augmentation tables: "
-                         "pass tables=pearl.corpus.augment.load_lexicons()")
-    return paraphrase_augmenter(tables, sources)
+def _paraphrases(name: str, lexicons, sources: Sequence[str], **_) -> Callable:
+    if lexicons is None:
+        raise ValueError(f"objective {name!r} takes its positives from the augmentation lexicons: "
+                         "pass lexicons=pearl.corpus.augment.load_lexicons()")
+    return paraphrase_augmenter(lexicons, sources)
 
 
 @dataclass(frozen=True)
 class Positives:
-    """A kind of positive: its factory ``(objective name, tables, sources, char=, token=, phrase=)``
-    and whether the method trains only on the phrases that have one in the tables."""
+    """A kind of positive: its factory ``(objective name, lexicons, sources, char=, token=, phrase=)``
+    and whether the method trains only on the phrases that have one in the lexicons."""
     factory: Callable
     needs_positive: bool = False
 
 
 #: the kinds an objective's ``positives`` names (:class:`pearl.training.objectives.Objective`)
 POSITIVES = {
-    "augmentation": Positives(lambda name, tables, sources, char=1.0, token=1.0, phrase=1.0:
-                              augmenter_factory(char, token, phrase, tables)),
+    "augmentation": Positives(lambda name, lexicons, sources, char=1.0, token=1.0, phrase=1.0:
+                              augmenter_factory(char, token, phrase, lexicons)),
     "self": Positives(lambda *args, **kw: identity_augmenter),
     "paraphrase": Positives(_paraphrases, needs_positive=True),
 }
 
 
-def augmenter_for(objective: str, tables=None, char: float = 1.0, token: float = 1.0, phrase: float = 1.0,
+def augmenter_for(objective: str, lexicons=None, char: float = 1.0, token: float = 1.0, phrase: float = 1.0,
                   sources: Sequence[str] = SOURCES) -> Callable:
     """The positive factory of a method (the level weights only matter for augmentation positives)."""
     kind = POSITIVES[objectives.get(objective).positives]
-    return kind.factory(objective, tables, sources, char=char, token=token, phrase=phrase)
+    return kind.factory(objective, lexicons, sources, char=char, token=token, phrase=phrase)
 
 
-def corpus_for(objective: str, corpus: list, tables=None, sources: Sequence[str] = SOURCES) -> list:
-    """The rows a method trains on: for one whose positives come from the tables (Phrase-BERT,
+def corpus_for(objective: str, corpus: list, lexicons=None, sources: Sequence[str] = SOURCES) -> list:
+    """The rows a method trains on: for one whose positives come from the lexicons (Phrase-BERT,
     PAUSE) those whose phrase has a positive (a row is a ``(phrase, ...)`` tuple or a bare
     phrase); the whole corpus otherwise."""
     if not POSITIVES[objectives.get(objective).positives].needs_positive:
         return list(corpus)
-    if tables is None:
-        raise ValueError(f"objective {objective!r} needs the augmentation tables to find positives")
-    keep = [row for row in corpus if has_positive(row if isinstance(row, str) else row[0], tables, sources)]
+    if lexicons is None:
+        raise ValueError(f"objective {objective!r} needs the augmentation lexicons to find positives")
+    keep = [row for row in corpus if has_positive(row if isinstance(row, str) else row[0], lexicons, sources)]
     if not keep:
-        raise ValueError("no phrase of the corpus has a paraphrase or synonym in the tables: rebuild them (notebook 02)")
+        raise ValueError("no phrase of the corpus has a paraphrase or synonym in the lexicons: rebuild them "
+                         "(pearl.corpus.training_inputs.build_training_inputs)")
     return keep
 
 
-def inputs_for(cfg, corpus: list, tables=None, char: float = 1.0, token: float = 1.0,
+def inputs_for(cfg, corpus: list, lexicons=None, char: float = 1.0, token: float = 1.0,
                phrase: float = 1.0) -> tuple[list, Callable]:
     """``(corpus rows, positive factory)`` for :func:`pearl.training.train.train` under ``cfg.objective``."""
-    return corpus_for(cfg.objective, corpus, tables), augmenter_for(cfg.objective, tables, char, token, phrase)
+    return corpus_for(cfg.objective, corpus, lexicons), augmenter_for(cfg.objective, lexicons, char, token, phrase)
 
 
 def variant_for(cfg) -> str | None:
@@ -139,7 +140,7 @@ def positive_kinds(methods: Sequence[str]) -> list[str]:
     return [name for name in PEARL_LEVELS if name != "pearl"] + list(methods)
 
 
-def positive_samples(phrases: Sequence[str], tables, seed: int = 0,
+def positive_samples(phrases: Sequence[str], lexicons, seed: int = 0,
                      methods: Sequence[str] = ("pearl:char", "pearl:token", "pearl:phrase", "pearl",
                                                "simcse", "phrase_bert", "pause")) -> dict[str, list[tuple[str, str]]]:
     """``{method: [(phrase, positive), ...]}``: one positive per phrase the method trains on,
@@ -149,11 +150,11 @@ def positive_samples(phrases: Sequence[str], tables, seed: int = 0,
     out = {}
     for name in methods:
         if name in PEARL_LEVELS:
-            make = augmenter_factory(*PEARL_LEVELS[name], tables=tables)
+            make = augmenter_factory(*PEARL_LEVELS[name], lexicons=lexicons)
             rows = list(phrases)
         else:
-            make = augmenter_for(name, tables)
-            rows = corpus_for(name, list(phrases), tables)
+            make = augmenter_for(name, lexicons)
+            rows = corpus_for(name, list(phrases), lexicons)
         augment = make(np.random.default_rng(seed))
         out[name] = [(p, augment(p) or p) for p in rows]
     return out

@@ -135,12 +135,12 @@ def config_for(profile: str, profile_size: str = "full", **overrides) -> tuple[T
 
 
 #: what makes usable training data, said when a guard refuses the data it finds
-FULL_DATA_FIX = ("build the phrase corpus and its tables at full size into this output root (pearl.corpus.build, "
-                 "pearl.corpus.training_tables), or point $PEARL_OUTPUT at the root holding full-size data")
+FULL_DATA_FIX = ("build the phrase corpus and its lexicons at full size into this output root (pearl.corpus.build, "
+                 "pearl.corpus.training_inputs), or point $PEARL_OUTPUT at the root holding full-size data")
 
 
 def check_training_data(where: dict, guard: Guard = OPEN) -> None:
-    """``guard.check_input`` on each file training reads: the corpus, the augmentation tables'
+    """``guard.check_input`` on each file training reads: the corpus, the augmentation lexicons'
     ``meta.json`` and the hard negatives, with :data:`FULL_DATA_FIX` as the fix."""
     for path in (where.get("corpus") or paths.derived_dir("phrases.tsv"),
                  Path(where.get("augment") or paths.derived_dir("augment")) / "meta.json",
@@ -150,7 +150,7 @@ def check_training_data(where: dict, guard: Guard = OPEN) -> None:
 
 def load_training_data(max_phrases: int | None = None, anchors_only: bool = False, seed: int = 0, corpus: str = "",
                        guard: Guard = OPEN):
-    """(corpus, hard negatives, augmentation tables) from the data notebooks' outputs, or from the
+    """(corpus, hard negatives, augmentation lexicons) from the data notebooks' outputs, or from the
     named corpus ``corpus`` of :data:`pearl.corpus.variants.CORPORA` (built by its ``prepare``).
     Whether a run uses the hard negatives is its config's count alone (:class:`pearl.training.batches.Collator`).
     Each file goes to ``guard.check_input`` first (:func:`check_training_data`).
@@ -163,7 +163,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     """
     where = variants.files(corpus) if corpus else {}
     check_training_data(where, guard)
-    tables = load_lexicons(where.get("augment"))
+    lexicons = load_lexicons(where.get("augment"))
     negs = read_hard_negatives(where.get("hard_negatives"))  # they also choose the anchors: an ablation without them trains on the same phrases
     corpus = read_corpus(where.get("corpus"))
     negs = HardNegatives(negs, corpus)
@@ -172,7 +172,7 @@ def load_training_data(max_phrases: int | None = None, anchors_only: bool = Fals
     if max_phrases and len(corpus) > max_phrases:
         keep = np.random.default_rng(seed).choice(len(corpus), max_phrases, replace=False)
         corpus = [corpus[i] for i in sorted(keep)]
-    return corpus, negs, tables
+    return corpus, negs, lexicons
 
 
 def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_dir: str | Path,
@@ -190,22 +190,15 @@ def train_and_export(cfg: TrainConfig, corpus, hard_negatives, augmenter, out_di
 
 
 def noted_inputs(where: dict | None = None) -> list[Path]:
-    """The metadata of the training data (the corpus' ``corpus.json``, the tables' ``meta.json``) that
-    carries a caller's ``"note"`` (:attr:`pearl.guard.Guard.note`: what a guarded run, such as the
-    harness's tiny SMOKE run, writes beside its data); a file that cannot be read counts as noted."""
-    import json
+    """The training data (the corpus, the lexicons) written under a caller's note
+    (:func:`pearl.guard.noted`: what a guarded run, such as the harness's tiny SMOKE run, writes
+    into their metadata), as the metadata files that say so."""
+    from ..guard import metadata_of, noted
 
     where = where or {}
-    corpus = Path(where.get("corpus") or paths.derived_dir("phrases.tsv"))
-    found = []
-    for meta in (corpus.parent / "corpus.json", Path(where.get("augment") or paths.derived_dir("augment")) / "meta.json"):
-        try:
-            noted = meta.is_file() and "note" in json.loads(meta.read_text(encoding="utf8"))
-        except (ValueError, UnicodeDecodeError, TypeError):
-            noted = True
-        if noted:
-            found.append(meta)
-    return found
+    inputs = (Path(where.get("corpus") or paths.derived_dir("phrases.tsv")).parent / "corpus.json",
+              Path(where.get("augment") or paths.derived_dir("augment")))
+    return [metadata_of(p) for p in inputs if noted(p)]
 
 
 def refuse_cli_run(folder: Path, profile: str, replace: bool, where: dict | None = None) -> None:
@@ -266,8 +259,8 @@ def main(argv=None) -> None:
     name = models.folder_name(cfg.objective, args.backbone, args.seed,
                               variant_for(cfg) or layout_variant(cfg.batch_composition))
     refuse_cli_run(models_dir(name), args.profile, args.replace)  # before any training: no hour spent on a refusal
-    corpus, negs, tables = load_training_data(**data)
-    corpus, augmenter = inputs_for(cfg, corpus, tables)
+    corpus, negs, lexicons = load_training_data(**data)
+    corpus, augmenter = inputs_for(cfg, corpus, lexicons)
     result = train(cfg, corpus, negs, augmenter, labels=list(LABELS),
                    run_dir=models_dir("runs", name), progress=rank == 0)
     if rank == 0:  # under $PEARL_OUTPUT, or the repository (pearl.paths.output_root)

@@ -321,12 +321,12 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
     optimizer = make_optimizer(model, cfg)
     scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=cfg.decay_every, gamma=cfg.gamma)
     start, log = 0, []
-    inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "tables", None)) \
+    inputs = checkpoint.inputs_digest(corpus, collator.hard_negatives or None, getattr(augmenter, "lexicons", None)) \
         if ckpt_path is not None and (cfg.checkpoint_every or resume is not None or cfg.feed == "arrays") \
         else None  # ~1 s on a cpu-profile corpus
     if resume is not None:
         checkpoint.refuse_other_run(resume, resume_from or ckpt_path, run_dir, cfg, inputs,
-                                    "corpus, hard negatives or augmentation tables")
+                                    "corpus, hard negatives or augmentation lexicons")
         model.load_state_dict(resume["model"])
         optimizer.load_state_dict(resume["optimizer"])
         scheduler.load_state_dict(resume["scheduler"])

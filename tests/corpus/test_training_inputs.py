@@ -1,4 +1,4 @@
-"""One builder of the augmentation tables and hard negatives: notebook 02's defaults, the files it
+"""One builder of the augmentation lexicons and hard negatives: notebook 02's defaults, the files it
 writes, and the same result as the pieces called one by one."""
 import contextlib
 from dataclasses import asdict, replace
@@ -10,7 +10,7 @@ from pearl.corpus import hard_negatives as hn
 from pearl.corpus.augment import load_lexicons
 from pearl.corpus.paraphrase import OfflineParaphraser
 from pearl.corpus.synonyms import glove_neighbours, vocabulary, wordnet_table
-from pearl.corpus.training_tables import DEFAULTS, build_training_tables
+from pearl.corpus.training_inputs import DEFAULTS, build_training_inputs
 
 #: notebook 02's parameter of each setting
 NOTEBOOK_NAMES = {"glove_threshold": "GLOVE_THRESHOLD", "glove_vocab": "GLOVE_VOCAB", "paraphraser": "PARAPHRASER",
@@ -36,15 +36,15 @@ def test_writes_what_the_pieces_make(tmp_path, monkeypatch, minilm):
         return contextlib.nullcontext()
 
     settings = replace(DEFAULTS, k=2, anchors=5)
-    tables, negatives, stats = build_training_tables(PHRASES, tmp_path, settings, timer=timer)
+    lexicons, negatives, stats = build_training_inputs(PHRASES, tmp_path, settings, timer=timer)
     assert timed == ["wordnet_table", "glove_table", "paraphrases", "hard_negatives"]
     words = vocabulary(PHRASES)
-    assert tables.wordnet == wordnet_table(words) and tables.glove == glove_neighbours(words, threshold=0.85, vocab_size=100_000)
-    assert tables.paraphrases == OfflineParaphraser().paraphrase_many(PHRASES)
-    assert tables.meta == {"glove_threshold": 0.85, "glove_vocab": 100_000, "paraphraser": "offline", "phrases": 15}
-    alone, _ = hn.mine(PHRASES, minilm, k=2, tables=tables, max_distance=0.5, anchors=5)
+    assert lexicons.wordnet == wordnet_table(words) and lexicons.glove == glove_neighbours(words, threshold=0.85, vocab_size=100_000)
+    assert lexicons.paraphrases == OfflineParaphraser().paraphrase_many(PHRASES)
+    assert lexicons.meta == {"glove_threshold": 0.85, "glove_vocab": 100_000, "paraphraser": "offline", "phrases": 15}
+    alone, _ = hn.mine(PHRASES, minilm, k=2, lexicons=lexicons, max_distance=0.5, anchors=5)
     assert negatives == alone and stats["anchors"] == 5 and set(negatives) <= set(PHRASES[:5])
     back = load_lexicons(tmp_path / "augment")  # what training reads back
     assert (back.wordnet, back.glove, back.paraphrases, back.meta) == \
-        (tables.wordnet, tables.glove, tables.paraphrases, tables.meta)
+        (lexicons.wordnet, lexicons.glove, lexicons.paraphrases, lexicons.meta)
     assert hn.read_hard_negatives(tmp_path / "hard_negatives.json") == negatives

@@ -1,7 +1,7 @@
-"""What training reads beside the corpus, built one way: augmentation tables and hard negatives.
+"""What training reads beside the corpus, built one way: augmentation lexicons and hard negatives.
 
 Notebook 02 builds them for the data notebooks' corpus and :func:`pearl.corpus.variants.prepare`
-for each named corpus of the discrepancy study; both call :func:`build_training_tables`, so the
+for each named corpus of the discrepancy study; both call :func:`build_training_inputs`, so the
 two kinds of folder hold the same files made the same way:
 
 - ``augment/`` (:func:`pearl.corpus.augment.save_lexicons`): WordNet synonyms and GloVe neighbours
@@ -10,10 +10,10 @@ two kinds of folder hold the same files made the same way:
   lowest backbone cosine for the most frequent phrases, never their own augmentations.
 
 :data:`DEFAULTS` are notebook 02's defaults. Its ``parameters`` cell repeats them as literals
-(papermill reads literals only); ``tests/corpus/test_training_tables.py`` checks the two agree.
+(papermill reads literals only); ``tests/corpus/test_training_inputs.py`` checks the two agree.
 
 What it leaves out: the corpus (:mod:`pearl.corpus.build`, :mod:`pearl.corpus.store`), the
-sampler that draws from the tables (:class:`pearl.corpus.augment.Augmenter`) and the reports
+sampler that draws from the lexicons (:class:`pearl.corpus.augment.Augmenter`) and the reports
 notebook 02 makes of them (coverage, Figure 3, examples).
 """
 from __future__ import annotations
@@ -26,8 +26,8 @@ from ..guard import OPEN, Guard
 
 
 @dataclass(frozen=True)
-class TableSettings:
-    """How the tables and hard negatives are built (notebook 02's parameters of the same names)."""
+class InputSettings:
+    """How the lexicons and hard negatives are built (notebook 02's parameters of the same names)."""
     glove_threshold: float = 0.85  # GLOVE_THRESHOLD: cosine of a GloVe neighbour
     glove_vocab: int = 100_000  # GLOVE_VOCAB: neighbours among the most frequent GloVe words
     paraphraser: str = "offline"  # PARAPHRASER: "offline" rules, "rewrite" (pearl.corpus.rewrite), or a Hugging Face text2text model
@@ -38,16 +38,16 @@ class TableSettings:
 
 
 #: notebook 02's defaults, the one definition :mod:`pearl.corpus.variants` builds with
-DEFAULTS = TableSettings()
+DEFAULTS = InputSettings()
 
 
 def _untimed(_name: str):
     return contextlib.nullcontext()
 
 
-def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=None):
-    """The augmentation tables of ``phrases``: WordNet synonyms and GloVe neighbours of their
-    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_tables`)."""
+def build_lexicons(phrases: list[str], settings: InputSettings = DEFAULTS, timer=None):
+    """The augmentation lexicons of ``phrases``: WordNet synonyms and GloVe neighbours of their
+    vocabulary, paraphrases of every phrase (``timer`` as in :func:`build_training_inputs`)."""
     from .augment import AugmentLexicons
     from .rewrite import paraphraser
     from .synonyms import glove_neighbours, vocabulary, wordnet_table
@@ -66,8 +66,8 @@ def build_tables(phrases: list[str], settings: TableSettings = DEFAULTS, timer=N
 
 
 def targets(out_dir: str | Path | None = None) -> list[Path]:
-    """Every file :func:`build_training_tables` writes under ``out_dir`` (``data/derived/`` by
-    default): the augmentation tables and their ``meta.json``, then ``hard_negatives.json``."""
+    """Every file :func:`build_training_inputs` writes under ``out_dir`` (``data/derived/`` by
+    default): the augmentation lexicons and their ``meta.json``, then ``hard_negatives.json``."""
     from .. import paths
     from .augment import lexicon_files
 
@@ -75,16 +75,16 @@ def targets(out_dir: str | Path | None = None) -> list[Path]:
     return lexicon_files(out / "augment") + [out / "hard_negatives.json"]
 
 
-def build_training_tables(phrases: list[str], out_dir: str | Path | None = None, settings: TableSettings = DEFAULTS,
+def build_training_inputs(phrases: list[str], out_dir: str | Path | None = None, settings: InputSettings = DEFAULTS,
                           timer=None, progress: bool = False, guard: Guard = OPEN):
-    """Build the augmentation tables of ``phrases`` (most frequent first) and mine their hard
+    """Build the augmentation lexicons of ``phrases`` (most frequent first) and mine their hard
     negatives; write ``augment/`` and then ``hard_negatives.json`` (each atomically, the hard
     negatives last) under ``out_dir`` (``data/derived/`` by default). Every target (:func:`targets`)
     goes to ``guard.check`` before anything is built (:class:`pearl.guard.Guard`; the writers get
     the same guard).
 
     ``timer(name)``: a context manager timing each step (``Run.timer``: ``wordnet_table``,
-    ``glove_table``, ``paraphrases``, ``hard_negatives``). Returns ``(tables, negatives, mining
+    ``glove_table``, ``paraphrases``, ``hard_negatives``). Returns ``(lexicons, negatives, mining
     stats)``.
     """
     from ..models import load_model
@@ -94,11 +94,11 @@ def build_training_tables(phrases: list[str], out_dir: str | Path | None = None,
     files = targets(out_dir)
     guard.check(files)
     timer = timer or _untimed
-    tables = build_tables(phrases, settings, timer)
-    save_lexicons(tables, files[0].parent, guard)
+    lexicons = build_lexicons(phrases, settings, timer)
+    save_lexicons(lexicons, files[0].parent, guard)
     model = load_model(settings.model)
     with timer("hard_negatives"):
-        negatives, stats = mine(phrases, model, k=settings.k, tables=tables, max_distance=settings.max_distance,
+        negatives, stats = mine(phrases, model, k=settings.k, lexicons=lexicons, max_distance=settings.max_distance,
                                 anchors=settings.anchors or None, progress=progress)
     write_hard_negatives(negatives, files[-1], guard)
-    return tables, negatives, stats
+    return lexicons, negatives, stats
