@@ -9,7 +9,7 @@ The pool is the training corpus at the paper's scale: every phrase of the whole 
 copy seen at least twice (``--corpus whole``: the gpu profile's sample, 1.9 million phrases, built
 once by ``scripts/whole_corpus.py``), or of a named corpus of :mod:`pearl.corpus.variants`.
 Its augmentation lexicons, which decide what may not be a hard negative, are built in the run by
-notebook 02's function (:func:`pearl.corpus.training_inputs.build_tables`, timed). In one run:
+notebook 02's function (:func:`pearl.corpus.training_inputs.build_lexicons`, timed). In one run:
 
 1. **Sample.** ``--sample`` anchors drawn at random (seed 0) get their candidates three ways:
    the per-anchor loop (each anchor against the union of its blocks, ``process.extract``: the
@@ -157,7 +157,7 @@ def main() -> None:
 
     from pearl.corpus import hard_negatives as hn
     from pearl.corpus.ngram_search import AnnSettings, NgramIndex
-    from pearl.corpus.training_inputs import build_tables
+    from pearl.corpus.training_inputs import build_lexicons
     from pearl.encode import encode
     from pearl.models import load_model
     from pearl.provenance import git_state, hardware
@@ -173,11 +173,11 @@ def main() -> None:
     record["pool"] = {"corpus": about, "min_freq": args.min_freq, "phrases": n,
                       "load_s": round(time.perf_counter() - t0, 1)}
     t0 = time.perf_counter()
-    tables = build_tables(phrases)
+    lexicons = build_lexicons(phrases)
     record["pool"]["tables_s"] = round(time.perf_counter() - t0, 1)
     lev = kernel_rate(phrases, min(3000, n))
     record["levenshtein_pairs_per_s"] = round(lev)
-    print(f"pool: {n:,} phrases seen at least {args.min_freq} times in {about} (tables "
+    print(f"pool: {n:,} phrases seen at least {args.min_freq} times in {about} (lexicons "
           f"{record['pool']['tables_s']:.0f} s); sustained fp32 matmul {rate / 1e9:.1f} GFLOPS, "
           f"Levenshtein kernel {lev / 1e6:.1f} M pairs/s on {os.cpu_count()} cores; load {os.getloadavg()}", flush=True)
     kw = dict(max_distance=args.max_distance, limit=args.limit)
@@ -191,14 +191,14 @@ def main() -> None:
     raw = hn.edit_candidates(phrases, anchors=sample, max_block=args.max_block, **kw)
     exact_s = time.perf_counter() - t0
     pairs = block_pairs(phrases, sample, args.max_block)
-    exact = hn.admissible(phrases, sample, raw, tables)
+    exact = hn.admissible(phrases, sample, raw, lexicons)
     settings = AnnSettings(index=args.index, dim=args.dim, nlist=args.nlist, nprobe=args.nprobe, probe=args.probe)
     record["settings"] = {**vars(settings), "nlist_used": settings.cells(n)}
     t0 = time.perf_counter()
     ngram = NgramIndex(phrases, settings, max_block=args.max_block, limit=args.limit)
     build_s = time.perf_counter() - t0
     t0 = time.perf_counter()
-    approx = hn.admissible(phrases, sample, ngram.candidates(sample, **kw), tables)
+    approx = hn.admissible(phrases, sample, ngram.candidates(sample, **kw), lexicons)
     search_s = time.perf_counter() - t0
     cand = recall(approx, exact)
     record["sample"] = {
@@ -252,7 +252,7 @@ def main() -> None:
             raw = hn.edit_candidates(phrases, anchors=anchors, max_block=args.max_block, progress=True, **kw)
         took = {"candidates_s": round(time.perf_counter() - t0, 1)}
         t0 = time.perf_counter()
-        cands[method] = hn.admissible(phrases, anchors, raw, tables)
+        cands[method] = hn.admissible(phrases, anchors, raw, lexicons)
         del raw
         took["exclusions_s"] = round(time.perf_counter() - t0, 1)
         own[method] = set(anchors).union(*map(set, cands[method]))
