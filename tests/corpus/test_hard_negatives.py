@@ -118,3 +118,36 @@ def test_profile_anchors_mine_every_phrase_off_the_cpu_profile():
     from pearl.corpus.hard_negatives import profile_anchors
 
     assert (profile_anchors("cpu", 10_000), profile_anchors("gpu", 10_000)) == (10_000, 0)
+
+
+def _word_corpus(n: int = 400, seed: int = 0) -> list[str]:
+    """Two- and three-word phrases over a small vocabulary with one-letter neighbours: many shared blocks."""
+    rng = np.random.default_rng(seed)
+    words = ["war", "way", "bar", "car", "star", "wax", "ware", "warfare", "conflict", "lobster", "pots", "games",
+             "roses", "road", "load", "toad", "rad", "river", "rover", "liver"]
+    out = {" ".join(rng.choice(["the", "a"] + words, size=rng.integers(2, 4))) for _ in range(n)}
+    return sorted(out)
+
+
+@pytest.mark.parametrize("anchors", [None, 37])
+def test_mine_in_worker_processes_gives_the_same_lists(anchors):
+    """workers > 1 splits steps 1 to 3 over contiguous parts of the anchors: the same negatives in the
+    same order, the same statistics (timings aside), whatever the number of workers."""
+    phrases = _word_corpus()
+    rng = np.random.default_rng(2)
+    vecs = rng.normal(size=(len(phrases), 8)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    lexicons = AugmentLexicons(wordnet={"war": ["warfare"], "road": ["way"]}, glove={"car": ["bar"]},
+                               paraphrases={"the war": ["the conflict"]})
+    one, s1 = hn.mine(phrases, None, k=4, lexicons=lexicons, vectors=vecs, anchors=anchors)
+    assert sum(map(len, one.values())) > 100  # enough lists for the split to matter
+    timings = {"candidates_s", "encode_s", "encode_phrases_per_s"}
+    for workers in (2, 3):
+        many, s2 = hn.mine(phrases, None, k=4, lexicons=lexicons, vectors=vecs, anchors=anchors, workers=workers)
+        assert list(many.items()) == list(one.items())
+        assert {k: v for k, v in s2.items() if k not in timings} == {k: v for k, v in s1.items() if k not in timings}
+
+
+def test_mine_workers_split_the_exact_method_only():
+    with pytest.raises(ValueError, match="exact method only"):
+        hn.mine(PHRASES, None, vectors=np.eye(len(PHRASES), dtype=np.float32), method="ann", workers=2)

@@ -76,7 +76,8 @@ def blocks(phrases: list[str], max_block: int = 2000) -> dict[str, list[int]]:
 
 def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 64,
                     max_block: int = 2000, progress: bool = False, anchors: list[int] | None = None,
-                    slice_size: int = 200_000) -> list[list[int]]:
+                    slice_size: int = 200_000, by_key: list[list[int]] | None = None,
+                    threads: int = -1) -> list[list[int]]:
     """For each anchor (default: every phrase), ids of up to ``limit`` phrases within
     normalised Levenshtein distance ``max_distance`` that share a block with it, closest first
     (ties by phrase id).
@@ -87,21 +88,24 @@ def edit_candidates(phrases: list[str], max_distance: float = 0.5, limit: int = 
     (each anchor against the union of its blocks) and returns the same lists (tested), with the
     per-pair work out of Python (``perf/hard_negative_mining.py`` times both on the whole
     corpus's pool). Anchors go in slices of ``slice_size`` so that the hits held at once
-    stay bounded.
+    stay bounded. ``by_key``: the blocks' member lists, when the caller built them already
+    (:func:`mine`'s worker processes share one copy). ``threads``: rapidfuzz's threads for a large
+    block (-1: every core; 1 in :func:`mine`'s workers, which already fill the cores).
     """
     from tqdm.auto import tqdm
 
-    by_key = list(blocks(phrases, max_block).values())
+    by_key = list(blocks(phrases, max_block).values()) if by_key is None else by_key
     anchors = np.arange(len(phrases)) if anchors is None else np.asarray(anchors, dtype=np.int64)
     out: list[list[int]] = []
     for s in range(0, len(anchors), slice_size):
         part = anchors[s:s + slice_size]
         bar = tqdm(by_key, disable=not progress, desc=f"edit candidates {s:,}+", unit="block", mininterval=5)
-        out += _block_hits(phrases, part, bar, max_distance, limit)
+        out += _block_hits(phrases, part, bar, max_distance, limit, threads)
     return out
 
 
-def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit: int) -> list[list[int]]:
+def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit: int,
+                threads: int = -1) -> list[list[int]]:
     """:func:`edit_candidates` for one slice of anchors."""
     from rapidfuzz import process
     from rapidfuzz.distance import Levenshtein
@@ -117,7 +121,7 @@ def _block_hits(phrases, anchors: np.ndarray, by_key, max_distance: float, limit
         # float64 as process.extract: equal distances stay equal, so ties break the same way
         dist = process.cdist([phrases[i] for i in rows], [phrases[j] for j in ids],
                              scorer=Levenshtein.normalized_distance, score_cutoff=max_distance, dtype=np.float64,
-                             workers=-1 if len(rows) * len(ids) > 50_000 else 1)
+                             workers=threads if len(rows) * len(ids) > 50_000 else 1)
         r, c = np.nonzero(dist <= max_distance)
         keep = rows[r] != ids[c]
         r, c = r[keep], c[keep]
@@ -179,7 +183,7 @@ def profile_anchors(profile: str, anchors: int) -> int:
 
 def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: float = 0.5, limit: int = 32,
          max_block: int = 2000, vectors: np.ndarray | None = None, anchors: int | None = None,
-         progress: bool = False, method: str = "exact", ann=None):
+         progress: bool = False, method: str = "exact", ann=None, workers: int = 1):
     """``({phrase: [hard negative, ...]}, stats)`` with up to ``k`` negatives per phrase,
     lowest cosine first.
 
@@ -187,15 +191,29 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
     first), encoding just those and their candidates: the CPU budget. ``vectors``
     (L2-normalised, one row per phrase) skips encoding. ``method``: ``"exact"`` (blocking) or
     ``"ann"`` (:func:`pearl.corpus.ngram_search.candidates` with ``ann``, an
-    :class:`~pearl.corpus.ngram_search.AnnSettings`; None: its defaults).
+    :class:`~pearl.corpus.ngram_search.AnnSettings`; None: its defaults). ``workers`` > 1 runs
+    steps 1 to 3 of the exact method in that many forked processes, over contiguous parts of the
+    anchors (a phrase's list depends on no other anchor), and returns the same lists; encoding
+    stays in this process (one GPU or the model's own threads).
     """
     import time
 
     t0 = time.perf_counter()
     phrases = list(dict.fromkeys(p for p in phrases if p and p.strip()))
     ids = list(range(len(phrases) if not anchors else min(anchors, len(phrases))))
-    raw = candidate_lists(phrases, ids, method, max_distance, limit, max_block, ann, progress)
-    cands = admissible(phrases, ids, raw, lexicons)
+    if workers > 1:
+        if method != "exact":
+            raise ValueError(f"workers={workers} splits the exact method only: pass workers=1 with method={method!r}")
+        _shared.update(phrases=phrases, lexicons=lexicons, max_distance=max_distance, limit=limit,
+                       by_key=list(blocks(phrases, max_block).values()))
+        try:
+            parts = _in_processes(_candidates_part, ids, workers)
+        finally:
+            _shared.clear()
+        raw, cands = [r for part in parts for r in part[0]], [c for part in parts for c in part[1]]
+    else:
+        raw = candidate_lists(phrases, ids, method, max_distance, limit, max_block, ann, progress)
+        cands = admissible(phrases, ids, raw, lexicons)
     n_raw, kept = sum(map(len, raw)), sum(map(len, cands))
     need = sorted(set(ids) | {j for c in cands for j in c})
     t1 = time.perf_counter()
@@ -204,7 +222,16 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
         vectors = np.zeros((len(phrases), encoded.shape[1]), dtype=np.float32)
         vectors[need] = encoded
     t2 = time.perf_counter()
-    negatives, cosines = select(phrases, ids, cands, vectors, k)
+    if workers > 1:
+        _shared.update(phrases=phrases, vectors=vectors, k=k, cands=dict(zip(ids, cands)))
+        try:
+            parts = _in_processes(_select_part, ids, workers)
+        finally:
+            _shared.clear()
+        negatives = {p: n for part in parts for p, n in part[0].items()}
+        cosines = [c for part in parts for c in part[1]]
+    else:
+        negatives, cosines = select(phrases, ids, cands, vectors, k)
     rng = np.random.default_rng(0)
     pairs = rng.choice(need, size=(2, min(20_000, len(need) ** 2))) if need else np.zeros((2, 0), int)
     counts = [len(v) for v in negatives.values()]
@@ -224,6 +251,34 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
     if method != "exact":  # the exact path's statistics keep their keys: results files compare them
         stats["method"] = method
     return negatives, stats
+
+
+#: what :func:`mine` hands its forked workers: set before the fork, so they read it without a copy
+_shared: dict = {}
+
+
+def _in_processes(fn, ids: list[int], workers: int) -> list:
+    """``[fn(part) for part in ids split in contiguous parts]`` in ``workers`` forked processes, in order."""
+    import multiprocessing as mp
+
+    if "fork" not in mp.get_all_start_methods():
+        raise RuntimeError("mine(workers>1) forks its workers, which this platform cannot: pass workers=1")
+    n = min(len(ids), 4 * workers)  # a few parts a worker, so that a slow part does not hold the rest
+    bounds = np.linspace(0, len(ids), n + 1).astype(int) if n else np.zeros(1, int)
+    parts = [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    with mp.get_context("fork").Pool(workers) as pool:
+        return pool.map(fn, parts, chunksize=1)
+
+
+def _candidates_part(part: list[int]):
+    s = _shared
+    raw = edit_candidates(s["phrases"], s["max_distance"], s["limit"], anchors=part, by_key=s["by_key"], threads=1)
+    return raw, admissible(s["phrases"], part, raw, s["lexicons"])
+
+
+def _select_part(part: list[int]):
+    s = _shared
+    return select(s["phrases"], part, [s["cands"][i] for i in part], s["vectors"], s["k"])
 
 
 def candidate_lists(phrases: list[str], anchors: list[int], method: str = "exact", max_distance: float = 0.5,
