@@ -1,39 +1,72 @@
 #!/bin/bash
-USAGE="The gpu profile at its full size on one lent GPU, in one run (issue #79). Run from the repository root:
-    bash scripts/device/full_size.sh [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR] [--epochs 2|4] [--tiny]
-1. perf/gpu_step.py: the training step fed from arrays, MiniLM and me5-small (random weights of its shapes
-   when its weights did not travel), phrases/s and the share of this GPU's own measured bf16 matmul rate;
-2. the gpu profile for MiniLM, seed 0, --epochs passes (default 2; 4 matches the paper's views) over every
-   phrase of the bundle's corpus, the batches drawn once on every core (scripts/device/train_full.py);
-3. Table 1 for that model and for MiniLM.
+USAGE="The gpu profile at its full size on one lent GPU (issue #79). Run from the repository root:
+    bash scripts/device/full_size.sh [--stage all|reference|pearl|score] [--corpus CDIR] [--epochs 2|4] [--tiny]
+                                     [--no-reference] [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR]
+Stages (default all, in one call):
+- reference: perf/gpu_step.py (the training step fed from arrays, MiniLM and me5-small: random weights of
+  its shapes when its weights did not travel; phrases/s and the share of this GPU's own measured bf16
+  matmul rate), then Table 1 for MiniLM (--no-reference: not scored, to save device time; the gain then
+  reads the MiniLM row of an earlier run of the same fp16 copy, which results/gpu/ names);
+- pearl: hard negatives for every phrase when none travelled (mine_all.py: every core, the encoding on the
+  GPU), the gpu profile for MiniLM seed 0, --epochs passes (default 2; 4 matches the paper's views) over
+  every phrase, its batches drawn once on every core (train_full.py), then Table 1 for that model;
+- score: Table 1 for the model a pearl stage trained on this machine (when its call ran out of time).
+The whole Wikipedia corpus is too large to travel with the backbone: make_bundle.sh --corpus-apart CDIR
+puts it in CDIR, and two calls run on one warm machine, --stage reference carrying the bundle, then at
+once --stage pearl --corpus CDIR carrying CDIR (scripts/device/README.md).
 --tiny: the profile's rehearsal sizes and the tasks' tiny subsets (a check of the path, SMOKE-size numbers).
-Writes under OUT (four files): gpu_step_cuda.json, full_size_train.log, full_size_records.tar (the model's
-pearl.json and loss log) and table1_full_size_seed0.json."
+Writes under OUT: reference: gpu_step_cuda.json, table1_full_size_minilm.json; pearl: full_size_mining.json
+(when it mined), full_size_train.log, full_size_records.tar (the model's pearl.json and loss log),
+table1_full_size_seed0.json; score: table1_full_size_seed0.json."
 source "$(dirname "$0")/setup.sh" "$@"
-EPOCHS=2 TINY=()
+EPOCHS=2 TINY=() STAGE=all REFERENCE=1
 set -- "${ARGS[@]}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --epochs) EPOCHS=$2; shift 2 ;;
     --tiny) TINY=(--tiny); shift ;;
+    --stage) STAGE=$2; shift 2 ;;
+    --no-reference) REFERENCE=0; shift ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-STEP=() && [ ${#TINY[@]} -gt 0 ] && STEP=(--steps 2 --batch-size 64)
-limited python3 perf/gpu_step.py "${STEP[@]}" --out "$OUT/gpu_step_cuda.json" 2>&1 | grep -v "Loading weights\|Warning" | tail -8
-echo "step throughput done at $SECONDS s"
+case "$STAGE" in all|reference|pearl|score) ;; *) echo "unknown stage $STAGE (all, reference, pearl or score)" >&2; exit 2 ;; esac
 NAME=$(python3 -c "from pearl.models import folder_name; print(folder_name('pearl', 'minilm', 0))")
-rm -rf "$PGPU/models/$NAME" "$PGPU/models/runs/$NAME"
-limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/train_full.py --seed 0 --epochs "$EPOCHS" "${TINY[@]}" \
-  > "$OUT/full_size_train.log" 2>&1
-tail -3 "$OUT/full_size_train.log"
-[ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model (see full_size_train.log)"; exit 1; }
-REC=$S/full_records && rm -rf "$REC" && mkdir -p "$REC"
-cp "$PGPU/models/$NAME/pearl.json" "$REC/full_size_seed0_pearl.json"
-cp "$PGPU/models/runs/$NAME/log.csv" "$REC/full_size_seed0_loss.csv" 2>/dev/null
-tar cf "$OUT/full_size_records.tar" -C "$REC" .
-echo "training done at $SECONDS s"
 SCORE=() && [ ${#TINY[@]} -gt 0 ] && SCORE=(--tiny)
-limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/score.py "${SCORE[@]}" --out "$OUT/table1_full_size_seed0.json" \
-  "$PGPU/models/$NAME" minilm 2>&1 | grep -v "it/s\]$\|Loading weights"
+score() {  # score OUTFILE MODEL: Table 1 rows of one model
+  limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/score.py "${SCORE[@]}" --out "$OUT/$1" "$2" 2>&1 \
+    | grep -v "it/s\]$\|Loading weights"
+}
+
+if [ "$STAGE" = all ] || [ "$STAGE" = reference ]; then
+  STEP=() && [ ${#TINY[@]} -gt 0 ] && STEP=(--steps 2 --batch-size 64)
+  limited python3 perf/gpu_step.py "${STEP[@]}" --out "$OUT/gpu_step_cuda.json" 2>&1 | grep -v "Loading weights\|Warning" | tail -8
+  echo "step throughput done at $SECONDS s"
+  [ "$REFERENCE" = 0 ] || score table1_full_size_minilm.json minilm
+  echo "reference done at $SECONDS s"
+fi
+
+if [ "$STAGE" = all ] || [ "$STAGE" = pearl ]; then
+  if [ "$HN_TO_MINE" = 1 ]; then
+    # the corpus travelled without hard negatives: mined here, written where the gpu profile reads them
+    limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/mine_all.py "$PGPU/data/derived/hard_negatives.json" \
+      > "$OUT/full_size_mining.json" || { echo "mining failed or ran out of time" >&2; exit 1; }
+    echo "hard negatives mined at $SECONDS s"
+  fi
+  rm -rf "$PGPU/models/$NAME" "$PGPU/models/runs/$NAME"
+  limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/train_full.py --seed 0 --epochs "$EPOCHS" "${TINY[@]}" \
+    > "$OUT/full_size_train.log" 2>&1
+  tail -3 "$OUT/full_size_train.log"
+  [ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model (see full_size_train.log)"; exit 1; }
+  REC=$S/full_records && rm -rf "$REC" && mkdir -p "$REC"
+  cp "$PGPU/models/$NAME/pearl.json" "$REC/full_size_seed0_pearl.json"
+  cp "$PGPU/models/runs/$NAME/log.csv" "$REC/full_size_seed0_loss.csv" 2>/dev/null
+  tar cf "$OUT/full_size_records.tar" -C "$REC" .
+  echo "training done at $SECONDS s"
+fi
+
+if [ "$STAGE" != reference ]; then
+  [ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model $NAME on this machine: run --stage pearl first" >&2; exit 1; }
+  score table1_full_size_seed0.json "$PGPU/models/$NAME"
+fi
 echo "all done at $SECONDS s"

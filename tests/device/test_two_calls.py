@@ -1,0 +1,49 @@
+"""The full-size device run in two calls, rehearsed on this CPU (slow: about 6 minutes).
+
+scripts/device/rehearse_here.sh with PEARL_REHEARSE_TWO_CALLS=1 builds the bundle with the corpus
+apart, runs full_size.sh --stage reference with the bundle, then --stage pearl with the corpus in
+the same scratch folder (as two calls to one warm GPU machine), the packages the GPU machine lacks
+hidden. It needs `make rehearse`'s output root (.cache/rehearsal)."""
+import json
+import os
+import re
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+REHEARSAL = ROOT / ".cache" / "rehearsal"
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.skipif(not (REHEARSAL / "data" / "derived" / "phrases.tsv").exists(),
+                    reason="needs make rehearse's .cache/rehearsal")
+def test_reference_then_pearl_on_one_scratch(tmp_path):
+    env = {**os.environ, "PEARL_REHEARSE_TWO_CALLS": "1", "TMPDIR": str(tmp_path),
+           "PEARL_PY": str(ROOT / ".venv" / "bin" / "python")}
+    done = subprocess.run(["bash", "scripts/device/rehearse_here.sh", str(REHEARSAL)], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    folder = Path(re.search(r"rehearsal folder: (\S+)", done.stdout).group(1))
+    out = folder / "out"
+    assert sorted(p.name for p in out.iterdir()) == [
+        "full_size_mining.json", "full_size_records.tar", "full_size_train.log", "gpu_step_cuda.json",
+        "table1_full_size_minilm.json", "table1_full_size_seed0.json"]
+    # the corpus travelled apart, without hard negatives: they were mined for every phrase there
+    with tarfile.open(folder / "corpus" / "corpus.tar.xz") as tar:
+        names = tar.getnames()
+    assert "derived/phrases.tsv" in names and not any("hard_negatives" in n for n in names)
+    with tarfile.open(folder / "bundle" / "bundle.tar.xz") as tar:
+        assert not any("phrases.tsv" in n or "hn_all" in n or "hard_negatives" in n for n in tar.getnames())
+    phrases = (REHEARSAL / "data" / "derived" / "phrases.tsv").read_text().count("\n") - 1
+    mining = json.loads((out / "full_size_mining.json").read_text())
+    assert mining["anchors"] == mining["phrases"] == phrases
+    # the model was trained on the mined negatives and scored on its own; MiniLM in the first call
+    train = json.loads((out / "full_size_train.log").read_text().strip().splitlines()[-1])
+    assert train["size"] == "rehearsal" and train["steps"] > 0
+    models = {r["model"] for f in ("table1_full_size_minilm.json", "table1_full_size_seed0.json")
+              for r in json.loads((out / f).read_text())["rows"]}
+    assert models == {"minilm", "pearl-minilm-seed0"}
