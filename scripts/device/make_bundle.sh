@@ -8,6 +8,8 @@
 #   phrases.tsv, corpus.json, labels.json and augment/, CDIR/wheels/ rapidfuzz for the GPU machine's
 #   Python (pip download once into .cache/device/wheels; mining needs it there), and no hard negatives: they are mined there
 #   (mine_all.py on every core, the encoding on the GPU). DIR then holds no corpus and no hard negatives.
+#   Where data/derived has no augment/ (notebook 01 ran at the gpu profile, notebook 02 did not: it would
+#   mine every phrase here), the lexicons are built here, as notebook 02 builds them.
 # DIR (or $PEARL_DEVICE_BUNDLE) defaults to .dev, which the repository's .gitignore lists; a
 # folder elsewhere must be kept out of git by whoever picks it. Raw data come from $PEARL_DATA
 # (default ../shared/data). Hard negatives for every phrase are cached in .cache/device/.
@@ -65,9 +67,25 @@ if [ -n "$CDIR" ]; then
   # the corpus travels apart (CDIR), its hard negatives are mined on the GPU machine
   mkdir -p "$CDIR/wheels" "$B/corpus/derived"
   for f in $CORPUS_FILES; do
-    [ "$f" = hard_negatives.json ] || cp -r "$DERIVED/$f" "$B/corpus/derived/"
+    [ "$f" = hard_negatives.json ] || [ ! -e "$DERIVED/$f" ] || cp -r "$DERIVED/$f" "$B/corpus/derived/"
     rm -rf "${B:?}/pout/data/derived/$f" "$B/pout/data/derived/.$f.smoke"
   done
+  if [ ! -f "$B/corpus/derived/augment/meta.json" ]; then
+    # notebook 01 alone ran at this size: its lexicons as notebook 02 builds them (the same function and
+    # defaults), without the hard negatives that notebook 02 would mine on this CPU
+    echo "building the augmentation lexicons of $DERIVED/phrases.tsv (pearl.corpus.training_inputs.build_lexicons)"
+    PEARL_DATA=$DATA PYTHONPATH=$PWD/lib $PY -c "
+import json, sys
+from pathlib import Path
+from pearl.corpus.augment import save_lexicons
+from pearl.corpus.store import read_phrases
+from pearl.corpus.training_inputs import build_lexicons
+from pearl.guard import Guard
+about = json.loads((Path(sys.argv[1]).parent / 'corpus.json').read_text())
+class Inherited(Guard):  # the lexicons say what their corpus says (a SMOKE corpus, SMOKE lexicons)
+    note = {k: about[k] for k in ('note', 'smoke') if k in about}
+save_lexicons(build_lexicons(read_phrases(path=sys.argv[1])), sys.argv[2], Inherited())" "$DERIVED/phrases.tsv" "$B/corpus/derived/augment"
+  fi
   tar cJf "$CDIR/corpus.tar.xz" -C "$B/corpus" derived
   # the GPU machine's Python (3.12, x86-64) has no rapidfuzz; the wheel is pinned to this .venv's version
   RF=$($PY -c "import rapidfuzz; print(rapidfuzz.__version__)")

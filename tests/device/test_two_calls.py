@@ -47,3 +47,27 @@ def test_reference_then_pearl_on_one_scratch(tmp_path):
     models = {r["model"] for f in ("table1_full_size_minilm.json", "table1_full_size_seed0.json")
               for r in json.loads((out / f).read_text())["rows"]}
     assert models == {"minilm", "pearl-minilm-seed0"}
+
+
+@pytest.mark.skipif(not (REHEARSAL / "data" / "derived" / "augment" / "meta.json").exists(),
+                    reason="needs make rehearse's .cache/rehearsal")
+def test_a_corpus_without_lexicons_gets_notebook_02s(tmp_path):
+    """Where only notebook 01 ran (no augment/), make_bundle.sh --corpus-apart builds the lexicons with
+    notebook 02's function and defaults, byte for byte its files, labelled as their corpus is."""
+    import shutil
+
+    derived = tmp_path / "root" / "data" / "derived"
+    shutil.copytree(REHEARSAL / "data" / "derived", derived,
+                    ignore=shutil.ignore_patterns("augment", "embeddings.sqlite*", "wikipedia_builds", "corpora"))
+    env = {**os.environ, "PEARL_PY": str(ROOT / ".venv" / "bin" / "python"), "PEARL_DERIVED": str(derived),
+           "PEARL_HN": str(tmp_path / "unused.json"), "PEARL_OUTPUT": str(tmp_path / "root")}
+    done = subprocess.run(["bash", "scripts/device/make_bundle.sh", "--corpus-apart", str(tmp_path / "corpus"),
+                           str(tmp_path / "bundle")], cwd=ROOT, env=env, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    with tarfile.open(tmp_path / "corpus" / "corpus.tar.xz") as tar:
+        tar.extractall(tmp_path / "x", filter="data")
+    built, notebook = tmp_path / "x" / "derived" / "augment", REHEARSAL / "data" / "derived" / "augment"
+    assert sorted(p.name for p in built.iterdir()) == sorted(p.name for p in notebook.iterdir())
+    for f in notebook.iterdir():
+        assert (built / f.name).read_bytes() == f.read_bytes(), f.name
+    assert not (tmp_path / "unused.json").exists()  # nothing mined on this CPU
