@@ -1,9 +1,10 @@
 """The report's first screen: the central gain per backbone and budget beside the paper's value (a
-small table), the `gpu` profile's seeds on today's recipe, and the budget curve in one short
-sentence per series. Every number is read from a results file: ``results/claims.csv`` (the cpu
-rows of the ledger), ``results/gpu/`` (the lent GPU's seeds and its MiniLM row,
-``scripts/device/seeds.sh``), ``results/budget_curve.json`` (views per budget, the fits and the
-paper's budget). Returns ``{key: sentence}``.
+small table), the `gpu` profile's seeds on today's recipe, its run at full size beside the budget
+curve's projection for that budget, and the budget curve in one short sentence per series. Every
+number is read from a results file: ``results/claims.csv`` (the cpu rows of the ledger),
+``results/gpu/`` (the lent GPU's seeds and its MiniLM row, ``scripts/device/seeds.sh``; the full-size
+run, ``scripts/device/full_size.sh``), ``results/budget_curve.json`` (views per budget, the fits and
+the paper's budget). Returns ``{key: sentence}``.
 
 What it leaves out: the ledger's own lines (:mod:`.ledger_lines`) and the budget curve's long
 sentences (:mod:`.mechanism`).
@@ -14,11 +15,15 @@ import json
 
 import pandas as pd
 
+from ..committed import group_gains
 from .common import exists, num, read_json, results, strict
 from .ledger_lines import ledger
 
 #: the `gpu` profile's seeds under the composition rule, and the file holding MiniLM's row scored beside them
 GPU_SEEDS, GPU_REFERENCE = "gpu/gpu_profile_rule", "gpu/gpu_profile_seeds/table1.json"
+#: the `gpu` profile at its full size, one seed: the files ``scripts/device/full_size.sh`` brought back, a
+#: ``provenance.json`` beside them (its ``reference``: MiniLM's Table 1 file when the run scored none)
+FULL_SIZE = "gpu/full_size"
 TODAY = "rule"  # the budget curve's series on today's recipe end in this word (``cpu, rule``)
 
 
@@ -40,6 +45,47 @@ def gpu_gain() -> dict:
             "commit": prov["code_commit"][:7], "machine": prov["machine"].split(";")[0]}
 
 
+def full_size(curve: dict) -> dict | None:
+    """The `gpu` profile at its full size (:data:`FULL_SIZE`), None before it ran: PEARL's seed 0 against
+    MiniLM as the like-for-like average of Table 1's task groups (:func:`harness.committed.group_gains`),
+    the run's views, epochs and corpus (the training log's last line, ``train_full.py``'s record), and
+    the budget curve's projection for MiniLM at those views (its cpu series on today's recipe, both
+    curves: :func:`pearl.experiments.budget.project_models`), which this run tests."""
+    from pearl.experiments.budget import project_models
+
+    folder = results() / FULL_SIZE
+    if not (folder / "provenance.json").is_file():
+        return None
+    prov = json.loads((folder / "provenance.json").read_text())
+    reference = results() / prov.get("reference", f"{FULL_SIZE}/table1_full_size_minilm.json")
+    rows = [r for f in (folder / "table1_full_size_seed0.json", reference) for r in json.loads(f.read_text())["rows"]]
+    gains = group_gains([r for r in rows if r["model"] in ("minilm", "pearl-minilm-seed0")])
+    log = (folder / "full_size_train.log").read_text().splitlines()
+    train = json.loads(next(line for line in reversed(log) if line.startswith("{")))
+    fits = curve["fits"][f"cpu, {TODAY}/minilm"]
+    projection = project_models({"log-linear": fits["fit"], "saturating": fits["saturating"]}, train["views"])
+    return {"gain": gains["average"], "views": train["views"], "epochs": train["epochs"],
+            "phrases": train["corpus_phrases"], "projection": projection, "commit": prov["code_commit"][:7],
+            "machine": prov["machine"].split(";")[0]}
+
+
+def full_size_sentence(fs: dict | None, like: str) -> str:
+    """``front.full_size``: the full-size run's gain beside the projection at its views, or that it has
+    not run; ``like`` the paper's value as the table gives it."""
+    if fs is None:
+        return ("The `gpu` profile at its full size (every phrase of the Wikipedia copy, the paper's frequency "
+                "filter) has not run yet: `scripts/device/full_size.sh` trains and scores it on one lent GPU, in "
+                "two calls (`scripts/device/README.md`)")
+    p = fs["projection"]
+    where = "inside" if p["pi_low"] <= fs["gain"] <= p["pi_high"] else "outside"
+    return (f"At the `gpu` profile's full size ({fs['machine']}, commit `{fs['commit']}`; {num(fs['phrases'], ',')} "
+            f"phrases, {num(fs['epochs'])} epochs, {num(fs['views'], ',.0f')} views), one seed of PEARL moves MiniLM's "
+            f"like-for-like average by {num(fs['gain'], '+.2f')} points, with no interval from one seed. The budget "
+            f"curve had projected {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} at these views (MiniLM, "
+            f"cpu, an extrapolation of {num(p['extrapolation'], '.0f')} times), and the measured gain lies {where} "
+            f"that interval. The paper's PEARL-small moves E5-small's by {like}")
+
+
 def _views(budget_curve: dict, backbone: str, series: str, budget: float) -> float:
     """The views (phrases seen in training) of one budget of one series of the budget curve."""
     seen = {p["views"] for p in budget_curve["points"]
@@ -53,7 +99,7 @@ def _gpu_views(curve: dict) -> float:
     return curve["gpu_profile"][0]["views"]
 
 
-def table(t: pd.DataFrame, curve: dict, gpu: dict | None) -> str:
+def table(t: pd.DataFrame, curve: dict, gpu: dict | None, fs: dict | None = None) -> str:
     """Per backbone and budget: our gain with its 95 % interval beside the paper's value, the ledger's
     verdict where the ledger reads that row (``front.table``)."""
     rows = t[t["id"].str.match(r"^C01(-|$)")]
@@ -69,6 +115,12 @@ def table(t: pd.DataFrame, curve: dict, gpu: dict | None) -> str:
                     f"{num(gpu['ours'], '+.2f')} ({num(gpu['ci_low'], '+.2f')} to {num(gpu['ci_high'], '+.2f')}) | "
                     f"{num(gpu['n'])} | {num(paper.paper, 'g')} (Table 1's nine datasets) | not in the ledger "
                     f"(one GPU, commit `{gpu['commit']}`) |")
+    if fs:
+        p = fs["projection"]
+        where = "inside" if p["pi_low"] <= fs["gain"] <= p["pi_high"] else "outside"
+        body.append(f"| MiniLM (fp16 copy) | gpu profile at full size, {num(fs['views'], ',.0f')} views | "
+                    f"{num(fs['gain'], '+.2f')} (one seed: no interval) | 1 | {like} | {where} the budget curve's "
+                    f"projection, {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} (one GPU, commit `{fs['commit']}`) |")
     pb = next(iter(curve["fits"].values()))["paper_budget"]
     body.append(f"| any | the paper's budget, {num(pb['views'], ',.0f')} views | not run here | – | {like} | – |")
     head = ("| backbone | budget | gain (95 % interval) | seeds | paper | verdict |\n"
@@ -103,13 +155,18 @@ def budget_sentences(curve: dict) -> str:
 
 
 def sentences() -> dict[str, str]:
-    """``front.table``, ``front.gpu`` and ``front.budget``; a part whose files are absent is left out."""
+    """``front.table``, ``front.gpu``, ``front.full_size`` and ``front.budget``; a part whose files are
+    absent is left out (the full-size run's sentence says it has not run)."""
     if not (exists("claims.csv") and exists("budget_curve.json")):
         return {}
     curve = read_json("budget_curve.json")
     gpu = gpu_gain() if (results() / GPU_SEEDS / "provenance.json").is_file() else None
+    fs = full_size(curve)
     t = ledger()
-    out = {"front.table": table(t, curve, gpu), "front.budget": budget_sentences(curve)}
+    paper = t[t["id"] == "C01"].iloc[0]
+    like = f"{num(paper.paper, 'g')} ({num(paper.paper_like_for_like, '.2f')} like for like)"
+    out = {"front.table": table(t, curve, gpu, fs), "front.budget": budget_sentences(curve),
+           "front.full_size": full_size_sentence(fs, like)}
     if gpu:
         out["front.gpu"] = gpu_sentence(gpu, curve, float(t.loc[t["id"] == "C01", "paper"].iloc[0]))
     return out
