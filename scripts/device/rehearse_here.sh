@@ -8,7 +8,8 @@
 # default scripts/device/full_size.sh, run with --tiny. $PEARL_PY is the python (default .venv/bin/python).
 # PEARL_REHEARSE_TWO_CALLS=1: full_size.sh as the whole corpus runs it, in two calls on one machine (the
 # bundle built with --corpus-apart; --stage reference with the bundle, then --stage pearl with the corpus
-# carried apart, its hard negatives mined there), in one scratch folder.
+# carried apart, its hard negatives mined there), in one scratch folder. PEARL_REHEARSE_ME5=1 with it: the
+# corpus also carries the pruned me5-small (--me5), and the second call trains and scores that backbone.
 # Everything goes to a temporary folder (printed; the script's results under its out/).
 set -e
 case "${1:-}" in -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
@@ -20,7 +21,8 @@ PY=$(cd "$(dirname "${PEARL_PY:-.venv/bin/python}")" && pwd)/$(basename "${PEARL
 T=$(mktemp -d "${TMPDIR:-/tmp}/pearl_rehearse.XXXXXX")
 echo "rehearsal folder: $T"
 # the rehearsal's hard negatives stand for those mined for every phrase (mine_all.py)
-APART=() && [ "${PEARL_REHEARSE_TWO_CALLS:-0}" = 1 ] && APART=(--corpus-apart "$T/corpus")
+APART=() ME5=() && [ "${PEARL_REHEARSE_TWO_CALLS:-0}" = 1 ] && APART=(--corpus-apart "$T/corpus")
+[ ${#APART[@]} -gt 0 ] && [ "${PEARL_REHEARSE_ME5:-0}" = 1 ] && APART+=(--me5) && ME5=(--backbone me5-small)
 PEARL_PY=$PY PEARL_DERIVED=$ROOT/data/derived PEARL_HN=$ROOT/data/derived/hard_negatives.json PEARL_OUTPUT=$ROOT \
   bash scripts/device/make_bundle.sh "${APART[@]}" "$T/bundle"
 mkdir -p "$T/bin"
@@ -30,7 +32,7 @@ set +e
 if [ ${#APART[@]} -gt 0 ]; then
   PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny --stage reference "$@" \
     && PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny --stage pearl \
-      --corpus "$T/corpus" "$@"
+      --corpus "$T/corpus" "${ME5[@]}" "$@"
 else
   PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny "$@"
 fi

