@@ -12,6 +12,9 @@ those multiprocessing forks inside :func:`tied` (spaCy's ``nlp.pipe(n_process=..
 workers otherwise wait forever on a pipe that their own copy keeps open). The signal comes when
 the *thread* that started the worker ends: start them from a thread that outlives them.
 
+:func:`forked_map` is the other kind of pool: jobs over state too large or too odd to pickle (a
+corpus's blocks, a collator's closures, a tokenizer), which forked processes inherit (:func:`shared`).
+
 What it leaves out: GPUs. With CUDA present :func:`usable` returns 1: one process owns the device
 (a caller that runs the GPU's process layout on a CPU asks for 1 itself). Systems
 other than Linux, and multiprocessing's ``spawn`` and ``forkserver`` start methods inside
@@ -122,3 +125,30 @@ def each(fn, jobs: list[tuple], workers: int, log, threads: int = 0, done=None) 
                 log(done(job, value))
             values.append(value)
     return values
+
+
+_SHARED = None  # what forked_map's function reads: set before forking, so workers inherit it unpickled
+
+
+def shared():
+    """In a job of :func:`forked_map`: the ``shared`` value of the call it runs in."""
+    return _SHARED
+
+
+def forked_map(fn, jobs: list, workers: int, shared=None) -> list:
+    """``[fn(j) for j in jobs]`` in order, :func:`shared` returning ``shared`` meanwhile; in ``workers``
+    forked processes when there are several jobs (fork: ``shared`` is inherited, never pickled), inside
+    :func:`tied` (they end with this process). ``fn`` is a module-level function."""
+    global _SHARED
+    _SHARED = shared
+    try:
+        if workers > 1 and len(jobs) > 1:
+            import multiprocessing
+
+            if "fork" not in multiprocessing.get_all_start_methods():
+                raise RuntimeError("these workers are forked, which this platform cannot do: pass workers=1")
+            with tied(), multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
+                return pool.map(fn, jobs)
+        return [fn(j) for j in jobs]
+    finally:
+        _SHARED = None

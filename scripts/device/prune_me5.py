@@ -42,20 +42,18 @@ def main(argv=None) -> dict:
     benchmark = {t for d in DATASETS for t in task(d).texts(task(d).load("full"))}
     augmented = [out for _, out in Augmenter(lexicons=lexicons, seed_or_rng=0).augment_many(phrases)]
     texts = list(dict.fromkeys([*phrases, *sorted(lexicon), *sorted(benchmark), *augmented]))
-    record = me5.prune(texts, args.out)
-    parsed = me5.read(args.out)
     held = phrases[: args.held_out]
     second = [out for _, out in Augmenter(lexicons=lexicons, seed_or_rng=1).augment_many(held)]
-    full = me5.read(me5.source_path())
-    keep = record.pop("keep")
+    record = me5.prune(texts, args.out, held_out=second)
+    del record["keep"]
     record.update({
         "what": "me5-small's 4-bit file kept to the pieces of this corpus, its lexicons, Table 1's texts and one "
                 "augmented copy of each phrase (seed 0); the same vectors for those texts",
         "texts": {"phrases": len(phrases), "lexicon_entries": len(lexicon), "benchmark": len(benchmark),
                   "augmented": len(augmented), "distinct": len(texts)},
         "held_out": len(held),
-        "outside_share": me5.outside(full, keep, second),
-        "pieces_in_file": len(parsed["pieces"]), "seconds": round(time.perf_counter() - t0, 1), **stamp()})
+        "pieces_in_file": len(me5.read(args.out)["pieces"]),  # the written file read back
+        "seconds": round(time.perf_counter() - t0, 1), **stamp()})
     write_json(args.record or args.out.with_suffix(".json"), record)
     print(f"{record['pieces']:,} of {record['of_pieces']:,} pieces, {record['bytes'] / 1e6:.1f} MB "
           f"(source {record['source_bytes'] / 1e6:.1f} MB); {record['outside_share']:.2%} of held-out augmented "

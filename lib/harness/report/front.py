@@ -52,6 +52,7 @@ def full_size(curve: dict) -> dict | None:
     the budget curve's projection for MiniLM at those views (its cpu series on today's recipe, both
     curves: :func:`pearl.experiments.budget.project_models`), which this run tests."""
     from pearl.experiments.budget import project_models
+    from pearl.models import folder_name
 
     folder = results() / FULL_SIZE
     if not (folder / "provenance.json").is_file():
@@ -59,14 +60,15 @@ def full_size(curve: dict) -> dict | None:
     prov = json.loads((folder / "provenance.json").read_text())
     reference = results() / prov.get("reference", f"{FULL_SIZE}/table1_full_size_minilm.json")
     rows = [r for f in (folder / "table1_full_size_seed0.json", reference) for r in json.loads(f.read_text())["rows"]]
-    gains = group_gains([r for r in rows if r["model"] in ("minilm", "pearl-minilm-seed0")])
+    gains = group_gains([r for r in rows if r["model"] in ("minilm", folder_name("pearl", "minilm", 0))])
     log = (folder / "full_size_train.log").read_text().splitlines()
     train = json.loads(next(line for line in reversed(log) if line.startswith("{")))
     fits = curve["fits"][f"cpu, {TODAY}/minilm"]
     projection = project_models({"log-linear": fits["fit"], "saturating": fits["saturating"]}, train["views"])
     return {"gain": gains["average"], "views": train["views"], "epochs": train["epochs"],
-            "phrases": train["corpus_phrases"], "projection": projection, "commit": prov["code_commit"][:7],
-            "machine": prov["machine"].split(";")[0]}
+            "phrases": train["corpus_phrases"], "projection": projection,
+            "inside": projection["pi_low"] <= gains["average"] <= projection["pi_high"],
+            "commit": prov["code_commit"][:7], "machine": prov["machine"].split(";")[0]}
 
 
 def full_size_sentence(fs: dict | None, like: str) -> str:
@@ -76,14 +78,19 @@ def full_size_sentence(fs: dict | None, like: str) -> str:
         return ("The `gpu` profile at its full size (every phrase of the Wikipedia copy, the paper's frequency "
                 "filter) has not run yet: `scripts/device/full_size.sh` trains and scores it on one lent GPU, in "
                 "two calls (`scripts/device/README.md`)")
-    p = fs["projection"]
-    where = "inside" if p["pi_low"] <= fs["gain"] <= p["pi_high"] else "outside"
+    p, where = fs["projection"], "inside" if fs["inside"] else "outside"
     return (f"At the `gpu` profile's full size ({fs['machine']}, commit `{fs['commit']}`; {num(fs['phrases'], ',')} "
             f"phrases, {num(fs['epochs'])} epochs, {num(fs['views'], ',.0f')} views), one seed of PEARL moves MiniLM's "
             f"like-for-like average by {num(fs['gain'], '+.2f')} points, with no interval from one seed. The budget "
             f"curve had projected {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} at these views (MiniLM, "
             f"cpu, an extrapolation of {num(p['extrapolation'], '.0f')} times), and the measured gain lies {where} "
             f"that interval. The paper's PEARL-small moves E5-small's by {like}")
+
+
+def central(t: pd.DataFrame) -> tuple:
+    """The ledger's central claim (C01) and its value as the first screen gives it: ``(row, "6.1 (5.46 like for like)")``."""
+    paper = t[t["id"] == "C01"].iloc[0]
+    return paper, f"{num(paper.paper, 'g')} ({num(paper.paper_like_for_like, '.2f')} like for like)"
 
 
 def _views(budget_curve: dict, backbone: str, series: str, budget: float) -> float:
@@ -102,9 +109,7 @@ def _gpu_views(curve: dict) -> float:
 def table(t: pd.DataFrame, curve: dict, gpu: dict | None, fs: dict | None = None) -> str:
     """Per backbone and budget: our gain with its 95 % interval beside the paper's value, the ledger's
     verdict where the ledger reads that row (``front.table``)."""
-    rows = t[t["id"].str.match(r"^C01(-|$)")]
-    paper = rows.iloc[0]
-    like = f"{num(paper.paper, 'g')} ({num(paper.paper_like_for_like, '.2f')} like for like)"
+    rows, (paper, like) = t[t["id"].str.match(r"^C01(-|$)")], central(t)
     body = []
     for r in rows.itertuples():
         views = _views(curve, r.backbone.lower(), f"cpu, {TODAY}", 1.0)
@@ -116,8 +121,7 @@ def table(t: pd.DataFrame, curve: dict, gpu: dict | None, fs: dict | None = None
                     f"{num(gpu['n'])} | {num(paper.paper, 'g')} (Table 1's nine datasets) | not in the ledger "
                     f"(one GPU, commit `{gpu['commit']}`) |")
     if fs:
-        p = fs["projection"]
-        where = "inside" if p["pi_low"] <= fs["gain"] <= p["pi_high"] else "outside"
+        p, where = fs["projection"], "inside" if fs["inside"] else "outside"
         body.append(f"| MiniLM (fp16 copy) | gpu profile at full size, {num(fs['views'], ',.0f')} views | "
                     f"{num(fs['gain'], '+.2f')} (one seed: no interval) | 1 | {like} | {where} the budget curve's "
                     f"projection, {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} (one GPU, commit `{fs['commit']}`) |")
@@ -163,12 +167,11 @@ def sentences() -> dict[str, str]:
     gpu = gpu_gain() if (results() / GPU_SEEDS / "provenance.json").is_file() else None
     fs = full_size(curve)
     t = ledger()
-    paper = t[t["id"] == "C01"].iloc[0]
-    like = f"{num(paper.paper, 'g')} ({num(paper.paper_like_for_like, '.2f')} like for like)"
+    paper, like = central(t)
     out = {"front.table": table(t, curve, gpu, fs), "front.budget": budget_sentences(curve),
            "front.full_size": full_size_sentence(fs, like)}
     if gpu:
-        out["front.gpu"] = gpu_sentence(gpu, curve, float(t.loc[t["id"] == "C01", "paper"].iloc[0]))
+        out["front.gpu"] = gpu_sentence(gpu, curve, float(paper.paper))
     return out
 
 

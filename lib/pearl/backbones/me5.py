@@ -160,19 +160,22 @@ def re_escape(ch: str) -> str:
     return f"\\x{{{ord(ch):x}}}"
 
 
-def keep_for(parsed: dict, texts) -> list[int]:
+def _segmentations(tokenizer, texts: list[str]):
+    """Each text's piece ids over ``tokenizer``'s vocabulary (no ``<s>``/``</s>``), in chunks."""
+    for start in range(0, len(texts), 8192):
+        yield from tokenizer(texts[start:start + 8192], add_special_tokens=False)["input_ids"]
+
+
+def keep_for(parsed: dict, texts, tokenizer=None) -> list[int]:
     """The piece ids a copy of the model keeps so that ``texts`` segment as over the whole vocabulary
     (:func:`pearl.backbones.e5s1.prune`), in the file's order: every piece of their segmentations (the
     ``"query: "`` prefix included), the special pieces, and the one-character pieces of every
-    character the texts hold and of printable ASCII (what character edits put in a word)."""
+    character the texts hold and of printable ASCII (what character edits put in a word).
+    ``tokenizer``: ``parsed``'s, when the caller built it already."""
     import string
 
     texts = list(texts)
-    tokenizer = build_tokenizer(parsed)
-    ids: set[int] = set()
-    for start in range(0, len(texts), 8192):
-        for row in tokenizer(texts[start:start + 8192], add_special_tokens=False)["input_ids"]:
-            ids.update(row)
+    ids = {i for row in _segmentations(tokenizer or build_tokenizer(parsed), texts) for i in row}
     chars = set(string.printable.strip()) | {c for t in texts for c in t}
     for i, (piece, _) in enumerate(parsed["pieces"]):
         bare = piece.removeprefix("\u2581")
@@ -181,27 +184,30 @@ def keep_for(parsed: dict, texts) -> list[int]:
     return sorted(ids)
 
 
-def outside(parsed: dict, keep, texts) -> float:
+def outside(parsed: dict, keep, texts, tokenizer=None) -> float:
     """The share of ``texts`` whose segmentation over the whole vocabulary uses a piece not in
     ``keep``: those a copy pruned to ``keep`` segments otherwise (its vectors differ)."""
-    texts = list(texts)
-    tokenizer, kept = build_tokenizer(parsed), set(keep)
-    rows = tokenizer(texts, add_special_tokens=False)["input_ids"] if texts else []
+    texts, kept = list(texts), set(keep)
+    rows = _segmentations(tokenizer or build_tokenizer(parsed), texts)
     return sum(not kept.issuperset(r) for r in rows) / max(len(texts), 1)
 
 
-def prune(texts, target: str | Path, source: str | Path | None = None) -> dict:
+def prune(texts, target: str | Path, source: str | Path | None = None, held_out=()) -> dict:
     """Write at ``target`` the model file ``source`` (default: the package's :data:`SOURCE_FILE`) kept
     to the pieces ``texts`` need (:func:`keep_for`; :func:`pearl.backbones.e5s1.prune`): the same
     4-bit weights, the same vectors for those texts, a fraction of the size (most of the 250,002
-    pieces serve other languages). Returns what it kept and the two files' sizes and digests."""
+    pieces serve other languages). Returns what it kept, the two files' sizes and digests, and the
+    share of the ``held_out`` texts that the copy segments otherwise (:func:`outside`; None without any)."""
     source = Path(source) if source else source_path()
     parsed = read(source)
-    keep = keep_for(parsed, texts)
+    tokenizer = build_tokenizer(parsed)
+    keep = keep_for(parsed, texts, tokenizer)
     prune_file(source, keep, target)
+    held_out = list(held_out)
     return {"source": source.name, "source_sha256": sha256(source), "source_bytes": source.stat().st_size,
             "pieces": len(keep), "of_pieces": len(parsed["pieces"]), "bytes": Path(target).stat().st_size,
-            "sha256": sha256(target), "keep": keep}
+            "sha256": sha256(target), "keep": keep,
+            "outside_share": outside(parsed, keep, held_out, tokenizer) if held_out else None}
 
 
 def convert(source: str | Path | None = None, target: str | Path | None = None) -> Path:

@@ -40,6 +40,7 @@ from .. import paths
 from ..encode import encode
 from ..guard import OPEN, Guard
 from ..provenance import dumps_strict
+from ..workers import forked_map, shared
 
 #: decimals of the cosines that rank candidates (see :func:`select`)
 ROUND = 5
@@ -204,12 +205,9 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
     if workers > 1:
         if method != "exact":
             raise ValueError(f"workers={workers} splits the exact method only: pass workers=1 with method={method!r}")
-        _shared.update(phrases=phrases, lexicons=lexicons, max_distance=max_distance, limit=limit,
-                       by_key=list(blocks(phrases, max_block).values()))
-        try:
-            parts = _in_processes(_candidates_part, ids, workers)
-        finally:
-            _shared.clear()
+        parts = forked_map(_candidates_part, _parts(ids, workers), workers, dict(
+            phrases=phrases, lexicons=lexicons, max_distance=max_distance, limit=limit,
+            by_key=list(blocks(phrases, max_block).values())))
         raw, cands = [r for part in parts for r in part[0]], [c for part in parts for c in part[1]]
     else:
         raw = candidate_lists(phrases, ids, method, max_distance, limit, max_block, ann, progress)
@@ -223,11 +221,8 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
         vectors[need] = encoded
     t2 = time.perf_counter()
     if workers > 1:
-        _shared.update(phrases=phrases, vectors=vectors, k=k, cands=dict(zip(ids, cands)))
-        try:
-            parts = _in_processes(_select_part, ids, workers)
-        finally:
-            _shared.clear()
+        parts = forked_map(_select_part, _parts(ids, workers), workers,
+                           dict(phrases=phrases, vectors=vectors, k=k, cands=dict(zip(ids, cands))))
         negatives = {p: n for part in parts for p, n in part[0].items()}
         cosines = [c for part in parts for c in part[1]]
     else:
@@ -253,31 +248,21 @@ def mine(phrases: list[str], model, k: int = 12, lexicons=None, max_distance: fl
     return negatives, stats
 
 
-#: what :func:`mine` hands its forked workers: set before the fork, so they read it without a copy
-_shared: dict = {}
-
-
-def _in_processes(fn, ids: list[int], workers: int) -> list:
-    """``[fn(part) for part in ids split in contiguous parts]`` in ``workers`` forked processes, in order."""
-    import multiprocessing as mp
-
-    if "fork" not in mp.get_all_start_methods():
-        raise RuntimeError("mine(workers>1) forks its workers, which this platform cannot: pass workers=1")
-    n = min(len(ids), 4 * workers)  # a few parts a worker, so that a slow part does not hold the rest
+def _parts(ids: list[int], workers: int) -> list[list[int]]:
+    """``ids`` in contiguous parts, a few a worker, so that a slow part does not hold the rest."""
+    n = min(len(ids), 4 * workers)
     bounds = np.linspace(0, len(ids), n + 1).astype(int) if n else np.zeros(1, int)
-    parts = [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
-    with mp.get_context("fork").Pool(workers) as pool:
-        return pool.map(fn, parts, chunksize=1)
+    return [ids[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 def _candidates_part(part: list[int]):
-    s = _shared
+    s = shared()
     raw = edit_candidates(s["phrases"], s["max_distance"], s["limit"], anchors=part, by_key=s["by_key"], threads=1)
     return raw, admissible(s["phrases"], part, raw, s["lexicons"])
 
 
 def _select_part(part: list[int]):
-    s = _shared
+    s = shared()
     return select(s["phrases"], part, [s["cands"][i] for i in part], s["vectors"], s["k"])
 
 

@@ -52,6 +52,7 @@ import torch
 from ..atomic import staging_folder, swap_folder
 from ..data import sha256
 from ..provenance import write_json
+from ..workers import forked_map, shared
 from .batches import BatchPlan, Collator
 
 #: the character encoder's byte window (pearl.training.char_encoder.char_ids' max_chars)
@@ -118,29 +119,8 @@ def tokenizer_identity(tokenizer) -> dict:
 
 
 # ---------------------------------------------------------------------------------------- drawing
-_JOB: tuple | None = None  # what the pool's function reads: set before forking, so workers inherit it unpickled
-
-
-def _in_pool(fn, jobs: list, workers: int, job: tuple) -> list:
-    """``[fn(j) for j in jobs]`` with ``_JOB = job``, in ``workers`` forked processes when there are
-    several jobs (fork: the collator's augmenter, a closure, and the tokenizer are inherited, never pickled)."""
-    global _JOB
-    _JOB = job
-    try:
-        if workers > 1 and len(jobs) > 1:
-            import multiprocessing
-
-            from ..workers import tied
-
-            with tied(), multiprocessing.get_context("fork").Pool(min(workers, len(jobs))) as pool:
-                return pool.map(fn, jobs)
-        return [fn(j) for j in jobs]
-    finally:
-        _JOB = None
-
-
 def _draw_chunk(bounds: tuple[int, int]) -> tuple[list[list[str]], list[list[int]]]:
-    collator, plan = _JOB
+    collator, plan = shared()
     texts, labels = [], []
     for step in range(*bounds):
         originals, augmented, negatives, step_labels = collator.texts(step, plan.indices(step))
@@ -150,7 +130,7 @@ def _draw_chunk(bounds: tuple[int, int]) -> tuple[list[list[str]], list[list[int
 
 
 def _tokenise_chunk(texts: list[str]) -> TextTable:
-    tokenizer, max_length = _JOB
+    tokenizer, max_length = shared()
     return tokenise(tokenizer, texts, max_length)
 
 
@@ -175,14 +155,14 @@ def draw(collator: Collator, plan: BatchPlan, steps: int, workers: int = 0, chun
     into arrays: the :class:`TextTable` of their distinct texts, each step's table ``rows``, its
     ``labels`` and (PAUSE) ``labelled`` flags. ``workers`` > 1 draws chunks of ``chunk`` steps, then
     tokenises chunks of the distinct texts, in forked processes (the same arrays as one process)."""
-    parts = _in_pool(_draw_chunk, [(lo, min(lo + chunk, steps)) for lo in range(0, steps, chunk)], workers,
-                     (collator, plan))
+    parts = forked_map(_draw_chunk, [(lo, min(lo + chunk, steps)) for lo in range(0, steps, chunk)], workers,
+                       (collator, plan))
     texts, labels = [t for p in parts for t in p[0]], [lab for p in parts for lab in p[1]]
     index: dict[str, int] = {}
     rows = np.array([[index.setdefault(t, len(index)) for t in step] for step in texts], dtype=np.int32)
     distinct, size = list(index), TOKENISE_CHUNK
-    table = _concat(_in_pool(_tokenise_chunk, [distinct[lo:lo + size] for lo in range(0, len(distinct), size)] or [[]],
-                             workers, (collator.tokenizer, collator.max_length)))
+    table = _concat(forked_map(_tokenise_chunk, [distinct[lo:lo + size] for lo in range(0, len(distinct), size)] or [[]],
+                               workers, (collator.tokenizer, collator.max_length)))
     out = {"ids": table.ids, "lengths": table.lengths, "chars": table.chars, "char_lengths": table.char_lengths,
            "rows": rows.reshape(steps, -1), "labels": np.array(labels, dtype=np.int16).reshape(steps, -1)}
     if collator.labelled is not None:
