@@ -144,7 +144,8 @@ def gpu_sentence(gpu: dict, curve: dict, paper: float) -> str:
 
 def budget_sentences(curve: dict) -> str:
     """``front.budget``: per series on today's recipe, one sentence: its slope per tenfold budget and
-    the 95 % prediction interval at the paper's budget (the curves' union where both are identified)."""
+    the 95 % prediction interval at the paper's budget (the curves' union where both are identified);
+    an item of the first screen's list each (the template opens the first)."""
     out = []
     for key, v in curve["fits"].items():
         series, backbone = key.split("/")
@@ -155,7 +156,7 @@ def budget_sentences(curve: dict) -> str:
                    f"tenfold budget (se {num(v['fit']['se_slope'], '.2f')}), and projects to "
                    f"{num(pb['pi_low'], '+.2f')} to {num(pb['pi_high'], '+.2f')} at the paper's "
                    f"{num(pb['views'], ',.0f')} views, an extrapolation of {num(pb['extrapolation'], '.0f')} times")
-    return ". ".join(out)
+    return ".\n- ".join(out)
 
 
 def sentences() -> dict[str, str]:
