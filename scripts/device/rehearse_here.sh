@@ -9,7 +9,8 @@
 # PEARL_REHEARSE_TWO_CALLS=1: full_size.sh as the whole corpus runs it, in two calls on one machine (the
 # bundle built with --corpus-apart; --stage reference with the bundle, then --stage pearl with the corpus
 # carried apart, its hard negatives mined there), in one scratch folder. PEARL_REHEARSE_ME5=1 with it: the
-# corpus also carries the pruned me5-small (--me5), and the second call trains and scores that backbone.
+# corpus also carries the pruned me5-small (--me5), and the second call trains and scores that backbone;
+# without it, a third call carrying nothing trains and scores MiniLM's seed 1 (--seed 1).
 # Everything goes to a temporary folder (printed; the script's results under its out/).
 set -e
 case "${1:-}" in -h|--help) sed -n '2,/^set -e/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
@@ -33,9 +34,16 @@ if [ ${#APART[@]} -gt 0 ]; then
   PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny --stage reference "$@" \
     && PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny --stage pearl \
       --corpus "$T/corpus" "${ME5[@]}" "$@"
+  rc=$?
+  if [ $rc = 0 ] && [ ${#ME5[@]} = 0 ]; then
+    # MiniLM: a third call to the same machine, carrying nothing, trains seed 1 on what the second left there
+    PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/nothing" --scratch "$T/scratch" --out "$T/out" --tiny \
+      --stage pearl --seed 1 "$@"
+    rc=$?
+  fi
 else
   PATH=$T/bin:$PATH bash "$SCRIPT" --bundle "$T/bundle" --scratch "$T/scratch" --out "$T/out" --tiny "$@"
+  rc=$?
 fi
-rc=$?
 echo "exit $rc; results in $T/out:" && ls -la "$T/out"
 exit $rc

