@@ -114,3 +114,14 @@ echo '"""Device stand-in: only the benchmark tables (pearl.data finds them with 
 find "$B" -name __pycache__ -prune -exec rm -rf {} +
 tar cJf "$DIR/bundle.tar.xz" -C "$B" data pout $HN_PART shim vendor
 du -sh "$DIR/bundle.tar.xz" "$DIR/minilm16" ${CDIR:+"$CDIR/corpus.tar.xz" "$CDIR/wheels"} ${CDIR:+$(ls -d "$CDIR/me5" 2>/dev/null)}
+# what each call carries beside one device call's limit: 64 MiB with the working tree (tracked files and
+# untracked ones git does not ignore), so a bundle that cannot travel fails here, not on the device
+TREE=$( { git ls-files -z; git ls-files -z --others --exclude-standard; } | xargs -0 stat -c %s 2>/dev/null | awk '{s+=$1} END {print s+0}')
+LIMIT_B=$((64 * 1024 * 1024)) OVER=0
+for carry in "$DIR" ${CDIR:+"$CDIR"}; do
+  total=$((TREE + $(du -sb "$carry" | cut -f1)))
+  awk -v c="$carry" -v t="$total" -v w="$TREE" 'BEGIN {printf "a call carrying %s: %.1f MiB of 64 (the working tree %.1f MiB)\n", c, t / 1048576, w / 1048576}'
+  [ "$total" -le "$LIMIT_B" ] || { echo "$carry is too large to carry: $total bytes with the working tree, over 64 MiB" \
+    "(leave out --me5, or carry it in a call of its own)" >&2; OVER=1; }
+done
+exit $OVER
