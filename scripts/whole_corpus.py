@@ -12,7 +12,8 @@ resumable: killed, run it again and it parses only the missing chunks; its folde
 cores here, a quarter of an hour on 16 (notebook 01's projection).
 
 Writes ``results/wikipedia_whole_corpus.json``: the sample, distinct phrases, those seen at
-least twice (the paper keeps 3.8M) and their share, class shares beside the paper's and each
+least twice (the paper keeps 3.8M) and their share, the gpu profile's training corpus (those and
+WordNet's multi-word lemmas, as notebook 01 merges them), class shares beside the paper's and each
 class's most frequent phrases, phrase types present, the shares as the corpus grows (merges of
 its first 1/16 ... 1/1 of the chunks: ``--by-size``), every build call that parsed chunks (time,
 processes, load, peak memory) and the merge's time and peak memory. Notebook 01 reports the
@@ -41,6 +42,7 @@ def main() -> None:
 
     from pearl import wikipedia
     from pearl.corpus import build, summary
+    from pearl.corpus.store import merge_sources
     from pearl.display.data_figures import PAPER_CLASS_SHARES
     from harness.committed import WHOLE_CORPUS
     from harness.record import Run
@@ -59,6 +61,9 @@ def main() -> None:
     rows, stats = build.merge(folder, min_freq=args.min_freq)
     run.time("merge", time.perf_counter() - start)
     counts = summary.sample_counts(stats, rows, args.min_freq, PAPER_CLASS_SHARES)
+    # the gpu profile's training corpus as notebook 01 writes it: these phrases and WordNet's multi-word
+    # lemmas, one row a distinct phrase (a lemma the corpus holds counts once)
+    training_phrases = len(merge_sources(rows, summary.wordnet_rows(True, False, run.timer), corpus="wikipedia"))
     del rows
     with run.timer("shares_by_size"):
         by_size = build.shares_by_size(folder, args.min_freq, parts=tuple(args.by_size)) if args.by_size else []
@@ -66,7 +71,7 @@ def main() -> None:
     print(f"{sample.describe()}: {counts['tokens']:,} tokens, {counts['distinct_phrases']:,} distinct phrases, "
           f"{counts['kept_phrases']:,} ({counts['kept_share_pct']} %) seen at least {args.min_freq} times (paper: 3.8M)")
     run.save(metrics={"corpus": wikipedia.SOURCE, "sample": sample.as_dict(), "description": sample.describe(),
-                      **counts, "class_shares_kept_by_sample_size": by_size + [
+                      **counts, "training_corpus_phrases": training_phrases, "class_shares_kept_by_sample_size": by_size + [
                           {"chunks": counts["chunks"], "tokens": counts["tokens"], "kept": counts["kept_phrases"],
                            **counts["class_shares_pct"]["kept"]}],
                       "build_runs": runs, "parse_tokens_per_s": summary.parse_rate(runs),

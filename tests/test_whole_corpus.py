@@ -24,3 +24,6 @@ def test_two_articles_end_to_end(tmp_path):
     m = json.loads((tmp_path / "results" / "wikipedia_whole_corpus.json").read_text())["metrics"]
     assert m["articles"] == 2 and m["sample"]["max_articles"] == 2 and m["description"].endswith("first 2")
     assert 0 < m["kept_phrases"] <= m["distinct_phrases"] and m["build_runs"][0]["n_process"] == 1
+    # the training corpus adds WordNet's multi-word lemmas, those the corpus holds counted once
+    lemmas = json.loads((SCRIPT.parents[1] / "results" / "01_data_building.json").read_text())["metrics"]["wordnet_phrases"]
+    assert max(m["kept_phrases"], lemmas) <= m["training_corpus_phrases"] <= m["kept_phrases"] + lemmas
