@@ -45,6 +45,17 @@ def corpus() -> dict[str, str]:
     return out
 
 
+def _parsed_by(runs: list[dict], chunks: int) -> tuple[str, str]:
+    """Who parsed the whole corpus, as a sentence's head and tail: the recorded build calls, and the chunks
+    that calls killed before they recorded themselves parsed (a killed build keeps the chunks it wrote)."""
+    parsed, calls = sum(r["chunks_parsed"] for r in runs), f"{len(runs)} build call{'s' * (len(runs) > 1)}"
+    hours = num(sum(r["seconds"] for r in runs) / 3600, ".1f")
+    if parsed >= chunks:
+        return f"It was parsed in {hours} hours by {calls}", ""
+    return (f"{num(parsed, ',')} of its {num(chunks, ',')} chunks were parsed in {hours} hours by {calls}",
+            ", the others by calls killed before they recorded themselves")
+
+
 def whole_corpus() -> dict[str, str]:
     """``whole.*``: the whole Wikipedia copy's record (``scripts/whole_corpus.py``)."""
     if not exists("wikipedia_whole_corpus.json"):
@@ -53,6 +64,7 @@ def whole_corpus() -> dict[str, str]:
     m = record["metrics"]
     kept, paper, runs = m["class_shares_pct"]["kept"], m["class_shares_pct"]["paper"], m["build_runs"]
     near = [c for c in kept if abs(kept[c] - paper[c]) <= 5]
+    head, tail = _parsed_by(runs, m["chunks"])
     out = {
         "whole.size": (f"The whole corpus ({num(m['articles'], ',')} articles, {num(m['tokens'], ',')} tokens) holds "
                        f"{num(m['distinct_phrases'], ',')} distinct phrases, {num(m['kept_phrases'], ',')} "
@@ -61,11 +73,9 @@ def whole_corpus() -> dict[str, str]:
         "whole.classes": (f"at least twice there: NP / VP / PP / ADVP / ADJP = {_shares(kept)} %; "
                           f"{num(m['types_present'])} "
                           f"of the 95 phrase types occur"),
-        "whole.build": (f"It was parsed in {num(sum(r['seconds'] for r in runs) / 3600, '.1f')} hours by {len(runs)} "
-                        "build "
-                        f"call{'s' * (len(runs) > 1)} with {'/'.join(sorted({str(r['n_process']) for r in runs}))} "
+        "whole.build": (f"{head} with {'/'.join(sorted({str(r['n_process']) for r in runs}))} "
                         f"processes on {num(runs[0]['cpu_count'])} cores ({num(m['parse_tokens_per_s'], ',.0f')} "
-                        "tokens/s); the merge "
+                        f"tokens/s){tail}; the merge "
                         f"took {num(record['timings_s']['merge'], '.0f')} s and peaked at "
                         f"{num(m['peak_rss_mb']['after_merge']['parent'] / 1024, '.1f')} GB"),
         "whole.near_paper": (f"Within five points of the paper's shares there: {' and '.join(near) or 'none'}; not: "
