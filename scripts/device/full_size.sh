@@ -65,7 +65,12 @@ if [ "$STAGE" = all ] || [ "$STAGE" = pearl ]; then
   fi
   for SEED in "${SEEDS[@]}"; do
     NAME=$(name "$SEED") && RUN=full_size${TAG}_seed$SEED
-    rm -rf "$PGPU/models/$NAME" "$PGPU/models/runs/$NAME"
+    # a call that ran out of time mid-training leaves its drawn batches and last checkpoint in runs/NAME:
+    # the next call with the same options resumes there (train.py refuses a checkpoint of other options or
+    # inputs, so a run of other options starts afresh); a finished model is trained again
+    STAMP=$PGPU/models/runs/$NAME.options WANT="epochs=$EPOCHS ${TINY[*]}"
+    [ "$(cat "$STAMP" 2>/dev/null)" = "$WANT" ] || rm -rf "$PGPU/models/runs/$NAME"
+    mkdir -p "$PGPU/models/runs" && echo "$WANT" > "$STAMP" && rm -rf "$PGPU/models/$NAME"
     limited env PEARL_OUTPUT="$PGPU" python3 scripts/device/train_full.py --seed "$SEED" --epochs "$EPOCHS" \
       --backbone "$BACKBONE" "${TINY[@]}" > "$OUT/${RUN}_train.log" 2>&1
     tail -3 "$OUT/${RUN}_train.log"
