@@ -47,9 +47,11 @@ def main(argv=None) -> dict:
                               progress=False, extra={"full_size_run": {"size": size, "draw_workers": args.workers}},
                               replace=args.replace)
     total = time.perf_counter() - t0
-    phrases = result.steps * cfg.batch_size
+    phrases = result.steps * cfg.batch_size  # this call's; a call that resumed began at first_step
     record = {"seed": args.seed, "backbone": args.backbone, "epochs": cfg.epochs, "corpus_phrases": len(corpus),
-              "steps": result.steps, "batch_size": cfg.batch_size, "views": phrases, "draw_workers": args.workers,
+              "steps": result.first_step + result.steps, "resumed_at_step": result.first_step,
+              "batch_size": cfg.batch_size, "views": (result.first_step + result.steps) * cfg.batch_size,
+              "draw_workers": args.workers,
               "train_loop_s": round(result.seconds, 1), "train_and_export_s": round(total, 1),
               "loop_phrases_per_s": round(phrases / result.seconds, 1), "size": size}
     print(json.dumps(record), flush=True)

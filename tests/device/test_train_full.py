@@ -33,6 +33,7 @@ def test_trains_exports_and_keeps_a_model_unless_asked(train_full, capsys):
     main, root = train_full
     record = main(["--tiny", "--workers", "1"])
     assert record["size"] == "rehearsal" and record["steps"] > 0 and record["views"] == record["steps"] * record["batch_size"]
+    assert record["resumed_at_step"] == 0  # a call that resumes counts the whole run's steps and views
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == record
     folder = root / "models" / "pearl-minilm-seed0"
     info = json.loads((folder / "pearl.json").read_text())

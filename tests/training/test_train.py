@@ -25,7 +25,8 @@ def test_resume_equals_uninterrupted(tmp_path):
     tiny_train(tmp_path / "killed", steps=6, stop_at=4)  # "killed" after the checkpoint of step 4
     assert (tmp_path / "killed" / "checkpoint.pt").is_file()
     resumed = tiny_train(tmp_path / "killed", steps=6)
-    assert resumed.steps == 2 and [r["step"] for r in resumed.log] == list(range(1, 7))
+    assert resumed.steps == 2 and resumed.first_step == 4 and full.first_step == 0
+    assert [r["step"] for r in resumed.log] == list(range(1, 7))
     a, b = full.model.state_dict(), resumed.model.state_dict()
     assert a.keys() == b.keys()
     for k in a:

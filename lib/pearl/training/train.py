@@ -145,7 +145,8 @@ class TrainResult:
     config: TrainConfig
     log: list = field(default_factory=list)
     seconds: float = 0.0
-    steps: int = 0
+    steps: int = 0  # run by this call: a resumed run's from its checkpoint's step (``first_step``) on
+    first_step: int = 0
 
 
 def uses_bf16(device: str, cfg: TrainConfig) -> bool:
@@ -385,4 +386,4 @@ def train(cfg: TrainConfig, corpus: list[tuple[str, str]], hard_negatives: dict 
         import pandas as pd
 
         write_atomic(run_dir / "log.csv", pd.DataFrame(log).to_csv(index=False))
-    return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start)
+    return TrainResult(model.eval(), tokenizer, cfg, log, seconds, end - start, start)
